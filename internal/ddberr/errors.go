@@ -1,0 +1,179 @@
+package ddberr
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Namespaces DynamoDB uses in __type.
+const (
+	nsDynamo   = "com.amazonaws.dynamodb.v20120810#"
+	nsValidate = "com.amazon.coral.validate#"
+	nsService  = "com.amazon.coral.service#"
+)
+
+// Error is a DynamoDB error as it goes on the wire.
+type Error struct {
+	Namespace string // e.g. "com.amazon.coral.validate#"
+	Type      string // e.g. "ValidationException"
+	Message   string
+	Status    int // HTTP status
+	// Item is the item returned with ConditionalCheckFailedException when
+	// ReturnValuesOnConditionCheckFailure=ALL_OLD (encoded by the api layer).
+	Item any
+	// CancellationReasons for TransactionCanceledException (encoded by api).
+	CancellationReasons any
+}
+
+func (e *Error) Error() string { return e.Type + ": " + e.Message }
+
+// FullType is the __type member.
+func (e *Error) FullType() string { return e.Namespace + e.Type }
+
+// Is lets errors.Is match on type.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Type == e.Type
+}
+
+func newErr(ns, typ string, status int, msg string) *Error {
+	return &Error{Namespace: ns, Type: typ, Status: status, Message: msg}
+}
+
+// Validation is a ValidationException (HTTP 400) with the given text.
+func Validation(msg string) *Error {
+	return newErr(nsValidate, "ValidationException", 400, msg)
+}
+
+// Detected1 is the prefix Amazon DynamoDB (us-east-1, since 2026-08) puts on
+// validation messages raised while checking the request itself, before any
+// table is looked up ("1 validation error detected: ..."). Messages that
+// depend on the table (key schema checks and the like) carry no prefix.
+const Detected1 = "1 validation error detected: "
+
+// RequestInvalid is a request-phase ValidationException: Detected1 + msg.
+func RequestInvalid(msg string) *Error { return Validation(Detected1 + msg) }
+
+// RequestInvalidf formats a request-phase ValidationException.
+func RequestInvalidf(format string, args ...any) *Error {
+	return RequestInvalid(fmt.Sprintf(format, args...))
+}
+
+// Validationf formats a ValidationException.
+func Validationf(format string, args ...any) *Error {
+	return Validation(fmt.Sprintf(format, args...))
+}
+
+// InvalidParam is DynamoDB's common "One or more parameter values were
+// invalid: ..." ValidationException.
+func InvalidParam(format string, args ...any) *Error {
+	return Validation("One or more parameter values were invalid: " + fmt.Sprintf(format, args...))
+}
+
+// Constraint is one failed member constraint, reported by the coral
+// validation layer as "Value X at 'member' failed to satisfy constraint: C".
+type Constraint struct {
+	Value  string // echoed value, already formatted (e.g. "null", "'abc'")
+	Member string // member path in camelCase as DynamoDB prints it
+	Text   string // e.g. "Member must not be null"
+}
+
+// Constraints builds the "N validation error(s) detected: ..." exception, or
+// returns nil when cs is empty.
+func Constraints(cs []Constraint) *Error {
+	if len(cs) == 0 {
+		return nil
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", c.Value, c.Member, c.Text)
+	}
+	noun := "errors"
+	if len(cs) == 1 {
+		noun = "error"
+	}
+	return Validation(fmt.Sprintf("%d validation %s detected: %s", len(cs), noun, strings.Join(parts, "; ")))
+}
+
+// Serialization is a SerializationException (malformed body).
+func Serialization(msg string) *Error {
+	return newErr(nsService, "SerializationException", 400, msg)
+}
+
+// UnknownOperation is returned for an unknown X-Amz-Target.
+func UnknownOperation() *Error {
+	return newErr(nsService, "UnknownOperationException", 400, "")
+}
+
+// ResourceNotFound is DynamoDB's ResourceNotFoundException.
+func ResourceNotFound(msg string) *Error {
+	return newErr(nsDynamo, "ResourceNotFoundException", 400, msg)
+}
+
+// TableNotFound is the data-plane "Requested resource not found" error.
+func TableNotFound() *Error { return ResourceNotFound("Requested resource not found") }
+
+// ResourceInUse is DynamoDB's ResourceInUseException.
+func ResourceInUse(msg string) *Error {
+	return newErr(nsDynamo, "ResourceInUseException", 400, msg)
+}
+
+// ConditionalCheckFailed is returned when a ConditionExpression is false.
+func ConditionalCheckFailed() *Error {
+	return newErr(nsDynamo, "ConditionalCheckFailedException", 400, "The conditional request failed")
+}
+
+// LimitExceeded is DynamoDB's LimitExceededException.
+func LimitExceeded(msg string) *Error {
+	return newErr(nsDynamo, "LimitExceededException", 400, msg)
+}
+
+// ItemCollectionSizeLimitExceeded is returned when an LSI collection passes 10 GB.
+func ItemCollectionSizeLimitExceeded() *Error {
+	return newErr(nsDynamo, "ItemCollectionSizeLimitExceededException", 400, "Item collection size limit exceeded")
+}
+
+// TransactionCanceled carries per-action reasons.
+func TransactionCanceled(msg string, reasons any) *Error {
+	e := newErr(nsDynamo, "TransactionCanceledException", 400, msg)
+	e.CancellationReasons = reasons
+	return e
+}
+
+// TransactionConflict is returned when another transaction holds an item.
+func TransactionConflict(msg string) *Error {
+	return newErr(nsDynamo, "TransactionConflictException", 400, msg)
+}
+
+// IdempotentParameterMismatch is returned for a reused ClientRequestToken.
+func IdempotentParameterMismatch(msg string) *Error {
+	return newErr(nsDynamo, "IdempotentParameterMismatchException", 400, msg)
+}
+
+// DuplicateItem is PartiQL INSERT of an existing key.
+func DuplicateItem() *Error {
+	return newErr(nsDynamo, "DuplicateItemException", 400, "Duplicate primary key exists in table")
+}
+
+// RequestTooLarge is returned for a body over DynamoDB's request size limit.
+func RequestTooLarge() *Error {
+	return newErr(nsDynamo, "RequestLimitExceeded", 413, "Request size exceeded the maximum allowed size")
+}
+
+// Internal is an InternalServerError (HTTP 500).
+func Internal(msg string) *Error {
+	return newErr(nsDynamo, "InternalServerError", 500, msg)
+}
+
+// Throttling is used when the server sheds load.
+func Throttling(msg string) *Error {
+	return newErr(nsDynamo, "ThrottlingException", 400, msg)
+}
+
+// As returns err as *Error, wrapping unknown errors as InternalServerError.
+func As(err error) *Error {
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	return Internal("Internal server error")
+}

@@ -1,0 +1,23 @@
+// Package engine implements DynamoDB semantics over internal/storage:
+// tables and their catalog, items, conditions, updates, Query/Scan, batches,
+// indexes and capacity accounting.
+//
+// Operation methods take and return internal/wire shapes; the api layer has
+// already checked member constraints (the "N validation errors detected"
+// layer), so the engine does semantic validation (DynamoDB's order: request
+// validation, then resource lookups) and execution.
+//
+// Key layout in storage (all integers big-endian):
+//
+//	catalog:  "c" + tableName                         → table metadata (JSON)
+//	item:     "i" + tableID(8) + hash(pk)(2) + key(pk) + key(sk)  → encoded item
+//	index:    "x" + tableID(8) + indexID(4) + ...     → index entries (indexes issue)
+//
+// hash(pk) spreads partitions like DynamoDB's hashing, so Scan order is not
+// key order, and parallel Scan segments are contiguous hash ranges.
+// key(v) is attr's order-preserving key encoding.
+//
+// Every single-item write is one atomic read-check-write: a striped lock on
+// the item key serialises writers of one item, and the read, the condition,
+// the new item and its index entries commit in one storage transaction.
+package engine

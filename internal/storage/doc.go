@@ -1,0 +1,10 @@
+// Package storage is Kura's ordered, transactional key-value interface and
+// its backends. The interface is deliberately small and shaped so that a
+// distributed transactional engine (TiKV through client-go's txnkv) can
+// implement it later: point reads, bounded forward/reverse iteration over a
+// consistent snapshot, and atomic multi-key commit with optimistic conflict
+// detection.
+//
+// Backends: pebble (default, durable) and memory. Every backend must pass the
+// conformance suite in storage/storagetest.
+package storage

@@ -1,0 +1,77 @@
+package storage
+
+import "errors"
+
+// ErrNotFound is returned by Get for a missing key.
+var ErrNotFound = errors.New("storage: key not found")
+
+// ErrConflict is returned by Commit when another transaction committed a
+// write to a key this transaction read (with Get) or wrote, after this
+// transaction began. The caller may retry the whole transaction.
+var ErrConflict = errors.New("storage: transaction conflict")
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("storage: closed")
+
+// Store is an ordered transactional key-value store.
+type Store interface {
+	// NewSnapshot returns a consistent, read-only view of the store as of now.
+	NewSnapshot() (Snapshot, error)
+	// Begin starts a read-write transaction. Reads see a consistent snapshot
+	// taken at Begin plus the transaction's own writes (for Get; iterators
+	// see the snapshot only). Writes are buffered until Commit.
+	Begin() (Txn, error)
+	// Close flushes and releases the store. Open snapshots/txns become invalid.
+	Close() error
+}
+
+// Reader reads keys. Returned slices are owned by the caller.
+type Reader interface {
+	Get(key []byte) ([]byte, error)
+	// NewIterator iterates keys k with Lower <= k < Upper (nil bounds are
+	// open), ascending, or descending when Reverse is set.
+	NewIterator(opts IterOptions) (Iterator, error)
+}
+
+// IterOptions bounds an iteration.
+type IterOptions struct {
+	Lower, Upper []byte
+	Reverse      bool
+}
+
+// Iterator walks a key range. Usage: for it.Next() { it.Key(); it.Value() };
+// then check it.Err() and Close it. Key and Value are valid until the next
+// call to Next; copy them to keep them.
+type Iterator interface {
+	Next() bool
+	Key() []byte
+	Value() []byte
+	Err() error
+	Close() error
+}
+
+// Snapshot is a read-only consistent view; Close releases it.
+type Snapshot interface {
+	Reader
+	Close() error
+}
+
+// Txn is a read-write transaction with snapshot reads and optimistic
+// conflict detection on the keys it reads with Get and the keys it writes.
+type Txn interface {
+	Reader
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	// Commit applies all writes atomically, or none. It returns ErrConflict
+	// when the conflict rule above is violated. With Sync the commit is
+	// durable (fsync'd) before Commit returns; concurrent syncing commits
+	// share fsyncs.
+	Commit(opts CommitOptions) error
+	// Rollback discards the transaction; safe after Commit.
+	Rollback()
+}
+
+// CommitOptions tune one commit.
+type CommitOptions struct {
+	Sync bool
+}
