@@ -1,0 +1,370 @@
+package expr
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+)
+
+// Params holds one request's ExpressionAttributeNames and
+// ExpressionAttributeValues. It is shared by every expression of the
+// request and records which placeholders the expressions used.
+type Params struct {
+	names      map[string]string
+	values     attr.Item
+	usedNames  map[string]bool
+	usedValues map[string]bool
+}
+
+// NewParams returns the parameters of one request (either map may be nil).
+func NewParams(names map[string]string, values attr.Item) *Params {
+	return &Params{names: names, values: values, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
+}
+
+var (
+	nameKeyRE  = regexp.MustCompile(`^#[0-9A-Za-z_]+$`)
+	valueKeyRE = regexp.MustCompile(`^:[0-9A-Za-z_]+$`)
+)
+
+// ValidateParams checks the placeholder maps before any expression is
+// parsed. names and values are the request's maps (nil when absent);
+// anyExpr says whether the request has any expression parameter and
+// valueExpr whether it has one that can use values (any but
+// ProjectionExpression).
+func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExpr bool) error {
+	if names != nil && !anyExpr {
+		return ddberr.RequestInvalid("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	if values != nil && !valueExpr {
+		return ddberr.RequestInvalid("ExpressionAttributeValues can only be specified when using expressions")
+	}
+	if names != nil {
+		if len(names) == 0 {
+			return ddberr.RequestInvalid("ExpressionAttributeNames must not be empty")
+		}
+		for _, k := range sortedKeys(names) {
+			if !nameKeyRE.MatchString(k) {
+				return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+			}
+		}
+	}
+	if values != nil {
+		if len(values) == 0 {
+			return ddberr.RequestInvalid("ExpressionAttributeValues must not be empty")
+		}
+		for _, k := range sortedKeys(values) {
+			if !valueKeyRE.MatchString(k) {
+				return ddberr.RequestInvalidf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckMixed returns DynamoDB's error for a request that uses both legacy
+// and expression parameters. Both lists name the parameters present, in the
+// order DynamoDB lists them; it returns nil if either list is empty.
+func CheckMixed(nonExpression, expression []string) error {
+	if len(nonExpression) == 0 || len(expression) == 0 {
+		return nil
+	}
+	return ddberr.RequestInvalidf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+		strings.Join(nonExpression, ", "), strings.Join(expression, ", "))
+}
+
+// CheckUnused reports placeholders that no resolved expression used. Call
+// it after every expression of the request has been resolved.
+func (p *Params) CheckUnused() error {
+	var unused []string
+	for _, k := range sortedKeys(p.names) {
+		if !p.usedNames[k] {
+			unused = append(unused, k)
+		}
+	}
+	if len(unused) > 0 {
+		return ddberr.RequestInvalidf("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", strings.Join(unused, ", "))
+	}
+	for _, k := range sortedKeys(p.values) {
+		if !p.usedValues[k] {
+			unused = append(unused, k)
+		}
+	}
+	if len(unused) > 0 {
+		return ddberr.RequestInvalidf("Value provided in ExpressionAttributeValues unused in expressions: keys: {%s}", strings.Join(unused, ", "))
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (p *Params) resolvePath(kind Kind, path Path) *ddberr.Error {
+	for i := range path {
+		e := &path[i]
+		if e.Placeholder == "" || e.Name != "" {
+			continue
+		}
+		name, ok := p.names[e.Placeholder]
+		if !ok {
+			return requestErr(kind, "An expression attribute name used in the document path is not defined; attribute name: %s", e.Placeholder)
+		}
+		p.usedNames[e.Placeholder] = true
+		e.Name = name
+	}
+	return nil
+}
+
+func (p *Params) resolveOperand(kind Kind, o *Operand) *ddberr.Error {
+	switch o.Kind {
+	case OperandPath:
+		return p.resolvePath(kind, o.Path)
+	case OperandValue:
+		if o.Placeholder == "" || o.Value.T != attr.TypeNone {
+			return nil
+		}
+		v, ok := p.values[o.Placeholder]
+		if !ok {
+			return requestErr(kind, "An expression attribute value used in expression is not defined; attribute value: %s", o.Placeholder)
+		}
+		p.usedValues[o.Placeholder] = true
+		o.Value = v
+	}
+	for _, a := range o.Args {
+		if err := p.resolveOperand(kind, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ResolveCondition substitutes placeholders in c (in place) and runs the
+// checks that need the values.
+func (p *Params) ResolveCondition(c *Condition) error {
+	var err *ddberr.Error
+	walkCondition(c, func(*Condition) {}, func(o *Operand) {
+		if err == nil && o.Kind != OperandCall {
+			err = p.resolveOperand(c.Kind, o)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	var conds []*Condition
+	walkCondition(c, func(c *Condition) { conds = append(conds, c) }, func(*Operand) {})
+	for _, n := range conds {
+		if err := checkDistinct(n); err != nil {
+			return err
+		}
+	}
+	for _, n := range conds {
+		if err := checkTypes(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDistinct rejects comparisons and functions whose first operand is
+// repeated among the others.
+func checkDistinct(c *Condition) *ddberr.Error {
+	var name string
+	switch {
+	case c.Op <= OpGE || c.Op == OpBetween || c.Op == OpIn:
+		name = c.Op.String()
+	case c.Op == OpBeginsWith || c.Op == OpContains:
+		name = c.Func
+	default:
+		return nil
+	}
+	if len(c.Operands) < 2 || c.Operands[0].Kind != OperandPath {
+		return nil
+	}
+	first := c.Operands[0].Path
+	for _, o := range c.Operands[1:] {
+		if o.Kind == OperandPath && o.Path.equal(first) {
+			return requestErr(c.Kind, "The first operand must be distinct from the remaining operands for this operator or function; operator: %s, first operand: %s", name, first.listString())
+		}
+	}
+	return nil
+}
+
+// staticType is the type an operand is known to have before evaluation
+// (TypeNone when it depends on the item).
+func staticType(o *Operand) attr.Type {
+	switch {
+	case o.Kind == OperandValue:
+		return o.Value.T
+	case o.Kind == OperandCall && o.Func == "size":
+		return attr.N
+	}
+	return attr.TypeNone
+}
+
+var attrTypeNames = map[string]attr.Type{
+	"S": attr.S, "N": attr.N, "B": attr.B, "BOOL": attr.BOOL, "NULL": attr.NULL,
+	"M": attr.M, "L": attr.L, "SS": attr.SS, "NS": attr.NS, "BS": attr.BS,
+}
+
+func checkTypes(c *Condition) *ddberr.Error {
+	wrongType := func(fn string, t attr.Type) *ddberr.Error {
+		return requestErr(c.Kind, "Incorrect operand type for operator or function; operator or function: %s, operand type: %s", fn, typeName(t))
+	}
+	for _, o := range c.Operands {
+		var bad *ddberr.Error
+		walkOperand(o, func(o *Operand) {
+			if bad == nil && o.Kind == OperandCall && o.Func == "size" {
+				switch t := staticType(o.Args[0]); t {
+				case attr.N, attr.BOOL, attr.NULL:
+					bad = wrongType("size", t)
+				}
+			}
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	switch c.Op {
+	case OpBeginsWith:
+		for _, o := range c.Operands {
+			if t := staticType(o); t != attr.TypeNone && t != attr.S && t != attr.B {
+				return wrongType(c.Func, t)
+			}
+		}
+	case OpAttributeType:
+		t := staticType(c.Operands[1])
+		if t != attr.S {
+			if t == attr.TypeNone {
+				return requestErr(c.Kind, "Incorrect operand type for operator or function; operator or function: %s, operand type: {NS,SS,L,BS,N,M,B,BOOL,NULL,S}", c.Func)
+			}
+			return wrongType(c.Func, t)
+		}
+		if _, ok := attrTypeNames[c.Operands[1].Value.Str]; !ok {
+			return requestErr(c.Kind, "Invalid attribute type name found; type: %s, valid types: {B,NULL,SS,BOOL,L,BS,N,NS,S,M}", c.Operands[1].Value.Str)
+		}
+	case OpBetween:
+		lo, hi := c.Operands[1], c.Operands[2]
+		if lo.Kind == OperandValue && hi.Kind == OperandValue {
+			if lo.Value.T != hi.Value.T {
+				return requestErr(c.Kind, "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", formatValue(lo.Value), formatValue(hi.Value))
+			}
+			if cmp, ok := compareValues(lo.Value, hi.Value); ok && cmp > 0 {
+				return requestErr(c.Kind, "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", formatValue(lo.Value), formatValue(hi.Value))
+			}
+		}
+	}
+	return nil
+}
+
+// ResolveUpdate substitutes placeholders in u (in place) and runs the checks
+// that need resolved names and values: overlapping or conflicting paths and
+// operand types.
+func (p *Params) ResolveUpdate(u *Update) error {
+	for i := range u.Actions {
+		a := &u.Actions[i]
+		if err := p.resolvePath(KindUpdate, a.Path); err != nil {
+			return err
+		}
+		if a.Value != nil {
+			if err := p.resolveOperand(KindUpdate, a.Value); err != nil {
+				return err
+			}
+		}
+	}
+	if err := checkPaths(KindUpdate, u.Paths()); err != nil {
+		return err
+	}
+	for _, a := range u.Actions {
+		switch a.Kind {
+		case ActionAdd, ActionDelete:
+			switch t := a.Value.Value.T; t {
+			case attr.SS, attr.NS, attr.BS:
+			case attr.N:
+				if a.Kind == ActionDelete {
+					return requestErr(KindUpdate, "Incorrect operand type for operator or function; operator: %s, operand type: %s", a.Kind, longTypeName(t))
+				}
+			default:
+				return requestErr(KindUpdate, "Incorrect operand type for operator or function; operator: %s, operand type: %s", a.Kind, longTypeName(t))
+			}
+		case ActionSet:
+			var bad *ddberr.Error
+			walkOperand(a.Value, func(o *Operand) {
+				if bad != nil {
+					return
+				}
+				var want attr.Type
+				fn := o.Func
+				switch {
+				case o.Kind == OperandPlus || o.Kind == OperandMinus:
+					want, fn = attr.N, "+"
+					if o.Kind == OperandMinus {
+						fn = "-"
+					}
+				case o.Kind == OperandCall && o.Func == "list_append":
+					want = attr.L
+				default:
+					return
+				}
+				for _, arg := range o.Args {
+					if arg.Kind == OperandValue && arg.Value.T != want {
+						bad = requestErr(KindUpdate, "Incorrect operand type for operator or function; operator or function: %s, operand type: %s", fn, typeName(arg.Value.T))
+						return
+					}
+				}
+			})
+			if bad != nil {
+				return bad
+			}
+		}
+	}
+	return nil
+}
+
+// checkPaths rejects two paths whose paths overlap (one is a prefix
+// of the other) or conflict (a name and an index at the same position).
+func checkPaths(kind Kind, paths []Path) *ddberr.Error {
+	var conflict *ddberr.Error
+	for j := 1; j < len(paths); j++ {
+		for i := 0; i < j; i++ {
+			p1, p2 := paths[i], paths[j]
+			n := min(len(p1), len(p2))
+			k := 0
+			for ; k < n; k++ {
+				if p1[k].IsIndex != p2[k].IsIndex {
+					if conflict == nil {
+						conflict = requestErr(kind, "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", p1.listString(), p2.listString())
+					}
+					break
+				}
+				if p1[k].Name != p2[k].Name || p1[k].Index != p2[k].Index {
+					break
+				}
+			}
+			if k == n {
+				return requestErr(kind, "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", p1.listString(), p2.listString())
+			}
+		}
+	}
+	return conflict
+}
+
+// ResolveProjection substitutes #name placeholders in pr (in place).
+func (p *Params) ResolveProjection(pr *Projection) error {
+	for _, path := range pr.Paths {
+		if err := p.resolvePath(KindProjection, path); err != nil {
+			return err
+		}
+	}
+	if err := checkPaths(KindProjection, pr.Paths); err != nil {
+		return err
+	}
+	return nil
+}
