@@ -1,0 +1,259 @@
+package attr
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/kura-db/kura/internal/ddberr"
+)
+
+// MaxDepth is the deepest nesting of M and L containers a top-level value
+// (an item attribute, an ExpressionAttributeValue, a PartiQL parameter) may
+// have. A value wrapped in 32 maps is rejected by us-east-1 (captured
+// 2026-08-12), so 31 is the most that is accepted.
+const MaxDepth = 31
+
+// Limits on key attribute values, in bytes.
+const (
+	MaxPartitionKeySize = 2048
+	MaxSortKeySize      = 1024
+)
+
+const invalidParam = "One or more parameter values were invalid: "
+
+// Messages of the request-phase value checks, without ddberr.Detected1.
+const (
+	msgEmptyValue  = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+	msgMultiType   = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+	msgNullFalse   = invalidParam + "Null attribute value types must have the value of true"
+	msgEmptySS     = invalidParam + "An string set  may not be empty"
+	msgEmptyNS     = invalidParam + "An number set  may not be empty"
+	msgEmptyBS     = invalidParam + "Binary sets should not be empty"
+	msgNSDuplicate = "Input collection contains duplicates"
+	msgNesting     = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+)
+
+func requestErr(msg string) *ddberr.Error { return ddberr.RequestInvalid(msg) }
+
+func numberErr(err error) *ddberr.Error { return ddberr.RequestInvalid(err.Error()) }
+
+// ssDuplicates is DynamoDB's text for a string set with duplicates, e.g.
+// `Input collection ["a", "a"] contains duplicates.`
+func ssDuplicates(ss []string) *ddberr.Error {
+	var b strings.Builder
+	b.WriteString(invalidParam + "Input collection [")
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+	}
+	b.WriteString("] contains duplicates.")
+	return requestErr(b.String())
+}
+
+// bsDuplicates is the binary-set form, which DynamoDB renders as
+// `Input collection ["",""]of type BS contains duplicates.` (elements in
+// base64, no space after commas nor before "of").
+func bsDuplicates(bs [][]byte) *ddberr.Error {
+	var b strings.Builder
+	b.WriteString(invalidParam + "Input collection [")
+	for i, x := range bs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(base64.StdEncoding.EncodeToString(x))
+		b.WriteByte('"')
+	}
+	b.WriteString("]of type BS contains duplicates.")
+	return requestErr(b.String())
+}
+
+func hasDupStrings(ss []string) bool {
+	if len(ss) < 2 {
+		return false
+	}
+	if len(ss) <= 8 {
+		for i := 1; i < len(ss); i++ {
+			for j := 0; j < i; j++ {
+				if ss[i] == ss[j] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(ss))
+	for _, s := range ss {
+		if _, ok := seen[s]; ok {
+			return true
+		}
+		seen[s] = struct{}{}
+	}
+	return false
+}
+
+func hasDupBins(bs [][]byte) bool {
+	if len(bs) < 2 {
+		return false
+	}
+	seen := make(map[string]struct{}, len(bs))
+	for _, b := range bs {
+		if _, ok := seen[string(b)]; ok {
+			return true
+		}
+		seen[string(b)] = struct{}{}
+	}
+	return false
+}
+
+// checkSS, checkNS and checkBS validate a set. checkNS canonicalises the
+// elements, in place when inPlace.
+func checkSS(ss []string) *ddberr.Error {
+	if len(ss) == 0 {
+		return requestErr(msgEmptySS)
+	}
+	if hasDupStrings(ss) {
+		return ssDuplicates(ss)
+	}
+	return nil
+}
+
+func checkNS(ns []string, inPlace bool) *ddberr.Error {
+	if len(ns) == 0 {
+		return requestErr(msgEmptyNS)
+	}
+	if !inPlace {
+		ns = append([]string(nil), ns...)
+	}
+	for i, s := range ns {
+		c, err := CanonicalNumber(s)
+		if err != nil {
+			return numberErr(err)
+		}
+		ns[i] = c
+	}
+	if hasDupStrings(ns) {
+		return requestErr(msgNSDuplicate)
+	}
+	return nil
+}
+
+func checkBS(bs [][]byte) *ddberr.Error {
+	if len(bs) == 0 {
+		return requestErr(msgEmptyBS)
+	}
+	if hasDupBins(bs) {
+		return bsDuplicates(bs)
+	}
+	return nil
+}
+
+// Validate applies the request checks the JSON decoder applies while
+// parsing to a value built in memory: exactly one type, NULL true, sets
+// non-empty and without duplicates (NS compared numerically), numbers
+// valid, and nesting at most MaxDepth. v is not modified. It returns a
+// request-phase *ddberr.Error or nil.
+func Validate(v Value) error {
+	if e := validate(&v, 0); e != nil {
+		return e
+	}
+	return nil
+}
+
+// ValidateItem is Validate for every attribute of an item.
+func ValidateItem(it Item) error {
+	for _, v := range it {
+		if e := validate(&v, 0); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func validate(v *Value, depth int) *ddberr.Error {
+	switch v.T {
+	case TypeNone:
+		return requestErr(msgEmptyValue)
+	case S, B, BOOL, NULL:
+		return nil
+	case N:
+		if _, err := CanonicalNumber(v.Str); err != nil {
+			return numberErr(err)
+		}
+		return nil
+	case SS:
+		return checkSS(v.Strs)
+	case NS:
+		return checkNS(v.Strs, false)
+	case BS:
+		return checkBS(v.Bins)
+	case L, M:
+		if depth >= MaxDepth {
+			return requestErr(msgNesting)
+		}
+		for i := range v.List {
+			if e := validate(&v.List[i], depth+1); e != nil {
+				return e
+			}
+		}
+		for _, e := range v.Map {
+			if err := validate(&e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return requestErr(msgEmptyValue)
+}
+
+// Depth returns the nesting depth of v: 0 for scalars and sets, 1 + the
+// deepest element for L and M.
+func Depth(v Value) int {
+	d := 0
+	for _, e := range v.List {
+		d = max(d, Depth(e))
+	}
+	for _, e := range v.Map {
+		d = max(d, Depth(e))
+	}
+	if v.T == L || v.T == M {
+		return d + 1
+	}
+	return 0
+}
+
+// ValidateKeyValue checks the value of key attribute name against the type
+// the table declares (want), for a partition key when isHash and a sort key
+// otherwise. The errors carry no ddberr.Detected1 prefix (they need the
+// table). v.T == TypeNone (attribute missing) is the caller's to report.
+func ValidateKeyValue(name string, v Value, want Type, isHash bool) error {
+	if v.T != want {
+		return ddberr.InvalidParam("Type mismatch for key %s expected: %s actual: %s", name, want, v.T)
+	}
+	var n int
+	switch v.T {
+	case S:
+		if v.Str == "" {
+			return ddberr.Validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: " + name)
+		}
+		n = len(v.Str)
+	case B:
+		if len(v.Bin) == 0 {
+			return ddberr.Validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: " + name)
+		}
+		n = len(v.Bin)
+	default:
+		return nil
+	}
+	if isHash && n > MaxPartitionKeySize {
+		return ddberr.InvalidParam("Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	}
+	if !isHash && n > MaxSortKeySize {
+		return ddberr.InvalidParam("Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	return nil
+}
