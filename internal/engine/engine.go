@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kura-db/kura/internal/storage"
@@ -39,4 +40,181 @@ type Engine struct {
 	tables map[string]*Table // by name; values are immutable, swapped on change
 
 	locks [1024]sync.Mutex // striped per-item locks, see lockFor
+
+	// ddl serialises control-plane changes (catalog writes, ID allocation).
+	ddl    sync.Mutex
+	nextID uint64 // next table ID to allocate; persisted under metaNextIDKey
+
+	statsMu    sync.Mutex
+	stats      map[uint64]*tableStats // by table ID
+	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
+
+	closing chan struct{}  // closed by Close to stop background work
+	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
+	closed  bool
+}
+
+// Open opens the engine over store, loading the catalog. It does not take
+// ownership of store: the caller closes it after Close.
+func Open(store storage.Store, cfg Config) (*Engine, error) {
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	if cfg.AccountID == "" {
+		cfg.AccountID = "000000000000"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	e := &Engine{
+		cfg:     cfg,
+		store:   store,
+		clock:   cfg.Clock,
+		tables:  make(map[string]*Table),
+		stats:   make(map[uint64]*tableStats),
+		closing: make(chan struct{}),
+		nextID:  1,
+	}
+	if err := e.loadCatalog(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops background work and persists the table statistics so that the
+// next Open need not recount them. It does not close the store.
+func (e *Engine) Close() error {
+	e.ddl.Lock()
+	if e.closed {
+		e.ddl.Unlock()
+		return nil
+	}
+	e.closed = true
+	close(e.closing)
+	e.ddl.Unlock()
+	e.bg.Wait()
+	return e.saveStats()
+}
+
+// lookupTable returns the current version of the named table. A table whose
+// CREATING/UPDATING period has elapsed is promoted to ACTIVE here, and a
+// DELETING table whose delay has elapsed is reported as absent.
+func (e *Engine) lookupTable(name string) (*Table, bool) {
+	e.mu.RLock()
+	t, ok := e.tables[name]
+	e.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return e.settle(t)
+}
+
+// settle applies elapsed status transitions to t.
+func (e *Engine) settle(t *Table) (*Table, bool) {
+	switch t.Status {
+	case StatusCreating, StatusUpdating:
+		if until := t.pendingUntil(); !until.IsZero() && !e.clock.Now().Before(until) {
+			return e.promote(t), true
+		}
+	case StatusDeleting:
+		if !t.rec.DeleteAt.IsZero() && !e.clock.Now().Before(t.rec.DeleteAt) {
+			return nil, false
+		}
+	}
+	return t, true
+}
+
+// promote swaps in an ACTIVE version of t (in memory only: the persisted
+// record derives the same status from ReadyAt when loaded).
+func (e *Engine) promote(t *Table) *Table {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cur, ok := e.tables[t.Name]
+	if !ok || cur.ID != t.ID {
+		return t
+	}
+	if cur.Status != StatusCreating && cur.Status != StatusUpdating {
+		return cur
+	}
+	rec := cur.rec.clone()
+	rec.settle(e.clock.Now())
+	nt, err := e.buildTable(rec)
+	if err != nil {
+		return cur
+	}
+	e.tables[t.Name] = nt
+	return nt
+}
+
+// snapshotTables returns the settled tables (no DELETING-expired ones).
+func (e *Engine) snapshotTables() []*Table {
+	e.mu.RLock()
+	list := make([]*Table, 0, len(e.tables))
+	for _, t := range e.tables {
+		list = append(list, t)
+	}
+	e.mu.RUnlock()
+	out := list[:0]
+	for _, t := range list {
+		if st, ok := e.settle(t); ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// statsFor returns the live statistics of a table ID, creating them.
+func (e *Engine) statsFor(id uint64) *tableStats {
+	e.statsMu.Lock()
+	defer e.statsMu.Unlock()
+	s, ok := e.stats[id]
+	if !ok {
+		s = &tableStats{}
+		e.stats[id] = s
+	}
+	return s
+}
+
+// addStats records the effect of one committed write on a table's
+// ItemCount and TableSizeBytes (as DescribeTable reports them).
+func (e *Engine) addStats(t *Table, dItems, dBytes int64) {
+	s := t.stats
+	if s == nil {
+		s = e.statsFor(t.ID)
+	}
+	s.items.Add(dItems)
+	s.bytes.Add(dBytes)
+}
+
+// goBackground runs f in a goroutine that Close waits for. Callers hold
+// e.ddl (or are in Open); nothing starts once the engine is closed.
+func (e *Engine) goBackground(f func()) {
+	if e.closed {
+		return
+	}
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		f()
+	}()
+}
+
+// sleep waits d or until Close; it reports false when closing.
+func (e *Engine) sleep(d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-e.closing:
+			return false
+		default:
+			return true
+		}
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-e.closing:
+		return false
+	case <-tm.C:
+		return true
+	}
 }

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"sync/atomic"
+	"time"
+
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -9,6 +12,41 @@ import (
 type KeyAttr struct {
 	Name string
 	Type attr.Type // S, N or B
+}
+
+// Table statuses as DynamoDB reports them.
+const (
+	StatusCreating = "CREATING"
+	StatusActive   = "ACTIVE"
+	StatusUpdating = "UPDATING"
+	StatusDeleting = "DELETING"
+)
+
+// Billing modes.
+const (
+	BillingProvisioned   = "PROVISIONED"
+	BillingPayPerRequest = "PAY_PER_REQUEST"
+)
+
+// Projection types of secondary indexes.
+const (
+	ProjectAll      = "ALL"
+	ProjectKeysOnly = "KEYS_ONLY"
+	ProjectInclude  = "INCLUDE"
+)
+
+// Index is one secondary index of a table, parsed from its description.
+// Index entries live under "x" + tableID(8) + ID(4) (see doc.go).
+type Index struct {
+	Name  string
+	ID    uint32
+	Local bool // LSI (same partition key as the table) vs GSI
+	Hash  KeyAttr
+	Range *KeyAttr // nil when the index has no sort key
+	// Projection is ALL, KEYS_ONLY or INCLUDE; NonKey lists the INCLUDE
+	// attributes (nil otherwise).
+	Projection string
+	NonKey     []string
 }
 
 // Table is the in-memory form of one table's metadata. Tables are immutable
@@ -22,4 +60,66 @@ type Table struct {
 	// Desc is the TableDescription as stored; dynamic figures (ItemCount,
 	// TableSizeBytes, status) are filled in when described.
 	Desc wire.TableDescription
+
+	// Status is CREATING, ACTIVE, UPDATING or DELETING.
+	Status string
+	// BillingMode is PROVISIONED or PAY_PER_REQUEST.
+	BillingMode string
+	// GSIs and LSIs in the order they were defined.
+	GSIs []*Index
+	LSIs []*Index
+
+	rec   *tableRecord // the persisted record this Table was built from
+	stats *tableStats  // shared by every version of the same table ID
 }
+
+// Active reports whether data-plane operations may use the table. DynamoDB
+// answers ResourceNotFoundException ("Requested resource not found") for
+// item operations on a table that is still CREATING or already DELETING;
+// UPDATING tables serve reads and writes.
+func (t *Table) Active() bool {
+	return t.Status == StatusActive || t.Status == StatusUpdating
+}
+
+// Index returns the secondary index (GSI or LSI) with the given name.
+func (t *Table) Index(name string) (*Index, bool) {
+	for _, ix := range t.GSIs {
+		if ix.Name == name {
+			return ix, true
+		}
+	}
+	for _, ix := range t.LSIs {
+		if ix.Name == name {
+			return ix, true
+		}
+	}
+	return nil, false
+}
+
+// ARN is the table's ARN.
+func (t *Table) ARN() string { return cpDeref(t.Desc.TableArn) }
+
+// tableStats holds the live ItemCount / TableSizeBytes of one table ID.
+type tableStats struct {
+	items atomic.Int64
+	bytes atomic.Int64
+}
+
+// pendingUntil is when a transitional status (CREATING/UPDATING) ends, or
+// the zero time.
+func (t *Table) pendingUntil() time.Time {
+	if t.rec == nil {
+		return time.Time{}
+	}
+	return t.rec.ReadyAt
+}
+
+func cpDeref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func cpPtr[T any](v T) *T { return &v }

@@ -89,8 +89,8 @@ type BatchGetItemInput struct {
 
 type BatchGetItemOutput struct {
 	ConsumedCapacity []ConsumedCapacity           `json:"ConsumedCapacity,omitempty"`
-	Responses        map[string][]attr.Item       `json:"Responses"`
-	UnprocessedKeys  map[string]KeysAndAttributes `json:"UnprocessedKeys"`
+	Responses        map[string][]attr.Item       `json:"Responses,omitzero"`
+	UnprocessedKeys  map[string]KeysAndAttributes `json:"UnprocessedKeys,omitzero"`
 }
 
 type BatchWriteItemInput struct {
@@ -102,7 +102,7 @@ type BatchWriteItemInput struct {
 type BatchWriteItemOutput struct {
 	ConsumedCapacity      []ConsumedCapacity                 `json:"ConsumedCapacity,omitempty"`
 	ItemCollectionMetrics map[string][]ItemCollectionMetrics `json:"ItemCollectionMetrics,omitempty"`
-	UnprocessedItems      map[string][]WriteRequest          `json:"UnprocessedItems"`
+	UnprocessedItems      map[string][]WriteRequest          `json:"UnprocessedItems,omitzero"`
 }
 
 type CancelBulkOperationInput struct {
@@ -362,7 +362,7 @@ type ExecuteStatementInput struct {
 
 type ExecuteStatementOutput struct {
 	ConsumedCapacity *ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
-	Items            []attr.Item       `json:"Items"`
+	Items            []attr.Item       `json:"Items,omitzero"`
 	LastEvaluatedKey attr.Item         `json:"LastEvaluatedKey,omitempty"`
 	NextToken        *string           `json:"NextToken,omitempty"`
 }
@@ -409,7 +409,7 @@ type GetItemInput struct {
 
 type GetItemOutput struct {
 	ConsumedCapacity *ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
-	Item             attr.Item         `json:"Item,omitempty"`
+	Item             attr.Item         `json:"Item,omitzero"`
 }
 
 type GetResourcePolicyInput struct {
@@ -509,7 +509,7 @@ type ListTablesInput struct {
 
 type ListTablesOutput struct {
 	LastEvaluatedTableName *string  `json:"LastEvaluatedTableName,omitempty"`
-	TableNames             []string `json:"TableNames"`
+	TableNames             []string `json:"TableNames,omitzero"`
 }
 
 type ListTagsOfResourceInput struct {
@@ -519,7 +519,7 @@ type ListTagsOfResourceInput struct {
 
 type ListTagsOfResourceOutput struct {
 	NextToken *string `json:"NextToken,omitempty"`
-	Tags      []Tag   `json:"Tags"`
+	Tags      []Tag   `json:"Tags,omitzero"`
 }
 
 type PutItemInput struct {
@@ -576,7 +576,7 @@ type QueryInput struct {
 type QueryOutput struct {
 	ConsumedCapacity *ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
 	Count            *int32            `json:"Count,omitempty"`
-	Items            []attr.Item       `json:"Items"`
+	Items            []attr.Item       `json:"Items,omitzero"`
 	LastEvaluatedKey attr.Item         `json:"LastEvaluatedKey,omitempty"`
 	ScannedCount     *int32            `json:"ScannedCount,omitempty"`
 }
@@ -638,7 +638,7 @@ type ScanInput struct {
 type ScanOutput struct {
 	ConsumedCapacity *ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
 	Count            *int32            `json:"Count,omitempty"`
-	Items            []attr.Item       `json:"Items"`
+	Items            []attr.Item       `json:"Items,omitzero"`
 	LastEvaluatedKey attr.Item         `json:"LastEvaluatedKey,omitempty"`
 	ScannedCount     *int32            `json:"ScannedCount,omitempty"`
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// alwaysPresent lists output members DynamoDB sends even when empty; they
-// get no omitempty tag so clients that index them directly keep working.
+// alwaysPresent lists output members DynamoDB sends even when empty (and
+// GetItem's Item, sent as {} when a projection keeps nothing). They are
+// tagged omitzero: a nil slice or map is left out, an empty one is sent, so
+// the engine decides.
 var alwaysPresent = map[string]bool{
 	"QueryOutput.Items":                     true,
 	"ScanOutput.Items":                      true,
@@ -29,6 +31,7 @@ var alwaysPresent = map[string]bool{
 	"ListTagsOfResourceOutput.Tags":         true,
 	"ExecuteStatementOutput.Items":          true,
 	"SearchVectorsOutput.Items":             true,
+	"GetItemOutput.Item":                    true,
 }
 
 var (
@@ -102,7 +105,7 @@ func (g *gen) emit(t reflect.Type) {
 	for _, f := range fields {
 		tag := f.Name + ",omitempty"
 		if alwaysPresent[t.Name()+"."+f.Name] {
-			tag = f.Name
+			tag = f.Name + ",omitzero"
 		}
 		fmt.Fprintf(&g.out, "\t%s %s `json:%q`\n", f.Name, g.goType(f.Type, true), tag)
 	}

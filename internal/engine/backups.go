@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// defaultRecoveryPeriodDays is PITR's default (and maximum) window.
+const defaultRecoveryPeriodDays = 35
+
+// pitrLag is how far LatestRestorableDateTime trails the present.
+const pitrLag = 5 * time.Minute
+
+// tableNotFoundForBackups is the TableNotFoundException the continuous
+// backup operations answer for a missing table.
+func tableNotFoundForBackups(name string) *ddberr.Error {
+	return &ddberr.Error{
+		Namespace: "com.amazonaws.dynamodb.v20120810#",
+		Type:      "TableNotFoundException",
+		Status:    400,
+		Message:   "Table not found: " + name,
+	}
+}
+
+func (e *Engine) continuousBackups(t *Table) *wire.ContinuousBackupsDescription {
+	p := t.rec.PITR
+	d := &wire.PointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "DISABLED"}
+	if p.Enabled {
+		now := e.clock.Now()
+		days := p.RecoveryPeriodInDays
+		if days == 0 {
+			days = defaultRecoveryPeriodDays
+		}
+		earliest := p.EnabledAt
+		if w := now.AddDate(0, 0, -int(days)); w.After(earliest) {
+			earliest = w
+		}
+		latest := now.Add(-pitrLag)
+		if latest.Before(earliest) {
+			latest = earliest
+		}
+		d.PointInTimeRecoveryStatus = "ENABLED"
+		d.RecoveryPeriodInDays = cpPtr(days)
+		d.EarliestRestorableDateTime = wire.NewTime(earliest)
+		d.LatestRestorableDateTime = wire.NewTime(latest)
+	}
+	return &wire.ContinuousBackupsDescription{ContinuousBackupsStatus: "ENABLED", PointInTimeRecoveryDescription: d}
+}
+
+// DescribeContinuousBackups reports the table's point-in-time recovery.
+func (e *Engine) DescribeContinuousBackups(ctx context.Context, in *wire.DescribeContinuousBackupsInput) (*wire.DescribeContinuousBackupsOutput, error) {
+	name := cpDeref(in.TableName)
+	t, ok := e.lookupTable(name)
+	if !ok || t.Status == StatusDeleting {
+		return nil, tableNotFoundForBackups(name)
+	}
+	return &wire.DescribeContinuousBackupsOutput{ContinuousBackupsDescription: e.continuousBackups(t)}, nil
+}
+
+// UpdateContinuousBackups enables or disables point-in-time recovery. The
+// setting is stored and described; no restores are offered.
+func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateContinuousBackupsInput) (*wire.UpdateContinuousBackupsOutput, error) {
+	name := cpDeref(in.TableName)
+	spec := in.PointInTimeRecoverySpecification
+	enable := spec != nil && cpDeref(spec.PointInTimeRecoveryEnabled)
+	if spec != nil && !enable && spec.RecoveryPeriodInDays != nil {
+		return nil, ddberr.Validation("Invalid Request: Cannot specify RecoveryPeriodInDays when disabling point-in-time recovery.")
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	t, ok := e.lookupTable(name)
+	if !ok || t.Status == StatusDeleting {
+		return nil, tableNotFoundForBackups(name)
+	}
+	rec := t.rec.clone()
+	if enable {
+		days := cpDeref(spec.RecoveryPeriodInDays)
+		if days == 0 {
+			days = defaultRecoveryPeriodDays
+		}
+		if !rec.PITR.Enabled {
+			rec.PITR.EnabledAt = e.clock.Now()
+		}
+		rec.PITR.Enabled = true
+		rec.PITR.RecoveryPeriodInDays = days
+	} else {
+		rec.PITR = pitrRecord{}
+	}
+	nt, err := e.saveRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.UpdateContinuousBackupsOutput{ContinuousBackupsDescription: e.continuousBackups(nt)}, nil
+}

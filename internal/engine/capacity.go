@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Capacity unit sizes: a read unit covers 4 KB read strongly consistently
+// (half a unit eventually consistently), a write unit 1 KB.
+const (
+	readUnitBytes  = 4 * 1024
+	writeUnitBytes = 1024
+)
+
+// ReturnConsumedCapacity values.
+const (
+	capTotal   = "TOTAL"
+	capIndexes = "INDEXES"
+)
+
+// readUnits is the read capacity of reading size bytes: rounded up to 4 KB
+// units, at least one unit (reading nothing still costs one), halved for
+// eventually consistent reads.
+func readUnits(size int, consistent bool) float64 {
+	u := float64(max(1, (size+readUnitBytes-1)/readUnitBytes))
+	if !consistent {
+		u /= 2
+	}
+	return u
+}
+
+// writeUnits is the write capacity of writing size bytes: rounded up to
+// 1 KB units, at least one.
+func writeUnits(size int) float64 {
+	return float64(max(1, (size+writeUnitBytes-1)/writeUnitBytes))
+}
+
+// consumedCapacity is the ConsumedCapacity member of a response for units
+// consumed on table, or nil when mode (ReturnConsumedCapacity) does not ask
+// for it. DynamoDB reports only the aggregate CapacityUnits for
+// non-transactional operations (no Read/WriteCapacityUnits split); INDEXES
+// adds the table's own share under Table (index shares join when indexes
+// exist).
+func consumedCapacity(mode, table string, units float64) *wire.ConsumedCapacity {
+	if mode != capTotal && mode != capIndexes {
+		return nil
+	}
+	cc := &wire.ConsumedCapacity{TableName: &table, CapacityUnits: &units}
+	if mode == capIndexes {
+		tu := units
+		cc.Table = &wire.Capacity{CapacityUnits: &tu}
+	}
+	return cc
+}
+
+// capacityTally sums the capacity a batch operation consumes per table, in
+// the order tables are first charged.
+type capacityTally struct {
+	order []string
+	units map[string]float64
+}
+
+// add charges units to table.
+func (c *capacityTally) add(table string, units float64) {
+	if c.units == nil {
+		c.units = map[string]float64{}
+	}
+	if _, ok := c.units[table]; !ok {
+		c.order = append(c.order, table)
+	}
+	c.units[table] += units
+}
+
+// list is the ConsumedCapacity list of a batch response, or nil when mode
+// does not ask for it.
+func (c *capacityTally) list(mode string) []wire.ConsumedCapacity {
+	if mode != capTotal && mode != capIndexes {
+		return nil
+	}
+	out := make([]wire.ConsumedCapacity, 0, len(c.order))
+	for _, name := range c.order {
+		out = append(out, *consumedCapacity(mode, name, c.units[name]))
+	}
+	return out
+}

@@ -1,0 +1,413 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"sync"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// maxItemSize is DynamoDB's item size limit (400 KB, names included).
+const maxItemSize = 400 * 1024
+
+// maxConflictRetries bounds the retries of one write after
+// storage.ErrConflict. The item's stripe lock already serialises the
+// writers that go through writeItem, so conflicts only come from writers
+// that do not (transactions); a handful of retries is plenty.
+const maxConflictRetries = 100
+
+// Key-validation messages shared by several operations.
+const (
+	msgKeySchema = "The provided key element does not match the schema"
+	msgItemSize  = "Item size has exceeded the maximum allowed size"
+	msgUpdSize   = "Item size to update has exceeded the maximum allowed size"
+)
+
+// primaryKey is a validated primary key of one table. sk is the zero Value
+// when the table has no sort key.
+type primaryKey struct {
+	pk, sk attr.Value
+}
+
+// keyAttrs lists the table's key attributes, partition key first.
+func (t *Table) keyAttrs() []KeyAttr {
+	if t.Range == nil {
+		return []KeyAttr{t.Hash}
+	}
+	return []KeyAttr{t.Hash, *t.Range}
+}
+
+// primaryKeyOf extracts the key of an item (or key) already validated.
+func (t *Table) primaryKeyOf(it attr.Item) primaryKey {
+	k := primaryKey{pk: it[t.Hash.Name]}
+	if t.Range != nil {
+		k.sk = it[t.Range.Name]
+	}
+	return k
+}
+
+// storageKey is the storage key of the item with key k.
+func (t *Table) storageKey(k primaryKey) []byte { return itemKey(t.ID, k.pk, k.sk) }
+
+// keyItem returns the primary-key attributes of it (LastEvaluatedKey,
+// ItemCollectionKey and the like).
+func (t *Table) keyItem(it attr.Item) attr.Item {
+	out := attr.Item{t.Hash.Name: it[t.Hash.Name]}
+	if t.Range != nil {
+		out[t.Range.Name] = it[t.Range.Name]
+	}
+	return out
+}
+
+// isKeyAttr reports whether name is one of the table's key attributes.
+func (t *Table) isKeyAttr(name string) bool {
+	return name == t.Hash.Name || (t.Range != nil && name == t.Range.Name)
+}
+
+// validateKey checks a Key parameter (GetItem, UpdateItem, DeleteItem, the
+// batch operations): exactly the key attributes, with the declared types,
+// then the value rules (no empty strings or binaries, size limits).
+func (t *Table) validateKey(key attr.Item) (primaryKey, error) {
+	attrs := t.keyAttrs()
+	if len(key) != len(attrs) {
+		return primaryKey{}, ddberr.Validation(msgKeySchema)
+	}
+	for _, ka := range attrs {
+		if v, ok := key[ka.Name]; !ok || v.T != ka.Type {
+			return primaryKey{}, ddberr.Validation(msgKeySchema)
+		}
+	}
+	if err := t.checkKeyValues(key); err != nil {
+		return primaryKey{}, err
+	}
+	return t.primaryKeyOf(key), nil
+}
+
+// validateItemKey checks that a whole item (PutItem, BatchWriteItem put)
+// carries the key attributes with the declared types and valid values.
+func (t *Table) validateItemKey(it attr.Item) (primaryKey, error) {
+	for i, ka := range t.keyAttrs() {
+		v, ok := it[ka.Name]
+		if !ok {
+			return primaryKey{}, ddberr.InvalidParam("Missing the key %s in the item", ka.Name)
+		}
+		if err := attr.ValidateKeyValue(ka.Name, v, ka.Type, i == 0); err != nil {
+			return primaryKey{}, err
+		}
+	}
+	return t.primaryKeyOf(it), nil
+}
+
+// checkKeyValues applies attr.ValidateKeyValue to each key attribute
+// present in it (type, emptiness, size).
+func (t *Table) checkKeyValues(it attr.Item) error {
+	for i, ka := range t.keyAttrs() {
+		if err := attr.ValidateKeyValue(ka.Name, it[ka.Name], ka.Type, i == 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readItem reads and decodes one item; a missing item is (nil, nil).
+func readItem(r storage.Reader, key []byte) (attr.Item, error) {
+	b, err := r.Get(key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return attr.DecodeItem(b)
+}
+
+func init() {
+	// The statistics recount measures stored items with the item codec.
+	itemSizeFromStored = func(value []byte) int64 {
+		it, err := attr.DecodeItem(value)
+		if err != nil {
+			return int64(len(value))
+		}
+		return int64(attr.ItemSize(it))
+	}
+}
+
+// itemSize is attr.ItemSize, 0 for a missing item.
+func itemSize(it attr.Item) int {
+	if it == nil {
+		return 0
+	}
+	return attr.ItemSize(it)
+}
+
+// lockFor returns the stripe lock of an item's storage key. Every writer of
+// one item holds it across its read-check-write, so concurrent writers of
+// the same item queue instead of failing on storage conflicts.
+func (e *Engine) lockFor(key []byte) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write(key)
+	return &e.locks[h.Sum32()%uint32(len(e.locks))]
+}
+
+// itemWrite is one single-item write for writeItem.
+type itemWrite struct {
+	table *Table
+	key   primaryKey
+	// apply computes the item's new state from its current one (nil when
+	// absent): the new item, or nil to delete it. An error (a failed
+	// condition, an invalid update) aborts the write; the old item is still
+	// reported in the writeResult.
+	apply func(old attr.Item) (attr.Item, error)
+	// tooBig is the message when the new item passes maxItemSize.
+	tooBig string
+}
+
+// writeResult is the outcome of writeItem.
+type writeResult struct {
+	Old, New         attr.Item
+	OldSize, NewSize int
+}
+
+// units is the write capacity of the write: the larger of the old and new
+// item, in 1 KB units.
+func (r writeResult) units() float64 {
+	return writeUnits(max(r.OldSize, r.NewSize))
+}
+
+// writeItem is the one read-check-write path every single-item writer
+// uses (PutItem, UpdateItem, DeleteItem, BatchWriteItem): under the item's
+// stripe lock it begins a storage transaction, reads the current item,
+// lets w.apply check the condition and compute the new item, checks the
+// size limit, writes or deletes the item, runs the derived-writes hook in
+// the same transaction and commits. A storage conflict retries the whole
+// sequence. Table statistics are updated after the commit.
+func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error) {
+	key := w.table.storageKey(w.key)
+	mu := e.lockFor(key)
+	mu.Lock()
+	defer mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		res, err := e.tryWrite(w, key)
+		if !errors.Is(err, storage.ErrConflict) {
+			return res, err
+		}
+		if attempt == maxConflictRetries {
+			return res, ddberr.Internal("Internal server error")
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+	}
+}
+
+// tryWrite is one attempt of writeItem.
+func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
+	var res writeResult
+	txn, err := e.store.Begin()
+	if err != nil {
+		return res, err
+	}
+	defer txn.Rollback()
+	if res.Old, err = readItem(txn, key); err != nil {
+		return res, err
+	}
+	res.OldSize = itemSize(res.Old)
+	if res.New, err = w.apply(res.Old); err != nil {
+		return res, err
+	}
+	res.NewSize = itemSize(res.New)
+	if res.NewSize > maxItemSize {
+		return res, ddberr.Validation(w.tooBig)
+	}
+	switch {
+	case res.New != nil:
+		err = txn.Set(key, attr.AppendItem(nil, res.New))
+	case res.Old != nil:
+		err = txn.Delete(key)
+	default:
+		return res, nil // deleting a missing item changes nothing
+	}
+	if err != nil {
+		return res, err
+	}
+	if err := e.derivedWrites(txn, w.table, res.Old, res.New); err != nil {
+		return res, err
+	}
+	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
+		return res, err
+	}
+	e.addStats(w.table, itemCountDelta(res.Old, res.New), int64(res.NewSize-res.OldSize))
+	return res, nil
+}
+
+// derivedWrites is the hook where writes derived from an item change join
+// the item's own transaction: secondary-index entries and stream records.
+// old and new are the item before and after (nil when absent). Tables have
+// no indexes or streams yet, so nothing is derived.
+func (e *Engine) derivedWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+	return nil
+}
+
+// itemCountDelta is the change in a table's item count from old to new.
+func itemCountDelta(old, new attr.Item) int64 {
+	switch {
+	case old == nil && new != nil:
+		return 1
+	case old != nil && new == nil:
+		return -1
+	}
+	return 0
+}
+
+// conditionFailed is ConditionalCheckFailedException, carrying the old item
+// when ReturnValuesOnConditionCheckFailure is ALL_OLD and the item exists.
+func conditionFailed(old attr.Item, onFailure string) error {
+	err := ddberr.ConditionalCheckFailed()
+	if onFailure == "ALL_OLD" && old != nil {
+		err.Item = old
+	}
+	return err
+}
+
+// activeTable looks up a table for a data-plane operation: a missing table,
+// or one still being created or already being deleted, is "Requested
+// resource not found".
+func (e *Engine) activeTable(name *string) (*Table, error) {
+	if name == nil {
+		return nil, ddberr.TableNotFound()
+	}
+	t, ok := e.lookupTable(*name)
+	if !ok || !t.Active() {
+		return nil, ddberr.TableNotFound()
+	}
+	return t, nil
+}
+
+// writeParams are the condition and update parameters of a single-item
+// write, as the request carries them.
+type writeParams struct {
+	conditionExpr    *string
+	expected         map[string]wire.ExpectedAttributeValue
+	condOp           string
+	updateExpr       *string
+	attributeUpdates map[string]wire.AttributeValueUpdate
+	names            map[string]string
+	values           attr.Item
+}
+
+// writeExprs are a write's parsed and resolved expressions (nil when
+// absent). Legacy parameters arrive converted into the same forms.
+type writeExprs struct {
+	cond   *expr.Condition
+	update *expr.Update
+}
+
+// checkMixing rejects a write that uses both legacy and expression
+// parameters; it is the first request-phase check.
+func (p writeParams) checkMixing() error {
+	var legacy []string
+	if p.attributeUpdates != nil {
+		legacy = append(legacy, "AttributeUpdates")
+	}
+	if p.expected != nil {
+		legacy = append(legacy, "Expected")
+	}
+	return expr.CheckMixed(legacy, p.expressions())
+}
+
+// expressions names the expression parameters present.
+func (p writeParams) expressions() []string {
+	var exprs []string
+	if p.updateExpr != nil {
+		exprs = append(exprs, "UpdateExpression")
+	}
+	if p.conditionExpr != nil {
+		exprs = append(exprs, "ConditionExpression")
+	}
+	return exprs
+}
+
+// prepareWrite runs the rest of the request-phase checks of a write's
+// expressions, after checkMixing and the operation's own checks, in
+// DynamoDB's order: the placeholder maps, the legacy conversions, then the
+// update and condition expressions parsed and resolved, and no placeholder
+// left unused.
+func prepareWrite(p writeParams) (writeExprs, error) {
+	var x writeExprs
+	anyExpr := len(p.expressions()) > 0
+	if err := expr.ValidateParams(p.names, p.values, anyExpr, anyExpr); err != nil {
+		return x, err
+	}
+	var err error
+	if p.attributeUpdates != nil {
+		if x.update, err = expr.ConvertAttributeUpdates(p.attributeUpdates); err != nil {
+			return x, err
+		}
+	}
+	if p.expected != nil {
+		if x.cond, err = expr.ConvertExpected(p.expected, p.condOp); err != nil {
+			return x, err
+		}
+	}
+	params := expr.NewParams(p.names, p.values)
+	if p.updateExpr != nil {
+		if x.update, err = expr.ParseUpdate(*p.updateExpr); err != nil {
+			return x, err
+		}
+		if err = params.ResolveUpdate(x.update); err != nil {
+			return x, err
+		}
+	}
+	if p.conditionExpr != nil {
+		if x.cond, err = parseCondition(params, expr.KindCondition, *p.conditionExpr); err != nil {
+			return x, err
+		}
+	}
+	return x, params.CheckUnused()
+}
+
+// parseCondition parses and resolves one condition-like expression.
+func parseCondition(params *expr.Params, kind expr.Kind, s string) (*expr.Condition, error) {
+	c, err := expr.ParseCondition(kind, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := params.ResolveCondition(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parseProjection parses and resolves a ProjectionExpression.
+func parseProjection(params *expr.Params, s string) (*expr.Projection, error) {
+	pr, err := expr.ParseProjection(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := params.ResolveProjection(pr); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+// checkCondition evaluates a write's condition against the current item
+// (nil when absent); a false condition is ConditionalCheckFailedException.
+func checkCondition(cond *expr.Condition, old attr.Item, onFailure string) error {
+	if cond == nil {
+		return nil
+	}
+	ok, err := cond.Eval(old)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return conditionFailed(old, onFailure)
+	}
+	return nil
+}

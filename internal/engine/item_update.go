@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// UpdateItem edits one item (creating it when absent), optionally under a
+// condition.
+func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wire.UpdateItemOutput, error) {
+	x, err := prepareUpdate(in)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.activeTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	k, err := t.validateKey(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkUpdatePaths(x.update); err != nil {
+		return nil, err
+	}
+	var touched []expr.Path
+	res, err := e.writeItem(ctx, itemWrite{
+		table:  t,
+		key:    k,
+		tooBig: msgUpdSize,
+		apply: func(old attr.Item) (attr.Item, error) {
+			if err := checkCondition(x.cond, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
+				return nil, err
+			}
+			var next attr.Item
+			var err error
+			next, touched, err = applyUpdate(x.update, old, t.keyItem(in.Key))
+			return next, err
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &wire.UpdateItemOutput{
+		Attributes:       updateAttributes(in.ReturnValues, res.Old, res.New, touched),
+		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, res.units()),
+	}, nil
+}
+
+// prepareUpdate is UpdateItem's request phase.
+func prepareUpdate(in *wire.UpdateItemInput) (writeExprs, error) {
+	p := writeParams{
+		conditionExpr:    in.ConditionExpression,
+		expected:         in.Expected,
+		condOp:           in.ConditionalOperator,
+		updateExpr:       in.UpdateExpression,
+		attributeUpdates: in.AttributeUpdates,
+		names:            in.ExpressionAttributeNames,
+		values:           in.ExpressionAttributeValues,
+	}
+	if err := p.checkMixing(); err != nil {
+		return writeExprs{}, err
+	}
+	return prepareWrite(p)
+}
+
+// checkUpdatePaths rejects an update that writes a key attribute.
+func (t *Table) checkUpdatePaths(u *expr.Update) error {
+	if u == nil {
+		return nil
+	}
+	for _, p := range u.Paths() {
+		if name := p[0].Name; t.isKeyAttr(name) {
+			return ddberr.InvalidParam("Cannot update attribute %s. This attribute is part of the key", name)
+		}
+	}
+	return nil
+}
+
+// applyUpdate computes the item after update u. An absent item starts as
+// its key; an UpdateItem without an update just ensures the item exists.
+func applyUpdate(u *expr.Update, old, key attr.Item) (attr.Item, []expr.Path, error) {
+	base := old
+	if base == nil {
+		base = key
+	}
+	if u == nil {
+		return base, nil, nil
+	}
+	return u.Apply(base)
+}

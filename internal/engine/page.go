@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"bytes"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// maxPageBytes is the most item data one Query or Scan page reads (1 MB):
+// the page ends after the item that reaches it.
+const maxPageBytes = 1 << 20
+
+// Select values.
+const (
+	selectAll       = "ALL_ATTRIBUTES"
+	selectProjected = "ALL_PROJECTED_ATTRIBUTES"
+	selectSpecific  = "SPECIFIC_ATTRIBUTES"
+	selectCount     = "COUNT"
+)
+
+// Starting-key messages: Query answers the short one for every shape
+// mismatch, a table Scan the long one.
+const (
+	msgStartKeyInvalid      = "The provided starting key is invalid"
+	msgScanStartKeyInvalid  = "The provided starting key is invalid: " + msgKeySchema
+	msgStartKeyOutside      = "The provided starting key is outside query boundaries based on provided conditions"
+	msgStartKeyRangeNoMatch = "The provided starting key does not match the range key predicate"
+)
+
+// checkSelect applies DynamoDB's rules between Select and the projection
+// parameter (projParam names the one present — "ProjectionExpression" or
+// "AttributesToGet" — or is ""), for a request with or without IndexName.
+// The returned message is bare; the caller decides on the prefix.
+func checkSelect(sel, projParam string, hasIndex bool) string {
+	switch sel {
+	case selectProjected:
+		if !hasIndex {
+			return "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+		}
+		if projParam != "" {
+			return "Cannot specify the " + projParam + " when choosing to get ALL_PROJECTED_ATTRIBUTES"
+		}
+	case selectAll:
+		if projParam != "" {
+			return "Cannot specify the " + projParam + " when choosing to get ALL_ATTRIBUTES"
+		}
+	case selectCount:
+		if projParam != "" {
+			return "Cannot specify the " + projParam + " when choosing to get only the Count"
+		}
+	case selectSpecific:
+		if projParam == "" {
+			return "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+		}
+	}
+	return ""
+}
+
+// validateStartKey checks an ExclusiveStartKey against the table's key
+// schema: exactly the key attributes with the declared types (else
+// shapeMsg), then the key value rules (reported after "The provided
+// starting key is invalid: ").
+func (t *Table) validateStartKey(esk attr.Item, shapeMsg string) (primaryKey, error) {
+	attrs := t.keyAttrs()
+	if len(esk) != len(attrs) {
+		return primaryKey{}, ddberr.Validation(shapeMsg)
+	}
+	for _, ka := range attrs {
+		if v, ok := esk[ka.Name]; !ok || v.T != ka.Type {
+			return primaryKey{}, ddberr.Validation(shapeMsg)
+		}
+	}
+	if err := t.checkKeyValues(esk); err != nil {
+		return primaryKey{}, ddberr.Validation(msgStartKeyInvalid + ": " + ddberr.As(err).Message)
+	}
+	return t.primaryKeyOf(esk), nil
+}
+
+// after is the smallest storage key greater than k.
+func after(k []byte) []byte {
+	return append(bytes.Clone(k), 0)
+}
+
+// page accumulates one Query or Scan page. Items are counted as scanned
+// when read, before the filter; Limit and the 1 MB cap apply to scanned
+// items, and the last scanned item becomes LastEvaluatedKey when the page
+// ends early.
+type page struct {
+	limit   int // Limit, 0 when absent
+	count   bool
+	filter  func(attr.Item) (bool, error)
+	project func(attr.Item) attr.Item
+
+	items   []attr.Item
+	matched int
+	scanned int
+	bytes   int
+	last    attr.Item // last scanned item
+	full    bool      // ended by Limit or the size cap
+}
+
+// add takes one scanned item and reports whether the page is full.
+func (p *page) add(it attr.Item) (bool, error) {
+	p.scanned++
+	p.bytes += attr.ItemSize(it)
+	p.last = it
+	keep := true
+	if p.filter != nil {
+		var err error
+		if keep, err = p.filter(it); err != nil {
+			return false, err
+		}
+	}
+	if keep {
+		p.matched++
+		if !p.count {
+			if p.project != nil {
+				it = p.project(it)
+			}
+			p.items = append(p.items, it)
+		}
+	}
+	p.full = (p.limit > 0 && p.scanned >= p.limit) || p.bytes >= maxPageBytes
+	return p.full, nil
+}
+
+// fill reads items from r within opts into p until the range ends or the
+// page is full. accept, when set, skips stored items that do not belong
+// (it guards a Query against a foreign partition sharing the prefix).
+func (p *page) fill(r storage.Reader, opts storage.IterOptions, accept func(attr.Item) bool) error {
+	it, err := r.NewIterator(opts)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		item, err := attr.DecodeItem(it.Value())
+		if err != nil {
+			return err
+		}
+		if accept != nil && !accept(item) {
+			continue
+		}
+		full, err := p.add(item)
+		if err != nil || full {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// resultItems is the Items member: always sent (never nil), except for
+// Select=COUNT, where DynamoDB leaves it out.
+func (p *page) resultItems() []attr.Item {
+	if p.count {
+		return nil
+	}
+	if p.items == nil {
+		return []attr.Item{}
+	}
+	return p.items
+}
+
+// lastEvaluatedKey is the LastEvaluatedKey member: the key of the last
+// scanned item when the page ended early, else nil.
+func (p *page) lastEvaluatedKey(t *Table) attr.Item {
+	if !p.full {
+		return nil
+	}
+	return t.keyItem(p.last)
+}

@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// queryExprs are a Query's parsed and resolved expressions; legacy
+// parameters arrive converted.
+type queryExprs struct {
+	key       *expr.Condition
+	filter    *expr.Condition
+	proj      *expr.Projection
+	legacyKey bool // key condition came from KeyConditions
+	filterBy  string
+}
+
+// Query reads the items of one partition in sort-key order, within the
+// sort-key range of the key condition: one bounded range scan of storage.
+func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOutput, error) {
+	x, err := prepareQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.activeTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkIndexRead(t, in.IndexName); err != nil {
+		return nil, err
+	}
+	kc, err := t.analyzeKeyCondition(x.key)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkFilterKeys(x.filter, x.filterBy); err != nil {
+		return nil, err
+	}
+	opts := t.queryBounds(kc, in.ScanIndexForward == nil || *in.ScanIndexForward)
+	if in.ExclusiveStartKey != nil {
+		if err := t.startQueryAfter(&opts, kc, in.ExclusiveStartKey); err != nil {
+			return nil, err
+		}
+	}
+	p := newPage(in.Limit, in.Select, x.filter, x.proj)
+	pk := kc.Hash[0].Values[0]
+	if err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) }); err != nil {
+		return nil, err
+	}
+	return &wire.QueryOutput{
+		Items:            p.resultItems(),
+		Count:            int32Ptr(p.matched),
+		ScannedCount:     int32Ptr(p.scanned),
+		LastEvaluatedKey: p.lastEvaluatedKey(t),
+		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, readUnits(p.bytes, isTrue(in.ConsistentRead))),
+	}, nil
+}
+
+// prepareQuery is Query's request phase, in DynamoDB's order.
+func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
+	var x queryExprs
+	legacy, exprs := presentParams(
+		[]bool{in.AttributesToGet != nil, in.QueryFilter != nil, in.ConditionalOperator != "",
+			in.KeyConditions != nil && in.KeyConditionExpression != nil},
+		[]string{"AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"},
+	), presentParams(
+		[]bool{in.ProjectionExpression != nil, in.FilterExpression != nil, in.KeyConditionExpression != nil},
+		[]string{"ProjectionExpression", "FilterExpression", "KeyConditionExpression"},
+	)
+	if err := expr.CheckMixed(legacy, exprs); err != nil {
+		return x, err
+	}
+	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
+		return x, ddberr.RequestInvalid(msg)
+	}
+	valueExpr := in.FilterExpression != nil || in.KeyConditionExpression != nil
+	if err := expr.ValidateParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues, len(exprs) > 0, valueExpr); err != nil {
+		return x, err
+	}
+	var err error
+	if in.QueryFilter != nil {
+		x.filterBy = "QueryFilter"
+		if x.filter, err = expr.ConvertConditions(expr.KindFilter, in.QueryFilter, in.ConditionalOperator); err != nil {
+			return x, err
+		}
+	}
+	if x.proj, err = expr.ConvertAttributesToGet(in.AttributesToGet); err != nil {
+		return x, err
+	}
+	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
+		return x, ddberr.RequestInvalid("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if in.KeyConditionExpression != nil {
+		if x.key, err = parseCondition(params, expr.KindKeyCondition, *in.KeyConditionExpression); err != nil {
+			return x, err
+		}
+	}
+	if in.FilterExpression != nil {
+		x.filterBy = "Filter Expression"
+		if x.filter, err = parseCondition(params, expr.KindFilter, *in.FilterExpression); err != nil {
+			return x, err
+		}
+	}
+	if in.ProjectionExpression != nil {
+		if x.proj, err = parseProjection(params, *in.ProjectionExpression); err != nil {
+			return x, err
+		}
+	}
+	if err := params.CheckUnused(); err != nil {
+		return x, err
+	}
+	if x.key == nil {
+		if n := len(in.KeyConditions); n != 1 && n != 2 {
+			return x, ddberr.RequestInvalid("Conditions can be of length 1 or 2 only")
+		}
+		x.legacyKey = true
+		if x.key, err = expr.ConvertConditions(expr.KindKeyCondition, in.KeyConditions, ""); err != nil {
+			return x, err
+		}
+	}
+	_, err = expr.CheckKeyCondition(x.key)
+	return x, err
+}
+
+// presentParams returns the names whose flag is set, in order.
+func presentParams(present []bool, names []string) []string {
+	var out []string
+	for i, ok := range present {
+		if ok {
+			out = append(out, names[i])
+		}
+	}
+	return out
+}
+
+// projectionParam names the projection parameter present, or "".
+func projectionParam(projection *string, attributesToGet []string) string {
+	switch {
+	case projection != nil:
+		return "ProjectionExpression"
+	case attributesToGet != nil:
+		return "AttributesToGet"
+	}
+	return ""
+}
+
+// checkIndexRead handles IndexName: an unknown index is DynamoDB's
+// ValidationException; reads of an existing index are not served yet.
+func checkIndexRead(t *Table, name *string) error {
+	if name == nil {
+		return nil
+	}
+	if _, ok := t.Index(*name); !ok {
+		return ddberr.Validation("The table does not have the specified index: " + *name)
+	}
+	return ddberr.Validation("Kura does not support reading secondary indexes yet; index: " + *name)
+}
+
+// analyzeKeyCondition matches the key condition against the table's key
+// schema and checks the operand types against the key types.
+func (t *Table) analyzeKeyCondition(c *expr.Condition) (*expr.KeyCondition, error) {
+	var rangeNames []string
+	if t.Range != nil {
+		rangeNames = []string{t.Range.Name}
+	}
+	kc, err := expr.AnalyzeKeyCondition(c, []string{t.Hash.Name}, rangeNames)
+	if err != nil {
+		return nil, err
+	}
+	check := func(parts []expr.KeyPart, want attr.Type) error {
+		for _, p := range parts {
+			for _, v := range p.Values {
+				if v.T != want {
+					return ddberr.InvalidParam("Condition parameter type does not match schema type")
+				}
+			}
+		}
+		return nil
+	}
+	if err := check(kc.Hash, t.Hash.Type); err != nil {
+		return nil, err
+	}
+	if t.Range != nil {
+		if err := check(kc.Range, t.Range.Type); err != nil {
+			return nil, err
+		}
+	}
+	if err := attr.ValidateKeyValue(t.Hash.Name, kc.Hash[0].Values[0], t.Hash.Type, true); err != nil {
+		return nil, err
+	}
+	return kc, nil
+}
+
+// checkFilterKeys rejects a Query filter on a key attribute (by names the
+// filter parameter in the message).
+func (t *Table) checkFilterKeys(filter *expr.Condition, by string) error {
+	if filter == nil {
+		return nil
+	}
+	var bad string
+	walkConditionPaths(filter, func(p expr.Path) {
+		if bad == "" && t.isKeyAttr(p[0].Name) {
+			bad = p[0].Name
+		}
+	})
+	if bad != "" {
+		return ddberr.Validationf("%s can only contain non-primary key attributes: Primary key attribute: %s", by, bad)
+	}
+	return nil
+}
+
+// walkConditionPaths calls f with every document path in c.
+func walkConditionPaths(c *expr.Condition, f func(expr.Path)) {
+	var walkOperand func(o *expr.Operand)
+	walkOperand = func(o *expr.Operand) {
+		if o.Kind == expr.OperandPath {
+			f(o.Path)
+		}
+		for _, a := range o.Args {
+			walkOperand(a)
+		}
+	}
+	for _, o := range c.Operands {
+		walkOperand(o)
+	}
+	for _, s := range c.Sub {
+		walkConditionPaths(s, f)
+	}
+}
+
+// queryBounds is the storage range of the key condition: the partition,
+// narrowed by the sort-key condition. Sort-key encodings are
+// order-preserving and self-delimiting, so every comparison is a bound.
+func (t *Table) queryBounds(kc *expr.KeyCondition, forward bool) storage.IterOptions {
+	part := partitionPrefix(t.ID, kc.Hash[0].Values[0])
+	opts := storage.IterOptions{Lower: part, Upper: attr.PrefixEnd(part), Reverse: !forward}
+	if len(kc.Range) == 0 {
+		return opts
+	}
+	r := kc.Range[0]
+	at := func(v attr.Value) []byte { return attr.AppendKey(append([]byte(nil), part...), v) }
+	switch r.Op {
+	case expr.OpEQ:
+		opts.Lower, opts.Upper = at(r.Values[0]), after(at(r.Values[0]))
+	case expr.OpLT:
+		opts.Upper = at(r.Values[0])
+	case expr.OpLE:
+		opts.Upper = after(at(r.Values[0]))
+	case expr.OpGT:
+		opts.Lower = after(at(r.Values[0]))
+	case expr.OpGE:
+		opts.Lower = at(r.Values[0])
+	case expr.OpBetween:
+		opts.Lower, opts.Upper = at(r.Values[0]), after(at(r.Values[1]))
+	case expr.OpBeginsWith:
+		prefix := append(append([]byte(nil), part...), attr.PrefixKey(r.Values[0])...)
+		opts.Lower = prefix
+		if end := attr.PrefixEnd(prefix); end != nil {
+			opts.Upper = end
+		}
+	}
+	return opts
+}
+
+// startQueryAfter validates ExclusiveStartKey against the schema and the key
+// condition and narrows opts to the items after it (in scan direction).
+func (t *Table) startQueryAfter(opts *storage.IterOptions, kc *expr.KeyCondition, esk attr.Item) error {
+	k, err := t.validateStartKey(esk, msgStartKeyInvalid)
+	if err != nil {
+		return err
+	}
+	if !attr.Equal(k.pk, kc.Hash[0].Values[0]) {
+		return ddberr.Validation(msgStartKeyOutside)
+	}
+	if len(kc.Range) > 0 && !sortKeyMatches(kc.Range[0], k.sk) {
+		return ddberr.Validation(msgStartKeyRangeNoMatch)
+	}
+	sk := t.storageKey(k)
+	if opts.Reverse {
+		opts.Upper = sk
+	} else {
+		opts.Lower = after(sk)
+	}
+	return nil
+}
+
+// sortKeyMatches reports whether sort key value v satisfies key part r.
+func sortKeyMatches(r expr.KeyPart, v attr.Value) bool {
+	cmp := func(w attr.Value) int {
+		c, _ := attr.Compare(v, w)
+		return c
+	}
+	switch r.Op {
+	case expr.OpEQ:
+		return cmp(r.Values[0]) == 0
+	case expr.OpLT:
+		return cmp(r.Values[0]) < 0
+	case expr.OpLE:
+		return cmp(r.Values[0]) <= 0
+	case expr.OpGT:
+		return cmp(r.Values[0]) > 0
+	case expr.OpGE:
+		return cmp(r.Values[0]) >= 0
+	case expr.OpBetween:
+		return cmp(r.Values[0]) >= 0 && cmp(r.Values[1]) <= 0
+	case expr.OpBeginsWith:
+		p := attr.PrefixKey(r.Values[0])
+		k := attr.PrefixKey(v)
+		return len(k) >= len(p) && string(k[:len(p)]) == string(p)
+	}
+	return false
+}
+
+// newPage starts a Query or Scan page.
+func newPage(limit *int32, sel string, filter *expr.Condition, proj *expr.Projection) *page {
+	p := &page{count: sel == selectCount}
+	if limit != nil {
+		p.limit = int(*limit)
+	}
+	if filter != nil {
+		p.filter = filter.Eval
+	}
+	if proj != nil {
+		p.project = proj.Apply
+	}
+	return p
+}
+
+// fillFromSnapshot fills p from one consistent snapshot.
+func (e *Engine) fillFromSnapshot(p *page, opts storage.IterOptions, accept func(attr.Item) bool) error {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	return p.fill(snap, opts, accept)
+}
+
+// int32Ptr is a pointer to n as an int32 (Count, ScannedCount).
+func int32Ptr(n int) *int32 {
+	v := int32(n)
+	return &v
+}

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// inUse is the ResourceInUseException for a table in a transitional state.
+func inUse(t *Table) *ddberr.Error {
+	what := "updated"
+	switch t.Status {
+	case StatusCreating:
+		what = "created"
+	case StatusDeleting:
+		what = "deleted"
+	}
+	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being " + what + ": " + t.Name)
+}
+
+// DeleteTable deletes a table. The response describes it DELETING; it
+// leaves the catalog after cfg.DeleteDelay (immediately when 0). Its items
+// and index entries are removed in the background, in chunks; a purge
+// marker written with the catalog change makes a restart finish the job.
+// Table IDs are never reused, so a table recreated under the same name
+// never sees the old items.
+func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*wire.DeleteTableOutput, error) {
+	name := cpDeref(in.TableName)
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	t, ok := e.lookupTable(name)
+	if !ok {
+		return nil, tableNotFound(name)
+	}
+	if t.Status == StatusCreating || t.Status == StatusDeleting {
+		return nil, inUse(t)
+	}
+	if cpDeref(t.Desc.DeletionProtectionEnabled) {
+		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+
+	now := e.clock.Now()
+	rec := t.rec.clone()
+	rec.setStatus(StatusDeleting)
+	rec.ReadyAt = time.Time{}
+	immediate := e.cfg.DeleteDelay <= 0
+	if !immediate {
+		rec.DeleteAt = now.Add(e.cfg.DeleteDelay)
+	}
+	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+		if err := txn.Set(metaPurgeKey(rec.ID), nil); err != nil {
+			return err
+		}
+		if immediate {
+			return txn.Delete(catalogKey(name))
+		}
+		return putRecord(txn, rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	gone, err := e.buildTable(rec)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if immediate {
+		delete(e.tables, name)
+	} else {
+		e.tables[name] = gone
+	}
+	e.mu.Unlock()
+	if !immediate {
+		e.scheduleRemoval(name, rec.ID, rec.DeleteAt)
+	}
+	id := rec.ID
+	e.goBackground(func() { e.purge(id) })
+
+	d := e.describe(gone)
+	return &wire.DeleteTableOutput{TableDescription: d}, nil
+}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Tag limits.
+const (
+	maxTags        = 50
+	maxTagKeyLen   = 128
+	maxTagValueLen = 256
+	msgTooManyTags = "Number of Tags exceed the current limit for the provided ResourceArn"
+)
+
+// tagChars is the character set AWS allows in tag keys and values.
+var tagChars = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
+
+var tableNameChars = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+
+func checkTagKey(k *string) *ddberr.Error {
+	if k == nil {
+		return ddberr.Validation("The Tag Key provided is invalid, Key: null")
+	}
+	if len(*k) == 0 || len([]rune(*k)) > maxTagKeyLen || !tagChars.MatchString(*k) {
+		return ddberr.Validation("The Tag Key provided is invalid, Key: " + *k)
+	}
+	if strings.HasPrefix(*k, "aws:") {
+		return ddberr.Validation("Tag Key cannot be prefixed with aws:, Key: " + *k)
+	}
+	return nil
+}
+
+// checkTags validates a list of tags (keys, values, duplicates).
+func checkTags(tags []wire.Tag) *ddberr.Error {
+	seen := map[string]bool{}
+	for _, t := range tags {
+		if err := checkTagKey(t.Key); err != nil {
+			return err
+		}
+		if t.Value == nil {
+			return ddberr.Validation("The Tag Value provided is invalid, Value: null")
+		}
+		if v := *t.Value; len([]rune(v)) > maxTagValueLen || !tagChars.MatchString(v) {
+			return ddberr.Validation("The Tag Value provided is invalid, Value: " + v)
+		}
+		if seen[*t.Key] {
+			return ddberr.Validation("Duplicate Tag Keys provided as input: Duplicate Tag Key found " + *t.Key)
+		}
+		seen[*t.Key] = true
+	}
+	return nil
+}
+
+// parseTableARN checks a resource ARN and returns the table name it names.
+func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
+	invalid := ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
+	if !strings.HasPrefix(arn, "arn:") {
+		return "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
+	}
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) < 6 {
+		return "", invalid
+	}
+	if parts[2] != "dynamodb" {
+		return "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
+	}
+	res, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return "", invalid
+	}
+	name, sub, hasSub := strings.Cut(res, "/")
+	if hasSub && !strings.HasPrefix(sub, "stream/") {
+		return "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
+	}
+	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
+		return "", invalid
+	}
+	if hasSub || parts[4] != e.cfg.AccountID {
+		// Streams carry no tags here; other accounts are not visible.
+		return "", resourceARNNotFound(arn)
+	}
+	return name, nil
+}
+
+func resourceARNNotFound(arn string) *ddberr.Error {
+	return ddberr.ResourceNotFound("Requested resource not found: ResourcArn: " + arn + " not found")
+}
+
+// tableByARN resolves a resource ARN to a live (not DELETING) table.
+func (e *Engine) tableByARN(arn string) (*Table, *ddberr.Error) {
+	name, err := e.parseTableARN(arn)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := e.lookupTable(name)
+	if !ok || t.Status == StatusDeleting {
+		return nil, resourceARNNotFound(arn)
+	}
+	return t, nil
+}
+
+// TagResource adds or overwrites tags of a table.
+func (e *Engine) TagResource(ctx context.Context, in *wire.TagResourceInput) (*wire.TagResourceOutput, error) {
+	arn := cpDeref(in.ResourceArn)
+	name, verr := e.parseTableARN(arn)
+	if verr != nil {
+		return nil, verr
+	}
+	if len(in.Tags) == 0 {
+		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
+	}
+	if verr := checkTags(in.Tags); verr != nil {
+		return nil, verr
+	}
+	if len(in.Tags) > maxTags {
+		return nil, ddberr.Validation(msgTooManyTags)
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	t, ok := e.lookupTable(name)
+	if !ok || t.Status == StatusDeleting {
+		return nil, resourceARNNotFound(arn)
+	}
+	rec := t.rec.clone()
+	for _, nt := range in.Tags {
+		i := slices.IndexFunc(rec.Tags, func(x wire.Tag) bool { return cpDeref(x.Key) == *nt.Key })
+		if i >= 0 {
+			rec.Tags[i].Value = cpPtr(*nt.Value)
+		} else {
+			rec.Tags = append(rec.Tags, wire.Tag{Key: cpPtr(*nt.Key), Value: cpPtr(*nt.Value)})
+		}
+	}
+	if len(rec.Tags) > maxTags {
+		return nil, ddberr.Validation(msgTooManyTags)
+	}
+	if _, err := e.saveRecord(rec); err != nil {
+		return nil, err
+	}
+	return &wire.TagResourceOutput{}, nil
+}
+
+// UntagResource removes tags (absent keys are ignored).
+func (e *Engine) UntagResource(ctx context.Context, in *wire.UntagResourceInput) (*wire.UntagResourceOutput, error) {
+	arn := cpDeref(in.ResourceArn)
+	name, verr := e.parseTableARN(arn)
+	if verr != nil {
+		return nil, verr
+	}
+	if len(in.TagKeys) == 0 {
+		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
+	}
+	for _, k := range in.TagKeys {
+		if verr := checkTagKey(&k); verr != nil {
+			return nil, verr
+		}
+	}
+	if len(in.TagKeys) > maxTags {
+		return nil, ddberr.Validation(msgTooManyTags)
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	t, ok := e.lookupTable(name)
+	if !ok || t.Status == StatusDeleting {
+		return nil, resourceARNNotFound(arn)
+	}
+	rec := t.rec.clone()
+	rec.Tags = slices.DeleteFunc(rec.Tags, func(x wire.Tag) bool { return slices.Contains(in.TagKeys, cpDeref(x.Key)) })
+	if _, err := e.saveRecord(rec); err != nil {
+		return nil, err
+	}
+	return &wire.UntagResourceOutput{}, nil
+}
+
+// ListTagsOfResource lists a table's tags (at most 50, so one page).
+func (e *Engine) ListTagsOfResource(ctx context.Context, in *wire.ListTagsOfResourceInput) (*wire.ListTagsOfResourceOutput, error) {
+	t, verr := e.tableByARN(cpDeref(in.ResourceArn))
+	if verr != nil {
+		return nil, verr
+	}
+	out := &wire.ListTagsOfResourceOutput{Tags: []wire.Tag{}}
+	for _, tg := range t.rec.Tags {
+		out.Tags = append(out.Tags, wire.Tag{Key: cpPtr(cpDeref(tg.Key)), Value: cpPtr(cpDeref(tg.Value))})
+	}
+	return out, nil
+}
