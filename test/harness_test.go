@@ -1,0 +1,213 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+var (
+	kuraBin string // built once by TestMain
+	shared  *kura  // in-memory server shared by most tests
+	tableN  atomic.Int64
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "kura-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	kuraBin = filepath.Join(dir, "kura")
+	build := exec.Command("go", "build", "-o", kuraBin, "../cmd/kura")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building kura:", err)
+		return 1
+	}
+	shared, err = startKuraErr("--in-memory")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer shared.stop()
+	return m.Run()
+}
+
+// kura is one running server process.
+type kura struct {
+	cmd      *exec.Cmd
+	endpoint string
+	args     []string
+	log      *strings.Builder
+}
+
+// startKura starts a server with extra flags and stops it when t ends.
+func startKura(t testing.TB, args ...string) *kura {
+	t.Helper()
+	k, err := startKuraErr(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.stop)
+	return k
+}
+
+func startKuraErr(args ...string) (*kura, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	full := append([]string{"--listen", addr, "--log-level", "warn"}, args...)
+	k := &kura{endpoint: "http://" + addr, args: full, log: &strings.Builder{}}
+	k.cmd = exec.Command(kuraBin, full...)
+	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log
+	if err := k.cmd.Start(); err != nil {
+		return nil, err
+	}
+	if err := waitHealthy(k.endpoint, 10*time.Second); err != nil {
+		k.kill()
+		return nil, fmt.Errorf("kura did not start: %v\n%s", err, k.log)
+	}
+	return k, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func waitHealthy(endpoint string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	var last error
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(endpoint + "/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+			last = fmt.Errorf("status %d", resp.StatusCode)
+		} else {
+			last = err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return last
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (k *kura) stop() {
+	if k.cmd.ProcessState != nil {
+		return
+	}
+	k.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { k.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		k.kill()
+	}
+}
+
+// kill sends SIGKILL (a crash) and reaps the process.
+func (k *kura) kill() {
+	if k.cmd.ProcessState != nil {
+		return
+	}
+	k.cmd.Process.Kill()
+	k.cmd.Wait()
+}
+
+// client returns an SDK client for this server (retries off, so every error
+// is visible to the test).
+func (k *kura) client() *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(k.endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
+		Retryer:      aws.NopRetryer{},
+	})
+}
+
+func ddb() *dynamodb.Client { return shared.client() }
+
+var bg = context.Background()
+
+// uniqueTable returns a fresh table name for a test.
+func uniqueTable(prefix string) string {
+	return fmt.Sprintf("%s_%d_%d", prefix, os.Getpid(), tableN.Add(1))
+}
+
+// createTable creates an on-demand table with a string hash key and an
+// optional sort key of type rangeType ("" for none), and deletes it when the
+// test ends.
+func createTable(t *testing.T, c *dynamodb.Client, hash, rangeName string, rangeType types.ScalarAttributeType) string {
+	t.Helper()
+	name := uniqueTable(strings.ReplaceAll(t.Name(), "/", "_"))
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash}},
+	}
+	if rangeName != "" {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(rangeName), AttributeType: rangeType})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(rangeName), KeyType: types.KeyTypeRange})
+	}
+	if _, err := c.CreateTable(bg, in); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	return name
+}
+
+// wantAPIError asserts err is the DynamoDB error with exactly this type and message.
+func wantAPIError(t *testing.T, err error, typ, msg string) {
+	t.Helper()
+	var ae smithy.APIError
+	if err == nil {
+		t.Fatalf("got no error, want %s: %s", typ, msg)
+	}
+	if !errors.As(err, &ae) {
+		t.Fatalf("got %v, want %s: %s", err, typ, msg)
+	}
+	if ae.ErrorCode() != typ || ae.ErrorMessage() != msg {
+		t.Fatalf("got  %s: %q\nwant %s: %q", ae.ErrorCode(), ae.ErrorMessage(), typ, msg)
+	}
+}
+
+// S, N, B build attribute values tersely.
+func S(s string) types.AttributeValue  { return &types.AttributeValueMemberS{Value: s} }
+func N(n string) types.AttributeValue  { return &types.AttributeValueMemberN{Value: n} }
+func B(b []byte) types.AttributeValue  { return &types.AttributeValueMemberB{Value: b} }
+func BOOL(b bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: b} }

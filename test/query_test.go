@@ -1,0 +1,245 @@
+package test
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func batchPut(t *testing.T, c *dynamodb.Client, table string, items []map[string]types.AttributeValue) {
+	t.Helper()
+	for len(items) > 0 {
+		n := min(25, len(items))
+		reqs := make([]types.WriteRequest, n)
+		for i := range reqs {
+			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: items[i]}}
+		}
+		out, err := c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.UnprocessedItems) != 0 {
+			t.Fatalf("unprocessed items: %v", out.UnprocessedItems)
+		}
+		items = items[n:]
+	}
+}
+
+// Numbers sort numerically, both directions, and pages concatenate to the
+// full result.
+func TestQueryNumericOrderAndPaging(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "n", types.ScalarAttributeTypeN)
+	nums := []string{"-100", "-1.5", "-1", "0", "0.001", "1", "1.5", "2", "10", "99.99", "100", "1e5", "123456789012345678901234567890"}
+	var items []map[string]types.AttributeValue
+	for _, n := range nums {
+		items = append(items, map[string]types.AttributeValue{"pk": S("p"), "n": N(n), "pad": S("x")})
+	}
+	items = append(items, map[string]types.AttributeValue{"pk": S("other"), "n": N("5")})
+	batchPut(t, c, table, items)
+	want := []string{"-100", "-1.5", "-1", "0", "0.001", "1", "1.5", "2", "10", "99.99", "100", "100000", "123456789012345678901234567890"}
+
+	for _, forward := range []bool{true, false} {
+		for _, limit := range []int32{0, 1, 3, 100} {
+			in := &dynamodb.QueryInput{
+				TableName:                 aws.String(table),
+				KeyConditionExpression:    aws.String("pk = :p"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("p")},
+				ScanIndexForward:          aws.Bool(forward),
+			}
+			if limit > 0 {
+				in.Limit = aws.Int32(limit)
+			}
+			var got []string
+			pages := 0
+			p := dynamodb.NewQueryPaginator(c, in)
+			for p.HasMorePages() {
+				page, err := p.NextPage(bg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pages++
+				for _, it := range page.Items {
+					got = append(got, str(t, it["n"]))
+				}
+			}
+			exp := append([]string(nil), want...)
+			if !forward {
+				for i, j := 0, len(exp)-1; i < j; i, j = i+1, j-1 {
+					exp[i], exp[j] = exp[j], exp[i]
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(exp) {
+				t.Fatalf("forward=%v limit=%d:\n got %v\nwant %v", forward, limit, got, exp)
+			}
+		}
+	}
+
+	// Range conditions.
+	q := func(expr string, vals map[string]types.AttributeValue) []string {
+		vals[":p"] = S("p")
+		out, err := c.Query(bg, &dynamodb.QueryInput{
+			TableName:                 aws.String(table),
+			KeyConditionExpression:    aws.String("pk = :p AND " + expr),
+			ExpressionAttributeValues: vals,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range out.Items {
+			got = append(got, str(t, it["n"]))
+		}
+		return got
+	}
+	if got := fmt.Sprint(q("n BETWEEN :a AND :b", map[string]types.AttributeValue{":a": N("-1"), ":b": N("1.5")})); got != "[-1 0 0.001 1 1.5]" {
+		t.Fatalf("BETWEEN: %s", got)
+	}
+	if got := fmt.Sprint(q("n > :a", map[string]types.AttributeValue{":a": N("100")})); got != "[100000 123456789012345678901234567890]" {
+		t.Fatalf(">: %s", got)
+	}
+	if got := fmt.Sprint(q("n <= :a", map[string]types.AttributeValue{":a": N("-1.5")})); got != "[-100 -1.5]" {
+		t.Fatalf("<=: %s", got)
+	}
+}
+
+// Strings sort by UTF-8 bytes; begins_with; filter applies after Limit.
+func TestQueryStringsFilterAndLimit(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	sks := []string{"SEG#0001", "SEG#0002", "SEG#0010", "DOC#a", "DOC#b", "WF#1", "a", "B", "é", "z", "~"}
+	var items []map[string]types.AttributeValue
+	for i, sk := range sks {
+		items = append(items, map[string]types.AttributeValue{"pk": S("P"), "sk": S(sk), "i": N(strconv.Itoa(i))})
+	}
+	batchPut(t, c, table, items)
+	sorted := append([]string(nil), sks...)
+	sort.Strings(sorted) // Go compares strings bytewise = UTF-8 order
+	out, err := c.Query(bg, &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("pk = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("P")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range out.Items {
+		got = append(got, str(t, it["sk"]))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(sorted) {
+		t.Fatalf("order:\n got %v\nwant %v", got, sorted)
+	}
+	out, err = c.Query(bg, &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("pk = :p AND begins_with(sk, :s)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("P"), ":s": S("SEG#"), ":zero": N("0")},
+		FilterExpression:          aws.String("i <> :zero"),
+		Limit:                     aws.Int32(2),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Count != 1 || out.ScannedCount != 2 || out.LastEvaluatedKey == nil {
+		t.Fatalf("Limit before filter: count=%d scanned=%d lek=%v", out.Count, out.ScannedCount, out.LastEvaluatedKey)
+	}
+	cnt, err := c.Query(bg, &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("pk = :p AND begins_with(sk, :s)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("P"), ":s": S("SEG#")},
+		Select:                    types.SelectCount,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cnt.Count != 3 || len(cnt.Items) != 0 {
+		t.Fatalf("COUNT: %d items=%d", cnt.Count, len(cnt.Items))
+	}
+}
+
+// Parallel scan segments are disjoint and together complete.
+func TestParallelScan(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	r := rand.New(rand.NewSource(1))
+	var items []map[string]types.AttributeValue
+	want := map[string]bool{}
+	for i := 0; i < 500; i++ {
+		k := fmt.Sprintf("k%d-%d", i, r.Intn(1e6))
+		want[k] = true
+		items = append(items, map[string]types.AttributeValue{"pk": S(k)})
+	}
+	batchPut(t, c, table, items)
+	seen := map[string]int{}
+	const total = 4
+	for seg := int32(0); seg < total; seg++ {
+		p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{
+			TableName: aws.String(table), Segment: aws.Int32(seg), TotalSegments: aws.Int32(total), Limit: aws.Int32(37),
+		})
+		for p.HasMorePages() {
+			page, err := p.NextPage(bg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range page.Items {
+				seen[str(t, it["pk"])]++
+			}
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("segments saw %d distinct items, want %d", len(seen), len(want))
+	}
+	for k, n := range seen {
+		if n != 1 || !want[k] {
+			t.Fatalf("item %s seen %d times", k, n)
+		}
+	}
+}
+
+func TestConsumedCapacity(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	big := make([]byte, 5000)
+	for i := range big {
+		big[i] = 'a'
+	}
+	put, err := c.PutItem(bg, &dynamodb.PutItemInput{
+		TableName:              aws.String(table),
+		Item:                   map[string]types.AttributeValue{"pk": S("k"), "v": S(string(big))},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5000 + len("v") + len("pk") + 1 bytes → 5 KB → 5 write units.
+	if put.ConsumedCapacity == nil || aws.ToFloat64(put.ConsumedCapacity.CapacityUnits) != 5 || aws.ToString(put.ConsumedCapacity.TableName) != table {
+		t.Fatalf("PutItem capacity: %+v", put.ConsumedCapacity)
+	}
+	get, err := c.GetItem(bg, &dynamodb.GetItemInput{
+		TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("k")},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 KB → 2 read units strongly consistent, 1 eventually consistent.
+	if aws.ToFloat64(get.ConsumedCapacity.CapacityUnits) != 1 {
+		t.Fatalf("GetItem capacity: %v", aws.ToFloat64(get.ConsumedCapacity.CapacityUnits))
+	}
+	get, err = c.GetItem(bg, &dynamodb.GetItemInput{
+		TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("k")},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToFloat64(get.ConsumedCapacity.CapacityUnits) != 2 {
+		t.Fatalf("GetItem consistent capacity: %v", aws.ToFloat64(get.ConsumedCapacity.CapacityUnits))
+	}
+}

@@ -1,0 +1,172 @@
+package test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The texts below are Amazon DynamoDB's (us-east-1, newest recorded wording
+// in shared/dynamodb-captures).
+func TestValidationMessagesMatchDynamoDB(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	key := map[string]types.AttributeValue{"pk": S("a"), "sk": S("b")}
+	const ve = "ValidationException"
+
+	t.Run("table name missing", func(t *testing.T) {
+		// The SDK refuses to send this, so it goes over raw HTTP.
+		typ, msg := rawCall(t, shared, "PutItem", `{"Item":{"pk":{"S":"a"},"sk":{"S":"b"}}}`)
+		if typ != ve || msg != "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null" {
+			t.Fatalf("got %s: %q", typ, msg)
+		}
+	})
+	t.Run("table name empty", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(""), Item: key})
+		wantAPIError(t, err, ve, "1 validation error detected: Value at 'TableName' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	})
+	t.Run("table name too long", func(t *testing.T) {
+		long := strings.Repeat("a", 256)
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(long), Item: key})
+		wantAPIError(t, err, ve, "1 validation error detected: Value '"+long+"' at 'tableName' failed to satisfy constraint: Member must have length less than or equal to 255")
+	})
+	t.Run("table name bad chars", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("bad table!@#"), Item: key})
+		wantAPIError(t, err, ve, "1 validation error detected: Value 'bad table!@#' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+	})
+	t.Run("create table name too short", func(t *testing.T) {
+		_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
+			TableName:            aws.String("ab"),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3")
+	})
+	put := func(extra types.AttributeValue) error {
+		item := map[string]types.AttributeValue{"pk": S("a"), "sk": S("b"), "x": extra}
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
+		return err
+	}
+	t.Run("empty string set", func(t *testing.T) {
+		wantAPIError(t, put(&types.AttributeValueMemberSS{Value: []string{}}), ve,
+			"1 validation error detected: One or more parameter values were invalid: An string set  may not be empty")
+	})
+	t.Run("empty number set", func(t *testing.T) {
+		wantAPIError(t, put(&types.AttributeValueMemberNS{Value: []string{}}), ve,
+			"1 validation error detected: One or more parameter values were invalid: An number set  may not be empty")
+	})
+	t.Run("empty binary set", func(t *testing.T) {
+		wantAPIError(t, put(&types.AttributeValueMemberBS{Value: [][]byte{}}), ve,
+			"1 validation error detected: One or more parameter values were invalid: Binary sets should not be empty")
+	})
+	t.Run("duplicate string set", func(t *testing.T) {
+		wantAPIError(t, put(&types.AttributeValueMemberSS{Value: []string{"a", "a"}}), ve,
+			`1 validation error detected: One or more parameter values were invalid: Input collection ["a", "a"] contains duplicates.`)
+	})
+	t.Run("number set with empty string", func(t *testing.T) {
+		wantAPIError(t, put(&types.AttributeValueMemberNS{Value: []string{""}}), ve,
+			"1 validation error detected: The parameter cannot be converted to a numeric value: ")
+	})
+	t.Run("mixing expression and legacy", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{
+			TableName:           aws.String(table),
+			Item:                key,
+			ConditionExpression: aws.String("attribute_not_exists(pk)"),
+			Expected:            map[string]types.ExpectedAttributeValue{"pk": {Exists: aws.Bool(false)}},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}")
+	})
+	t.Run("values without expression", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{
+			TableName:                 aws.String(table),
+			Item:                      key,
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: ExpressionAttributeValues can only be specified when using expressions")
+	})
+	t.Run("redundant parentheses", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{
+			TableName:           aws.String(table),
+			Item:                key,
+			ConditionExpression: aws.String("((attribute_not_exists(pk)))"),
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Invalid ConditionExpression: The expression has redundant parentheses;")
+	})
+	update := func(in *dynamodb.UpdateItemInput) error {
+		in.TableName = aws.String(table)
+		in.Key = key
+		_, err := c.UpdateItem(bg, in)
+		return err
+	}
+	t.Run("update hash key", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{
+			UpdateExpression:          aws.String("SET pk = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, ve, "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key")
+	})
+	t.Run("update range key", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{
+			UpdateExpression:          aws.String("SET sk = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, ve, "One or more parameter values were invalid: Cannot update attribute sk. This attribute is part of the key")
+	})
+	t.Run("update syntax", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("INVALID SYNTAX")})
+		wantAPIError(t, err, ve, `1 validation error detected: Invalid UpdateExpression: Syntax error; token: "INVALID", near: "INVALID SYNTAX"`)
+	})
+	t.Run("unused name", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{
+			UpdateExpression:          aws.String("SET a = :v"),
+			ExpressionAttributeNames:  map[string]string{"#unused": "x"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#unused}")
+	})
+	t.Run("unused value", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{
+			UpdateExpression:          aws.String("SET a = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x"), ":unused": S("y")},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: keys: {:unused}")
+	})
+	t.Run("undefined value", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("SET a = :v")})
+		wantAPIError(t, err, ve, "1 validation error detected: Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :v")
+	})
+	t.Run("update mixing", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{
+			UpdateExpression:          aws.String("SET a = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+			AttributeUpdates:          map[string]types.AttributeValueUpdate{"b": {Action: types.AttributeActionPut, Value: S("y")}},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributeUpdates} Expression parameters: {UpdateExpression}")
+	})
+	t.Run("update empty", func(t *testing.T) {
+		err := update(&dynamodb.UpdateItemInput{UpdateExpression: aws.String("")})
+		wantAPIError(t, err, ve, "1 validation error detected: Invalid UpdateExpression: The expression can not be empty;")
+	})
+	t.Run("bad enums", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{
+			TableName:                   aws.String(table),
+			Item:                        key,
+			ReturnConsumedCapacity:      "INVALID",
+			ReturnValues:                "INVALID",
+			ReturnItemCollectionMetrics: "INVALID",
+		})
+		wantAPIError(t, err, ve, "3 validation errors detected: Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; Failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATE_NEW, NONE]; Value 'INVALID' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]")
+	})
+	t.Run("missing table", func(t *testing.T) {
+		_, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("no_such_table_xyz"), Key: key})
+		wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	})
+	t.Run("batch get empty", func(t *testing.T) {
+		_, err := c.BatchGetItem(bg, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{}})
+		wantAPIError(t, err, ve, "The requestItems parameter is required for BatchGetItem")
+	})
+}
