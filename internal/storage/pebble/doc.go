@@ -1,0 +1,17 @@
+// Package pebble is Kura's default, durable storage.Store, built on
+// CockroachDB's Pebble LSM engine (github.com/cockroachdb/pebble/v2).
+//
+// Snapshots are Pebble snapshots. A transaction reads from a Pebble snapshot
+// taken at Begin plus, for Get, its own buffered writes; at Commit the shared
+// occ oracle checks for conflicts and the writes go to Pebble in one batch,
+// fsync'd when CommitOptions.Sync is set. The batch commit happens outside
+// the oracle's mutex, so concurrent syncing commits share WAL fsyncs through
+// Pebble's commit pipeline. A commit acknowledged with Sync survives a crash
+// of the process or the machine.
+//
+// All methods of Store are safe for concurrent use. A Snapshot is safe for
+// concurrent reads; a Txn and an Iterator are not safe for concurrent use.
+// Store.Close waits for in-flight operations, closes any snapshots,
+// transactions and iterators still open (later calls on them return
+// storage.ErrClosed), flushes the memtable and closes Pebble.
+package pebble

@@ -1,0 +1,197 @@
+package pebble
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	cpebble "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/occ"
+)
+
+// Defaults sized for a small-footprint server.
+const (
+	// DefaultCacheSize is the block cache size used when Options.CacheSize
+	// is 0. The cache is filled lazily, so an idle server does not pay it.
+	DefaultCacheSize = 64 << 20
+	// DefaultMemTableSize is the memtable size used when
+	// Options.MemTableSize is 0. Pebble starts with a 256 KB memtable and
+	// doubles up to this size.
+	DefaultMemTableSize = 4 << 20
+)
+
+// Logger receives Pebble's log messages. Fatalf must not return.
+type Logger interface {
+	Infof(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// Options configure Open. The zero value is a durable on-disk store with
+// default sizes and silent logging. Whether a commit is fsync'd is chosen
+// per commit with storage.CommitOptions.Sync.
+type Options struct {
+	// InMemory keeps everything in memory (Pebble's in-memory filesystem);
+	// dir is then only a name. Nothing survives Close.
+	InMemory bool
+	// CacheSize is the block cache size in bytes; 0 means DefaultCacheSize.
+	CacheSize int64
+	// MemTableSize is the memtable size in bytes; 0 means
+	// DefaultMemTableSize.
+	MemTableSize uint64
+	// Logger receives Pebble's messages; nil discards them (fatal errors
+	// still panic).
+	Logger Logger
+}
+
+// quietLogger discards Pebble's messages; Fatalf panics, as Pebble expects
+// it not to return.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Errorf(string, ...any) {}
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("pebble: fatal: "+format, args...))
+}
+
+// Store is a Pebble-backed storage.Store. Create it with Open.
+type Store struct {
+	db       *cpebble.DB
+	oracle   *occ.Oracle
+	inMemory bool
+
+	// mu is held shared by every operation and exclusively by Close, so
+	// Close waits for in-flight reads and commits.
+	mu     sync.RWMutex
+	closed bool // guarded by mu
+
+	// regMu guards the registries of open snapshots and iterators, which
+	// Close force-closes.
+	regMu sync.Mutex
+	snaps map[*snap]struct{}
+	iters map[*iter]struct{}
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the store in directory dir.
+func Open(dir string, opts Options) (*Store, error) {
+	po := &cpebble.Options{
+		CacheSize:          opts.CacheSize,
+		MemTableSize:       opts.MemTableSize,
+		FormatMajorVersion: cpebble.FormatNewest,
+		MaxOpenFiles:       512,
+	}
+	if po.CacheSize <= 0 {
+		po.CacheSize = DefaultCacheSize
+	}
+	if po.MemTableSize == 0 {
+		po.MemTableSize = DefaultMemTableSize
+	}
+	// Bloom filters make point reads of absent keys (every PutItem of a
+	// new item) cheap. Lower levels inherit level 0's options.
+	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	if opts.Logger != nil {
+		po.Logger = opts.Logger
+	} else {
+		po.Logger = quietLogger{}
+	}
+	if opts.InMemory {
+		po.FS = vfs.NewMem()
+	}
+	db, err := cpebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
+	}
+	return &Store{
+		db:       db,
+		oracle:   occ.NewOracle(),
+		inMemory: opts.InMemory,
+		snaps:    make(map[*snap]struct{}),
+		iters:    make(map[*iter]struct{}),
+	}, nil
+}
+
+// NewSnapshot returns a consistent read-only view of the store.
+func (s *Store) NewSnapshot() (storage.Snapshot, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, storage.ErrClosed
+	}
+	return &snapshot{snap: s.newSnap()}, nil
+}
+
+// Begin starts a read-write transaction.
+func (s *Store) Begin() (storage.Txn, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, storage.ErrClosed
+	}
+	// The start timestamp must be chosen before the snapshot is taken; see
+	// package occ.
+	core := s.oracle.Begin()
+	return &txn{snap: s.newSnap(), core: core}, nil
+}
+
+// Close waits for in-flight operations, closes open snapshots, transactions
+// and iterators, flushes the memtable and closes Pebble. Later calls return
+// storage.ErrClosed; a second Close returns nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.regMu.Lock()
+	for it := range s.iters {
+		it.release()
+	}
+	for sn := range s.snaps {
+		sn.release()
+	}
+	s.iters, s.snaps = nil, nil
+	s.regMu.Unlock()
+	var err error
+	if !s.inMemory {
+		err = s.db.Flush()
+	}
+	return errors.Join(err, s.db.Close())
+}
+
+// newSnap takes and registers a Pebble snapshot. The caller holds mu shared.
+func (s *Store) newSnap() *snap {
+	sn := &snap{store: s, ps: s.db.NewSnapshot()}
+	s.regMu.Lock()
+	s.snaps[sn] = struct{}{}
+	s.regMu.Unlock()
+	return sn
+}
+
+// apply commits writes as one Pebble batch. The caller holds mu shared.
+func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	for k, w := range writes {
+		var err error
+		if w.Delete {
+			err = b.Delete([]byte(k), nil)
+		} else {
+			err = b.Set([]byte(k), w.Value, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	wo := cpebble.NoSync
+	if sync {
+		wo = cpebble.Sync
+	}
+	return b.Commit(wo)
+}
