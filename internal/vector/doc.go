@@ -1,0 +1,70 @@
+// Package vector is the vector index engine behind DynamoDB vector indexes
+// (CreateTable VectorIndexes, SearchVectors).
+//
+// An Index holds float32 vectors of one fixed dimension under engine-assigned
+// 64-bit IDs, together with small filterable attributes (the HASH partition
+// value and the INLINE_FILTER attributes of the index's SearchSchema). It
+// answers k-nearest-neighbour queries with an HNSW graph (Malkov & Yashunin,
+// "Efficient and robust approximate nearest neighbor search using Hierarchical
+// Navigable Small World graphs") and falls back to an exact scan when that is
+// cheaper or more accurate: for small indexes (Config.ExactMax) and for
+// selective filters (Config.FilterExactMax).
+//
+// # Scores
+//
+// Scores follow SearchVectors:
+//
+//   - COSINE: cosine distance 1 − cos(q, v), 0 (same direction) … 2 (opposite),
+//     ascending. Vectors are stored L2-normalised, so the search is a dot product.
+//     A zero vector has cosine similarity 0 with everything (distance 1).
+//   - EUCLIDEAN: the plain (not squared) Euclidean distance ‖q − v‖, ascending.
+//     The AWS API reference says the scores "represent the Euclidean distance
+//     between vectors" and the developer guide calls it the straight-line
+//     distance, so the square root is reported. Internally the graph ranks by
+//     squared distance (same order) and the final k scores are recomputed exactly.
+//   - DOT_PRODUCT: the inner product q·v, descending (higher is better).
+//
+// Results are always sorted best first.
+//
+// # Storage layout
+//
+// Vectors live in chunked slabs (1,024 vectors per chunk, contiguous within a
+// chunk) so growth never copies existing vectors. Layer-0 adjacency is a
+// fixed-size array of 2·M uint32 neighbours per node in the same chunking;
+// upper layers (about 1/M of the nodes) use one flat slab addressed by a
+// per-node offset. There are no per-node pointers. Dot products use gonum's
+// blas32 (SSE assembly), which reaches memory bandwidth on scans.
+//
+// # Filters
+//
+// A Filter restricts results to nodes whose partition value and INLINE_FILTER
+// attributes equal the given values. (name, value) pairs are interned and each
+// has a posting list. When the smallest posting list is short (or the filter is
+// selective enough that graph search would visit more nodes than the list
+// holds) the search is an exact scan of that list. Otherwise the filter is
+// applied during graph traversal: non-matching nodes are still expanded, but
+// only matching nodes enter the result set, and the search does not stop
+// before it holds ef matches, so a selective filter still returns k results.
+//
+// # Deletes
+//
+// Delete tombstones the node (its vector and links stay, so the graph remains
+// navigable) and immediately repairs the adjacency of the node's out-neighbours
+// with the neighbour-selection heuristic, which removes nearly all edges into
+// it. When tombstones exceed a quarter of the nodes, the index is compacted:
+// tombstoned nodes are dropped, nodes are renumbered, and lists that lost a
+// neighbour are refilled from their two-hop neighbourhood. Compact can also be
+// called explicitly.
+//
+// # Concurrency
+//
+// Any number of searches run concurrently. Writers are serialised; an insert
+// computes its neighbour lists under the read lock (searches continue) and
+// takes the write lock only to publish them.
+//
+// # Persistence
+//
+// WriteTo/ReadFrom (and Load) stream a compact little-endian snapshot of the
+// vectors, graph, IDs and attributes, protected by CRC-32C checksums. A corrupt
+// or truncated snapshot yields an error, never a panic.
+package vector
