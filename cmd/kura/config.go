@@ -1,0 +1,98 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is the server configuration. Every flag has a KURA_* environment
+// equivalent (e.g. --data-dir and KURA_DATA_DIR); a flag given on the
+// command line wins over the environment, which wins over the default.
+type config struct {
+	Listen      string
+	Port        int
+	DataDir     string
+	InMemory    bool
+	Sync        bool
+	Region      string
+	AccountID   string
+	LogLevel    slog.Level
+	CreateDelay time.Duration
+}
+
+// Addr is the listen address with --port applied.
+func (c *config) Addr() string {
+	if c.Port <= 0 {
+		return c.Listen
+	}
+	host, _, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		host = c.Listen
+	}
+	return net.JoinHostPort(host, strconv.Itoa(c.Port))
+}
+
+// envName maps a flag name to its environment variable: data-dir → KURA_DATA_DIR.
+func envName(flagName string) string {
+	return "KURA_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseConfig parses args (without the program name) with getenv supplying
+// the KURA_* environment.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	var logLevel string
+	fs := flag.NewFlagSet("kura", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8000", "address to listen on (host:port)")
+	fs.IntVar(&c.Port, "port", 0, "port to listen on; overrides the port of --listen")
+	fs.StringVar(&c.DataDir, "data-dir", "./kura-data", "directory of the durable (Pebble) store")
+	fs.BoolVar(&c.InMemory, "in-memory", false, "keep all data in memory (nothing survives a restart)")
+	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write")
+	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
+	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
+	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&c.CreateDelay, "create-delay", 0, "how long new tables and indexes stay CREATING")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: kura [flags]\n\nA DynamoDB-compatible server. Each flag can also be set with KURA_<FLAG>, e.g. KURA_DATA_DIR.")
+		fs.PrintDefaults()
+	}
+
+	// Environment first (becomes the new default), then the command line.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := getenv(envName(f.Name)); v != "" && envErr == nil {
+			if err := f.Value.Set(v); err != nil {
+				envErr = fmt.Errorf("invalid value %q for %s: %v", v, envName(f.Name), err)
+			}
+		}
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", logLevel)
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return nil, fmt.Errorf("invalid --port %d", c.Port)
+	}
+	if c.CreateDelay < 0 {
+		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)
+	}
+	if _, _, err := net.SplitHostPort(c.Addr()); err != nil {
+		return nil, fmt.Errorf("invalid --listen %q: %v", c.Listen, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,35 @@
+package api
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Backend executes DynamoDB operations once the api layer has decoded a
+// request and checked its member constraints. *engine.Engine implements it.
+// Errors should be *ddberr.Error; any other error is reported to the client
+// as InternalServerError.
+type Backend interface {
+	CreateTable(ctx context.Context, in *wire.CreateTableInput) (*wire.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *wire.DescribeTableInput) (*wire.DescribeTableOutput, error)
+	ListTables(ctx context.Context, in *wire.ListTablesInput) (*wire.ListTablesOutput, error)
+	DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*wire.DeleteTableOutput, error)
+	UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error)
+	TagResource(ctx context.Context, in *wire.TagResourceInput) (*wire.TagResourceOutput, error)
+	UntagResource(ctx context.Context, in *wire.UntagResourceInput) (*wire.UntagResourceOutput, error)
+	ListTagsOfResource(ctx context.Context, in *wire.ListTagsOfResourceInput) (*wire.ListTagsOfResourceOutput, error)
+	DescribeLimits(ctx context.Context, in *wire.DescribeLimitsInput) (*wire.DescribeLimitsOutput, error)
+	DescribeEndpoints(ctx context.Context, in *wire.DescribeEndpointsInput) (*wire.DescribeEndpointsOutput, error)
+	DescribeContinuousBackups(ctx context.Context, in *wire.DescribeContinuousBackupsInput) (*wire.DescribeContinuousBackupsOutput, error)
+	UpdateContinuousBackups(ctx context.Context, in *wire.UpdateContinuousBackupsInput) (*wire.UpdateContinuousBackupsOutput, error)
+	DescribeTimeToLive(ctx context.Context, in *wire.DescribeTimeToLiveInput) (*wire.DescribeTimeToLiveOutput, error)
+	PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutItemOutput, error)
+	GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetItemOutput, error)
+	UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wire.UpdateItemOutput, error)
+	DeleteItem(ctx context.Context, in *wire.DeleteItemInput) (*wire.DeleteItemOutput, error)
+	Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOutput, error)
+	Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput, error)
+	BatchGetItem(ctx context.Context, in *wire.BatchGetItemInput) (*wire.BatchGetItemOutput, error)
+	BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInput) (*wire.BatchWriteItemOutput, error)
+}

@@ -1,0 +1,12 @@
+// Package api is Kura's HTTP front end: it speaks DynamoDB's JSON 1.0
+// protocol. A request is routed by its X-Amz-Target header to one operation
+// handler (op_<name>.go), which decodes the body into the operation's wire
+// input, checks member constraints (the "N validation errors detected: ..."
+// layer DynamoDB runs before any semantic check), calls the Backend and
+// encodes the wire output.
+//
+// Every response carries x-amzn-RequestId and X-Amz-Crc32 (CRC32 IEEE of the
+// body bytes as sent, i.e. of the gzip stream when the response is gzipped,
+// which is what the AWS SDKs verify) and is gzipped when the client accepts
+// it. Errors are encoded from *ddberr.Error as {"__type": ..., "message": ...}.
+package api

@@ -1,0 +1,191 @@
+package api
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// The functions here echo structured values the way DynamoDB's validation
+// layer prints them (Java toString of its model classes), e.g.
+// "[KeySchemaElement(attributeName=pk, keyType=HASH)]". Maps are printed
+// with sorted keys; DynamoDB's own order is its hash-map order.
+
+func strOrNull(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+func echoKeySchema(ks []wire.KeySchemaElement) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("KeySchemaElement(attributeName=")
+		b.WriteString(strOrNull(k.AttributeName))
+		b.WriteString(", keyType=")
+		b.WriteString(orNull(k.KeyType))
+		b.WriteByte(')')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func echoWriteRequests(m map[string][]wire.WriteRequest) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, t := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t)
+		b.WriteString("=[")
+		for j, wr := range m[t] {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("WriteRequest(putRequest=")
+			if wr.PutRequest == nil {
+				b.WriteString("null")
+			} else {
+				b.WriteString("PutRequest(item=")
+				appendItemEcho(&b, wr.PutRequest.Item)
+				b.WriteString(", workloadProfileName=null)")
+			}
+			b.WriteString(", deleteRequest=")
+			if wr.DeleteRequest == nil {
+				b.WriteString("null")
+			} else {
+				b.WriteString("DeleteRequest(key=")
+				appendItemEcho(&b, wr.DeleteRequest.Key)
+				b.WriteByte(')')
+			}
+			b.WriteByte(')')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func echoKeysAndAttributes(m map[string]wire.KeysAndAttributes) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, t := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t)
+		b.WriteString("=KeysAndAttributes(keys=[")
+		for j, k := range m[t].Keys {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			appendItemEcho(&b, k)
+		}
+		b.WriteString("])")
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func appendItemEcho(b *strings.Builder, it attr.Item) {
+	if it == nil {
+		b.WriteString("null")
+		return
+	}
+	b.WriteByte('{')
+	for i, k := range sortedKeys(it) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		appendValueEcho(b, it[k])
+	}
+	b.WriteByte('}')
+}
+
+// appendValueEcho prints AttributeValue(s=..., n=..., ...) with every
+// member of DynamoDB's model class, null when unset.
+func appendValueEcho(b *strings.Builder, v attr.Value) {
+	field := func(name string, set bool, f func()) {
+		if name != "s" {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		if set {
+			f()
+		} else {
+			b.WriteString("null")
+		}
+	}
+	strList := func(ss []string) func() {
+		return func() { b.WriteString("[" + strings.Join(ss, ", ") + "]") }
+	}
+	b.WriteString("AttributeValue(")
+	field("s", v.T == attr.S, func() { b.WriteString(v.Str) })
+	field("n", v.T == attr.N, func() { b.WriteString(v.Str) })
+	field("b", v.T == attr.B, func() { appendBufEcho(b, v.Bin) })
+	for _, n := range []string{"iNT", "dECIMAL", "dOUBLE"} {
+		field(n, false, nil)
+	}
+	field("sS", v.T == attr.SS, strList(v.Strs))
+	field("nS", v.T == attr.NS, strList(v.Strs))
+	field("bS", v.T == attr.BS, func() {
+		b.WriteByte('[')
+		for i, x := range v.Bins {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			appendBufEcho(b, x)
+		}
+		b.WriteByte(']')
+	})
+	for _, n := range []string{"iNTSET", "dECIMALSET", "dOUBLESET"} {
+		field(n, false, nil)
+	}
+	field("m", v.T == attr.M, func() { appendItemEcho(b, attr.Item(v.Map)) })
+	field("l", v.T == attr.L, func() {
+		b.WriteByte('[')
+		for i, x := range v.List {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			appendValueEcho(b, x)
+		}
+		b.WriteByte(']')
+	})
+	field("nULL", v.T == attr.NULL, func() { b.WriteString("true") })
+	field("bOOL", v.T == attr.BOOL, func() { b.WriteString(strconv.FormatBool(v.Bool)) })
+	b.WriteByte(')')
+}
+
+func appendBufEcho(b *strings.Builder, p []byte) {
+	n := strconv.Itoa(len(p))
+	b.WriteString("java.nio.HeapByteBuffer[pos=0 lim=" + n + " cap=" + n + "]")
+}

@@ -1,0 +1,116 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/kura-db/kura/internal/wire"
+)
+
+var createTable = op(Backend.CreateTable, func(in *wire.CreateTableInput) error {
+	if err := emptyTableName(in.TableName); err != nil {
+		return err
+	}
+	var v validator
+	v.attributeDefinitions(in.AttributeDefinitions, true)
+	v.tableName(in.TableName, true)
+	v.keySchema("keySchema", in.KeySchema)
+	for i, x := range in.LocalSecondaryIndexes {
+		p := "localSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, 2)
+	}
+	for i, x := range in.GlobalSecondaryIndexes {
+		p := "globalSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, maxGSIKeySchema)
+		v.throughput(p+"provisionedThroughput", x.ProvisionedThroughput)
+	}
+	v.enum("billingMode", in.BillingMode, enumBillingMode)
+	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
+	v.streamSpec(in.StreamSpecification)
+	v.enum("tableClass", in.TableClass, enumTableClass)
+	return v.err()
+})
+
+// attributeDefinitions checks AttributeDefinitions members.
+func (v *validator) attributeDefinitions(defs []wire.AttributeDefinition, required bool) {
+	if required {
+		v.notNull("attributeDefinitions", defs == nil)
+	}
+	for i, d := range defs {
+		p := "attributeDefinitions." + strconv.Itoa(i+1) + ".member."
+		v.notNull(p+"attributeName", d.AttributeName == nil)
+		if d.AttributeName != nil {
+			v.minLen(p+"attributeName", quote(*d.AttributeName), len(*d.AttributeName), 1)
+			v.maxLen(p+"attributeName", quote(*d.AttributeName), len(*d.AttributeName), 255)
+		}
+		v.notNull(p+"attributeType", d.AttributeType == "")
+		v.enum(p+"attributeType", d.AttributeType, enumScalarAttributeType)
+	}
+}
+
+// maxGSIKeySchema is the most elements a GSI KeySchema may have:
+// multi-attribute keys allow four HASH and four RANGE attributes.
+const maxGSIKeySchema = 8
+
+// keySchema checks a required KeySchema: 1..2 elements, names, key types.
+func (v *validator) keySchema(member string, ks []wire.KeySchemaElement) {
+	v.keySchemaMax(member, ks, 2)
+}
+
+// keySchemaMax checks a required KeySchema of 1..maxLen elements.
+func (v *validator) keySchemaMax(member string, ks []wire.KeySchemaElement, maxLen int) {
+	v.notNull(member, ks == nil)
+	if ks == nil {
+		return
+	}
+	echo := quote(echoKeySchema(ks))
+	v.minLen(member, echo, len(ks), 1)
+	v.maxLen(member, echo, len(ks), maxLen)
+	for i, k := range ks {
+		p := member + "." + strconv.Itoa(i+1) + ".member."
+		v.notNull(p+"attributeName", k.AttributeName == nil)
+		if k.AttributeName != nil {
+			v.minLen(p+"attributeName", quote(*k.AttributeName), len(*k.AttributeName), 1)
+			v.maxLen(p+"attributeName", quote(*k.AttributeName), len(*k.AttributeName), 255)
+		}
+		v.notNull(p+"keyType", k.KeyType == "")
+		v.enum(p+"keyType", k.KeyType, enumKeyType)
+	}
+}
+
+// indexDef checks the members common to LSI, GSI and GSI-create actions.
+func (v *validator) indexDef(p string, name *string, ks []wire.KeySchemaElement, proj *wire.Projection, maxKeys int) {
+	v.notNull(p+"indexName", name == nil)
+	v.indexName(p+"indexName", name)
+	v.keySchemaMax(p+"keySchema", ks, maxKeys)
+	v.notNull(p+"projection", proj == nil)
+	if proj != nil {
+		v.enum(p+"projection.projectionType", proj.ProjectionType, enumProjectionType)
+		if proj.NonKeyAttributes != nil {
+			v.minLen(p+"projection.nonKeyAttributes", "'[]'", len(proj.NonKeyAttributes), 1)
+			v.maxLen(p+"projection.nonKeyAttributes", "'[...]'", len(proj.NonKeyAttributes), 20)
+		}
+	}
+}
+
+// throughput checks a ProvisionedThroughput: both units required, >= 1.
+func (v *validator) throughput(member string, pt *wire.ProvisionedThroughput) {
+	if pt == nil {
+		return
+	}
+	v.notNull(member+".writeCapacityUnits", pt.WriteCapacityUnits == nil)
+	if pt.WriteCapacityUnits != nil {
+		v.int64Range(member+".writeCapacityUnits", *pt.WriteCapacityUnits, 1, 1<<63-1)
+	}
+	v.notNull(member+".readCapacityUnits", pt.ReadCapacityUnits == nil)
+	if pt.ReadCapacityUnits != nil {
+		v.int64Range(member+".readCapacityUnits", *pt.ReadCapacityUnits, 1, 1<<63-1)
+	}
+}
+
+func (v *validator) streamSpec(s *wire.StreamSpecification) {
+	if s == nil {
+		return
+	}
+	v.notNull("streamSpecification.streamEnabled", s.StreamEnabled == nil)
+	v.enum("streamSpecification.streamViewType", s.StreamViewType, enumStreamViewType)
+}

@@ -1,0 +1,15 @@
+package api
+
+import "github.com/kura-db/kura/internal/wire"
+
+var deleteItem = op(Backend.DeleteItem, func(in *wire.DeleteItemInput) error {
+	if err := emptyTableName(in.TableName); err != nil {
+		return err
+	}
+	var v validator
+	v.writeEnums(in.ConditionalOperator, in.ReturnConsumedCapacity, in.ReturnValues,
+		in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	v.tableName(in.TableName, true)
+	v.notNull("key", in.Key == nil)
+	return v.err()
+})

@@ -1,0 +1,25 @@
+package api
+
+import "github.com/kura-db/kura/internal/wire"
+
+var putItem = op(Backend.PutItem, func(in *wire.PutItemInput) error {
+	if err := emptyTableName(in.TableName); err != nil {
+		return err
+	}
+	var v validator
+	v.writeEnums(in.ConditionalOperator, in.ReturnConsumedCapacity, in.ReturnValues,
+		in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	v.tableName(in.TableName, true)
+	v.notNull("item", in.Item == nil)
+	return v.err()
+})
+
+// writeEnums checks the enum members shared by the single-item writes, in
+// the order DynamoDB reports them (ReturnValues in its bare form).
+func (v *validator) writeEnums(condOp, rcc, rv, ricm, rvccf string) {
+	v.enum("conditionalOperator", condOp, enumConditionalOperator)
+	v.enum("returnConsumedCapacity", rcc, enumReturnConsumedCapacity)
+	v.returnValues(rv)
+	v.enum("returnItemCollectionMetrics", ricm, enumReturnItemCollection)
+	v.enum("returnValuesOnConditionCheckFailure", rvccf, enumReturnValuesOnCCF)
+}

@@ -1,0 +1,30 @@
+package api
+
+import "github.com/kura-db/kura/internal/wire"
+
+var query = op(Backend.Query, func(in *wire.QueryInput) error {
+	if err := emptyTableName(in.TableName); err != nil {
+		return err
+	}
+	var v validator
+	v.readEnums(in.Select, in.ConditionalOperator, in.ReturnConsumedCapacity)
+	v.attributesToGet("attributesToGet", in.AttributesToGet)
+	v.tableName(in.TableName, true)
+	v.indexName("indexName", in.IndexName)
+	v.intRange("limit", in.Limit, 1, 1<<31-1)
+	return v.err()
+})
+
+// readEnums checks the enum members shared by Query and Scan.
+func (v *validator) readEnums(sel, condOp, rcc string) {
+	v.enum("select", sel, enumSelect)
+	v.enum("conditionalOperator", condOp, enumConditionalOperator)
+	v.enum("returnConsumedCapacity", rcc, enumReturnConsumedCapacity)
+}
+
+// indexName checks an optional IndexName (pattern, length 3..255).
+func (v *validator) indexName(member string, p *string) {
+	if p != nil {
+		v.name(member, *p)
+	}
+}

@@ -1,0 +1,18 @@
+package api
+
+import "github.com/kura-db/kura/internal/wire"
+
+var scan = op(Backend.Scan, func(in *wire.ScanInput) error {
+	if err := emptyTableName(in.TableName); err != nil {
+		return err
+	}
+	var v validator
+	v.readEnums(in.Select, in.ConditionalOperator, in.ReturnConsumedCapacity)
+	v.attributesToGet("attributesToGet", in.AttributesToGet)
+	v.tableName(in.TableName, true)
+	v.indexName("indexName", in.IndexName)
+	v.intRange("limit", in.Limit, 1, 1<<31-1)
+	v.intRange("segment", in.Segment, 0, 999999)
+	v.intRange("totalSegments", in.TotalSegments, 1, 1000000)
+	return v.err()
+})

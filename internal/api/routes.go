@@ -1,0 +1,59 @@
+package api
+
+import (
+	"context"
+)
+
+// routes maps an operation name (the part of X-Amz-Target after
+// "DynamoDB_20120810.") to its handler.
+var routes = map[string]handler{
+	"CreateTable":               createTable,
+	"DescribeTable":             describeTable,
+	"ListTables":                listTables,
+	"DeleteTable":               deleteTable,
+	"UpdateTable":               updateTable,
+	"TagResource":               tagResource,
+	"UntagResource":             untagResource,
+	"ListTagsOfResource":        listTagsOfResource,
+	"DescribeLimits":            describeLimits,
+	"DescribeEndpoints":         describeEndpoints,
+	"DescribeContinuousBackups": describeContinuousBackups,
+	"UpdateContinuousBackups":   updateContinuousBackups,
+	"DescribeTimeToLive":        describeTimeToLive,
+	"PutItem":                   putItem,
+	"GetItem":                   getItem,
+	"UpdateItem":                updateItem,
+	"DeleteItem":                deleteItem,
+	"Query":                     query,
+	"Scan":                      scan,
+	"BatchGetItem":              batchGetItem,
+	"BatchWriteItem":            batchWriteItem,
+}
+
+// Operations lists the operations this server routes.
+func Operations() []string { return sortedKeys(routes) }
+
+// op builds a handler from a Backend method expression and a member
+// constraint check (nil when the operation has none): decode the body into
+// a fresh I, validate, call, and hand back the output for encoding.
+func op[I, O any](call func(Backend, context.Context, *I) (*O, error), validate func(*I) error) handler {
+	return func(ctx context.Context, b Backend, body []byte) (any, error) {
+		in := new(I)
+		if err := decode(body, in); err != nil {
+			return nil, err
+		}
+		if validate != nil {
+			if err := validate(in); err != nil {
+				return nil, err
+			}
+		}
+		out, err := call(b, ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			return nil, nil
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,163 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/kura-db/kura/internal/ddberr"
+)
+
+// DefaultMaxRequestBytes is DynamoDB's HTTP request size limit (16 MB).
+const DefaultMaxRequestBytes = 16 << 20
+
+// targetPrefix is the X-Amz-Target service prefix of DynamoDB 2012-08-10.
+const targetPrefix = "DynamoDB_20120810."
+
+// HealthText is the body of GET / (DynamoDB answers "healthy: <endpoint>").
+const HealthText = "healthy: kura"
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Logger receives internal errors and recovered panics; nil discards.
+	Logger *slog.Logger
+	// MaxRequestBytes bounds a request body; 0 means DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+}
+
+// Server is the DynamoDB JSON 1.0 http.Handler.
+type Server struct {
+	backend Backend
+	log     *slog.Logger
+	maxBody int64
+}
+
+// NewServer returns a Server that answers with b.
+func NewServer(b Backend, opts Options) *Server {
+	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxRequestBytes
+	}
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodGet, http.MethodHead:
+		h := w.Header()
+		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["X-Amzn-Requestid"] = []string{newRequestID()}
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			io.WriteString(w, HealthText)
+		}
+		return
+	default:
+		s.writeError(w, r, ddberr.UnknownOperation(), http.StatusNotFound)
+		return
+	}
+	if !acceptedContentType(r.Header.Get("Content-Type")) {
+		s.writeError(w, r, ddberr.UnknownOperation(), http.StatusNotFound)
+		return
+	}
+
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := s.readBody(r, buf); err != nil {
+		s.writeError(w, r, err, 0)
+		return
+	}
+	body := buf.Bytes()
+
+	target := r.Header.Get("X-Amz-Target")
+	var h handler
+	if strings.HasPrefix(target, targetPrefix) {
+		h = routes[target[len(targetPrefix):]]
+	}
+	if h == nil {
+		// DynamoDB parses the body before it routes.
+		if len(body) > 0 && !jsonValid(body) {
+			s.writeError(w, r, ddberr.Serialization(""), 0)
+			return
+		}
+		s.writeError(w, r, ddberr.UnknownOperation(), 0)
+		return
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		s.writeError(w, r, ddberr.Serialization(""), 0)
+		return
+	}
+	s.dispatch(w, r, h, body)
+}
+
+// dispatch runs one operation, turning a panic into InternalServerError.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, h handler, body []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("panic in handler", "target", r.Header.Get("X-Amz-Target"),
+				"panic", p, "stack", string(debug.Stack()))
+			s.writeError(w, r, ddberr.Internal("Internal server error"), 0)
+		}
+	}()
+	out, err := h(r.Context(), s.backend, body)
+	if err != nil {
+		s.writeError(w, r, err, 0)
+		return
+	}
+	ob := getBuf()
+	defer putBuf(ob)
+	if err := encodeJSON(ob, out); err != nil {
+		s.log.Error("encoding response", "target", r.Header.Get("X-Amz-Target"), "err", err)
+		s.writeError(w, r, ddberr.Internal("Internal server error"), 0)
+		return
+	}
+	s.send(w, r, http.StatusOK, ob.Bytes())
+}
+
+// readBody reads the request body into buf, refusing more than maxBody
+// bytes without buffering them.
+func (s *Server) readBody(r *http.Request, buf *bytes.Buffer) error {
+	if r.ContentLength > s.maxBody {
+		return ddberr.RequestTooLarge()
+	}
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, s.maxBody+1))
+	if n > s.maxBody {
+		return ddberr.RequestTooLarge()
+	}
+	if err != nil {
+		return ddberr.Serialization("")
+	}
+	return nil
+}
+
+func acceptedContentType(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	switch strings.ToLower(strings.TrimSpace(ct)) {
+	case "application/x-amz-json-1.0", "application/x-amz-json-1.1", "application/json":
+		return true
+	}
+	return false
+}
+
+// handler decodes, validates and runs one operation.
+type handler func(ctx context.Context, b Backend, body []byte) (any, error)

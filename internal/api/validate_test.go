@@ -1,0 +1,99 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kura-db/kura/internal/attr"
+)
+
+// Texts are Amazon DynamoDB's (us-east-1, newest wording; see
+// shared/dynamodb-captures). The probe id is in each case name.
+func TestValidationTexts(t *testing.T) {
+	long := strings.Repeat("a", 256)
+	rvBare := "Failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATE_NEW, NONE]"
+	emptyTable := "1 validation error detected: Value at 'TableName' failed to satisfy constraint: Member must have length greater than or equal to 1"
+	cases := []struct{ name, op, body, want string }{
+		{"s_put_table_null", "PutItem", `{"Item":{}}`,
+			"1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null"},
+		{"s_put_table_empty", "PutItem", `{"TableName":"","Item":{}}`, emptyTable},
+		{"s_put_table_long", "PutItem", `{"TableName":"` + long + `","Item":{}}`,
+			"1 validation error detected: Value '" + long + "' at 'tableName' failed to satisfy constraint: Member must have length less than or equal to 255"},
+		{"s_put_table_badchars", "PutItem", `{"TableName":"bad table!@#","Item":{}}`,
+			"1 validation error detected: Value 'bad table!@#' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+		{"s_ct_table_short", "CreateTable", `{"TableName":"ab","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`,
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"c_ct_3keys", "CreateTable", `{"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"},{"AttributeName":"extra","KeyType":"RANGE"}]}`,
+			"1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), KeySchemaElement(attributeName=extra, keyType=RANGE)]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2"},
+		{"o_put_empty_table_empty_item", "PutItem", `{"TableName":"","Item":{}}`, emptyTable},
+		{"o_put_empty_table_bad_rv", "PutItem", `{"TableName":"","Item":{},"ReturnValues":"INVALID"}`, emptyTable},
+		{"o_put_three_bad_enums", "PutItem", `{"TableName":"tbl","Item":{},"ReturnValues":"INVALID","ReturnConsumedCapacity":"INVALID","ReturnItemCollectionMetrics":"INVALID"}`,
+			"3 validation errors detected: Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " + rvBare + "; Value 'INVALID' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]"},
+		{"o_del_empty_table", "DeleteItem", `{"TableName":"","Key":{}}`, emptyTable},
+		{"o_del_two_bad_enums", "DeleteItem", `{"TableName":"tbl","Key":{},"ReturnValues":"INVALID","ReturnConsumedCapacity":"INVALID"}`,
+			"2 validation errors detected: Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " + rvBare},
+		{"o_upd_empty_table", "UpdateItem", `{"TableName":"","Key":{}}`, emptyTable},
+		{"o_upd_two_bad_enums", "UpdateItem", `{"TableName":"tbl","Key":{},"ReturnValues":"INVALID","ReturnConsumedCapacity":"INVALID"}`,
+			"1 validation error detected: " + rvBare},
+		{"o_bg_empty_requestitems", "BatchGetItem", `{"RequestItems":{}}`,
+			"The requestItems parameter is required for BatchGetItem"},
+		{"c_bw_over25", "BatchWriteItem", batchWrite("tbl", 26),
+			"1 validation error detected: Value '{tbl=[" + writeEchoes(26) + "]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]"},
+
+		// Constraints from the API reference, in Kura's order.
+		{"get_key_null", "GetItem", `{"TableName":"tbl"}`,
+			"1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null"},
+		{"get_null_both", "GetItem", `{"ReturnConsumedCapacity":"X"}`,
+			"3 validation errors detected: Value 'X' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; Value null at 'tableName' failed to satisfy constraint: Member must not be null; Value null at 'key' failed to satisfy constraint: Member must not be null"},
+		{"list_limit", "ListTables", `{"Limit":101,"ExclusiveStartTableName":"a;"}`,
+			"3 validation errors detected: Value 'a;' at 'exclusiveStartTableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a;' at 'exclusiveStartTableName' failed to satisfy constraint: Member must have length greater than or equal to 3; Value '101' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100"},
+		{"query_limit_select", "Query", `{"TableName":"tbl","Limit":0,"Select":"SOME","IndexName":"ix"}`,
+			"3 validation errors detected: Value 'SOME' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]; Value 'ix' at 'indexName' failed to satisfy constraint: Member must have length greater than or equal to 3; Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"},
+		{"scan_segments", "Scan", `{"TableName":"tbl","Segment":-1,"TotalSegments":1000001}`,
+			"2 validation errors detected: Value '-1' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0; Value '1000001' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000"},
+		{"ct_enums", "CreateTable", `{"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"X"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASHY"}],"BillingMode":"FREE"}`,
+			"3 validation errors detected: Value 'X' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [S, N, B]; Value 'HASHY' at 'keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]; Value 'FREE' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"},
+		{"ct_nulls", "CreateTable", `{"TableName":"tbl"}`,
+			"2 validation errors detected: Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null; Value null at 'keySchema' failed to satisfy constraint: Member must not be null"},
+		{"bw_null", "BatchWriteItem", `{}`,
+			"1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null"},
+		{"ucb_null", "UpdateContinuousBackups", `{"TableName":"tbl"}`,
+			"1 validation error detected: Value null at 'pointInTimeRecoverySpecification' failed to satisfy constraint: Member must not be null"},
+		{"tag_null", "TagResource", `{}`,
+			"2 validation errors detected: Value null at 'resourceArn' failed to satisfy constraint: Member must not be null; Value null at 'tags' failed to satisfy constraint: Member must not be null"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, ok := any(new(attr.Value)).(json.Unmarshaler); !ok && strings.Contains(c.body, `"S"`) {
+				t.Skip("attr.Value has no JSON decoder yet")
+			}
+			h := routes[c.op]
+			_, err := h(t.Context(), nil, []byte(c.body))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := err.Error(); got != "ValidationException: "+c.want {
+				t.Fatalf("\n got %s\nwant ValidationException: %s", got, c.want)
+			}
+		})
+	}
+}
+
+func batchWrite(table string, n int) string {
+	reqs := make([]any, n)
+	for i := range reqs {
+		reqs[i] = map[string]any{"PutRequest": map[string]any{"Item": map[string]any{"pk": map[string]string{"S": fmt.Sprintf("bw-%d", i)}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"RequestItems": map[string]any{table: reqs}})
+	return string(b)
+}
+
+func writeEchoes(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("WriteRequest(putRequest=PutRequest(item={pk=AttributeValue(s=bw-%d, n=null, b=null, iNT=null, dECIMAL=null, dOUBLE=null, sS=null, nS=null, bS=null, iNTSET=null, dECIMALSET=null, dOUBLESET=null, m=null, l=null, nULL=null, bOOL=null)}, workloadProfileName=null), deleteRequest=null)", i)
+	}
+	return strings.Join(parts, ", ")
+}
