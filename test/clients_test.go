@@ -1,0 +1,103 @@
+package test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBoto3 runs the seed workload flows written for Python's boto3
+// (test/clients/python) against a real Kura. boto3 is part of Kura's
+// machine image; the test is skipped where python3 or boto3 is missing.
+func TestBoto3(t *testing.T) {
+	if exec.Command("python3", "-c", "import boto3").Run() != nil {
+		t.Skip("python3 with boto3 not available")
+	}
+	k := startKura(t, "--in-memory")
+	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_boto3")
+	cmd.Dir = "clients/python"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("boto3 flows failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// awsCLI runs `aws dynamodb ...` against endpoint and returns its stdout.
+func awsCLI(t *testing.T, endpoint string, args ...string) string {
+	t.Helper()
+	full := append([]string{"dynamodb", "--endpoint-url", endpoint, "--region", "us-east-1", "--output", "json"}, args...)
+	cmd := exec.Command("aws", full...)
+	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_PAGER=")
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("aws %v: %v\n%s%s", args, err, out, stderr)
+	}
+	return string(out)
+}
+
+// TestAWSCLI drives Kura with the AWS CLI the way the seed applications'
+// authors did (create-table with a GSI and a stream, put-item, query,
+// get-item with --projection-expression, describe-table) and compares the
+// output with what DynamoDB prints.
+func TestAWSCLI(t *testing.T) {
+	if _, err := exec.LookPath("aws"); err != nil {
+		t.Skip("aws CLI not available")
+	}
+	k := startKura(t, "--in-memory")
+	out := awsCLI(t, k.endpoint, "create-table", "--table-name", "ChatMessages",
+		"--attribute-definitions", "AttributeName=conversation_id,AttributeType=S",
+		"AttributeName=timestamp,AttributeType=S", "AttributeName=gsi_pk_user,AttributeType=S",
+		"--key-schema", "AttributeName=conversation_id,KeyType=HASH", "AttributeName=timestamp,KeyType=RANGE",
+		"--billing-mode", "PAY_PER_REQUEST",
+		"--global-secondary-indexes", `[{"IndexName":"UserConversationsIndex","KeySchema":[{"AttributeName":"gsi_pk_user","KeyType":"HASH"},{"AttributeName":"timestamp","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["conversation_id","message_content"]}}]`,
+		"--stream-specification", "StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES")
+	for _, want := range []string{`"TableName": "ChatMessages"`, `"IndexName": "UserConversationsIndex"`, `"StreamViewType": "NEW_AND_OLD_IMAGES"`, `"TableArn": "arn:aws:dynamodb:us-east-1:000000000000:table/ChatMessages"`} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("create-table output lacks %s:\n%s", want, out)
+		}
+	}
+	awsCLI(t, k.endpoint, "put-item", "--table-name", "ChatMessages", "--item",
+		`{"conversation_id":{"S":"c1"},"timestamp":{"S":"2025-11-05T10:00:00Z"},"gsi_pk_user":{"S":"U456"},"message_content":{"S":"こんにちは"},"metadata":{"M":{"rag_sources":{"L":[{"S":"doc-1"}]}}}}`)
+	out = awsCLI(t, k.endpoint, "query", "--table-name", "ChatMessages",
+		"--key-condition-expression", "conversation_id = :c",
+		"--expression-attribute-values", `{":c":{"S":"c1"}}`)
+	if !strings.Contains(out, `"Count": 1`) || !strings.Contains(out, `"ScannedCount": 1`) || !strings.Contains(out, "こんにちは") {
+		t.Fatalf("query output:\n%s", out)
+	}
+	out = awsCLI(t, k.endpoint, "get-item", "--table-name", "ChatMessages",
+		"--key", `{"conversation_id":{"S":"c1"},"timestamp":{"S":"2025-11-05T10:00:00Z"}}`,
+		"--projection-expression", "message_content", "--query", "Item.message_content.S", "--output", "text")
+	if strings.TrimSpace(out) != "こんにちは" {
+		t.Fatalf("get-item --query text: %q", out)
+	}
+	out = awsCLI(t, k.endpoint, "describe-table", "--table-name", "ChatMessages", "--query", "Table.[TableStatus,ItemCount]", "--output", "text")
+	if strings.Fields(out)[0] != "ACTIVE" {
+		t.Fatalf("describe-table: %q", out)
+	}
+}
+
+// TestJavaScriptSDK runs the seed workload flows written for the AWS SDK for
+// JavaScript v3 (test/clients/js, versions pinned in its lock file) against a
+// real Kura. .ci/run installs the packages with `npm ci`; the test is
+// skipped where node or the packages are missing.
+func TestJavaScriptSDK(t *testing.T) {
+	if _, err := os.Stat("clients/js/node_modules/@aws-sdk/client-dynamodb"); err != nil {
+		t.Skip("JavaScript SDK not installed (run npm ci in test/clients/js)")
+	}
+	k := startKura(t, "--in-memory")
+	cmd := exec.Command("node", "--test")
+	cmd.Dir = "clients/js"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("JavaScript SDK flows failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
