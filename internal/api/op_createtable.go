@@ -27,6 +27,10 @@ var createTable = op(Backend.CreateTable, func(in *wire.CreateTableInput) error 
 	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
 	v.streamSpec(in.StreamSpecification)
 	v.enum("tableClass", in.TableClass, enumTableClass)
+	for i, x := range in.VectorIndexes {
+		p := "vectorIndexes." + strconv.Itoa(i+1) + ".member."
+		v.vectorIndexDef(p, x.IndexName, x.VectorAttribute, x.Dimensions, x.DistanceFunction, x.Projection, x.SearchSchema)
+	}
 	return v.err()
 })
 

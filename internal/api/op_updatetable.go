@@ -33,5 +33,15 @@ var updateTable = op(Backend.UpdateTable, func(in *wire.UpdateTableInput) error 
 	}
 	v.streamSpec(in.StreamSpecification)
 	v.enum("tableClass", in.TableClass, enumTableClass)
+	for i, u := range in.VectorIndexUpdates {
+		p := "vectorIndexUpdates." + strconv.Itoa(i+1) + ".member."
+		if c := u.Create; c != nil {
+			v.vectorIndexDef(p+"create.", c.IndexName, c.VectorAttribute, c.Dimensions, c.DistanceFunction, c.Projection, c.SearchSchema)
+		}
+		if x := u.Delete; x != nil {
+			v.notNull(p+"delete.indexName", x.IndexName == nil)
+			v.indexName(p+"delete.indexName", x.IndexName)
+		}
+	}
 	return v.err()
 })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -33,24 +34,91 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 	if err != nil {
 		return nil, err
 	}
+	results, err := e.commitBatchWrites(ctx, writes)
+	if err != nil {
+		return nil, err
+	}
 	var tally capacityTally
-	for _, w := range writes {
-		item := w.item
-		res, err := e.writeItem(ctx, itemWrite{
-			table:  w.t,
-			key:    w.key,
-			tooBig: msgItemSize,
-			apply:  func(attr.Item) (attr.Item, error) { return item, nil },
-		})
-		if err != nil {
-			return nil, err
-		}
-		tally.add(w.t.Name, res.units())
+	for i, w := range writes {
+		tally.addIndexes(w.t.Name, w.t.writeUnitsOf(results[i]))
 	}
 	return &wire.BatchWriteItemOutput{
 		UnprocessedItems: map[string][]wire.WriteRequest{},
 		ConsumedCapacity: tally.list(in.ReturnConsumedCapacity),
 	}, nil
+}
+
+// commitBatchWrites applies the batch's writes. Normally they share one
+// storage transaction and so one commit (one fsync with --sync) under the
+// stripe locks of all their items, taken in global order as transactions
+// take them; each request still goes through stageWrite like a single
+// PutItem or DeleteItem. When an in-flight transaction holds one of the
+// items, every request goes through writeItem on its own instead, so the
+// requests before it are applied and it fails with TransactionConflict.
+func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]writeResult, error) {
+	iws := make([]itemWrite, len(writes))
+	keys := make([][]byte, len(writes))
+	for i, w := range writes {
+		item := w.item
+		iws[i] = itemWrite{
+			table:  w.t,
+			key:    w.key,
+			tooBig: msgItemSize,
+			apply:  func(attr.Item) (attr.Item, error) { return item, nil },
+		}
+		keys[i] = w.t.storageKey(w.key)
+	}
+	results := make([]writeResult, len(writes))
+	if _, held := e.txHeldAny(keys); held {
+		for i, iw := range iws {
+			res, err := e.writeItem(ctx, iw)
+			if err != nil {
+				return nil, err
+			}
+			results[i] = res
+		}
+		return results, nil
+	}
+	unlock := e.lockStripes(keys)
+	defer unlock()
+	changed := make([]bool, len(writes))
+	for attempt := 0; ; attempt++ {
+		err := e.tryBatchWrites(iws, keys, results, changed)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, storage.ErrConflict) {
+			return nil, err
+		}
+		if attempt == maxConflictRetries {
+			return nil, ddberr.Internal("Internal server error")
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for i, iw := range iws {
+		if changed[i] {
+			e.writeStats(iw.table, results[i])
+		}
+	}
+	return results, nil
+}
+
+// tryBatchWrites is one attempt of commitBatchWrites: stage every write in
+// one storage transaction and commit it.
+func (e *Engine) tryBatchWrites(iws []itemWrite, keys [][]byte, results []writeResult, changed []bool) error {
+	txn, err := e.store.Begin()
+	if err != nil {
+		return err
+	}
+	defer txn.Rollback()
+	for i, iw := range iws {
+		if results[i], changed[i], err = e.stageWrite(txn, iw, keys[i]); err != nil {
+			return err
+		}
+	}
+	return txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync})
 }
 
 // prepareBatchWrite is BatchWriteItem's request phase: each request is
@@ -90,6 +158,9 @@ func (e *Engine) resolveBatchWrites(items map[string][]wire.WriteRequest) ([]bat
 			if r.PutRequest != nil {
 				w.item = r.PutRequest.Item
 				w.key, err = t.validateItemKey(w.item)
+				if err == nil {
+					err = t.checkIndexKeys(w.item, false)
+				}
 			} else {
 				w.key, err = t.validateKey(r.DeleteRequest.Key)
 			}

@@ -57,6 +57,24 @@ func consumedCapacity(mode, table string, units float64) *wire.ConsumedCapacity 
 type capacityTally struct {
 	order []string
 	units map[string]float64
+	index map[string]*indexUnits // index shares per table (writes)
+}
+
+// addIndexes charges a table and its indexes.
+func (c *capacityTally) addIndexes(table string, u indexUnits) {
+	c.add(table, u.table)
+	if u.gsi == nil && u.lsi == nil {
+		return
+	}
+	if c.index == nil {
+		c.index = map[string]*indexUnits{}
+	}
+	x := c.index[table]
+	if x == nil {
+		x = &indexUnits{}
+		c.index[table] = x
+	}
+	x.add(indexUnits{gsi: u.gsi, lsi: u.lsi})
 }
 
 // add charges units to table.
@@ -78,7 +96,11 @@ func (c *capacityTally) list(mode string) []wire.ConsumedCapacity {
 	}
 	out := make([]wire.ConsumedCapacity, 0, len(c.order))
 	for _, name := range c.order {
-		out = append(out, *consumedCapacity(mode, name, c.units[name]))
+		u := indexUnits{table: c.units[name]}
+		if x := c.index[name]; x != nil {
+			u.gsi, u.lsi = x.gsi, x.lsi
+		}
+		out = append(out, *consumedWithIndexes(mode, name, u))
 	}
 	return out
 }

@@ -34,8 +34,9 @@ func (e *Engine) DeleteItem(ctx context.Context, in *wire.DeleteItemInput) (*wir
 		return nil, err
 	}
 	return &wire.DeleteItemOutput{
-		Attributes:       oldOnlyAttributes(in.ReturnValues, res.Old),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, res.units()),
+		Attributes:            oldOnlyAttributes(in.ReturnValues, res.Old),
+		ConsumedCapacity:      consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, t.writeUnitsOf(res)),
+		ItemCollectionMetrics: e.collectionMetrics(in.ReturnItemCollectionMetrics, t, in.Key),
 	}, nil
 }
 

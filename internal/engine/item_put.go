@@ -22,6 +22,9 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 	if err != nil {
 		return nil, err
 	}
+	if err := t.checkIndexKeys(in.Item, false); err != nil {
+		return nil, err
+	}
 	item := in.Item
 	res, err := e.writeItem(ctx, itemWrite{
 		table:  t,
@@ -38,8 +41,9 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 		return nil, err
 	}
 	return &wire.PutItemOutput{
-		Attributes:       oldOnlyAttributes(in.ReturnValues, res.Old),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, res.units()),
+		Attributes:            oldOnlyAttributes(in.ReturnValues, res.Old),
+		ConsumedCapacity:      consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, t.writeUnitsOf(res)),
+		ItemCollectionMetrics: e.collectionMetrics(in.ReturnItemCollectionMetrics, t, in.Item),
 	}, nil
 }
 

@@ -39,6 +39,9 @@ func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wir
 			var next attr.Item
 			var err error
 			next, touched, err = applyUpdate(x.update, old, t.keyItem(in.Key))
+			if err == nil {
+				err = t.checkIndexKeys(next, true)
+			}
 			return next, err
 		},
 	})
@@ -46,8 +49,9 @@ func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wir
 		return nil, err
 	}
 	return &wire.UpdateItemOutput{
-		Attributes:       updateAttributes(in.ReturnValues, res.Old, res.New, touched),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, res.units()),
+		Attributes:            updateAttributes(in.ReturnValues, res.Old, res.New, touched),
+		ConsumedCapacity:      consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, t.writeUnitsOf(res)),
+		ItemCollectionMetrics: e.collectionMetrics(in.ReturnItemCollectionMetrics, t, in.Key),
 	}, nil
 }
 

@@ -31,8 +31,8 @@ func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOut
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIndexRead(t, in.IndexName); err != nil {
-		return nil, err
+	if in.IndexName != nil {
+		return e.queryIndex(in, x, t)
 	}
 	kc, err := t.analyzeKeyCondition(x.key)
 	if err != nil {
@@ -148,18 +148,6 @@ func projectionParam(projection *string, attributesToGet []string) string {
 		return "AttributesToGet"
 	}
 	return ""
-}
-
-// checkIndexRead handles IndexName: an unknown index is DynamoDB's
-// ValidationException; reads of an existing index are not served yet.
-func checkIndexRead(t *Table, name *string) error {
-	if name == nil {
-		return nil
-	}
-	if _, ok := t.Index(*name); !ok {
-		return ddberr.Validation("The table does not have the specified index: " + *name)
-	}
-	return ddberr.Validation("Kura does not support reading secondary indexes yet; index: " + *name)
 }
 
 // analyzeKeyCondition matches the key condition against the table's key

@@ -30,8 +30,8 @@ func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput
 	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
 		return nil, ddberr.Validation(msg)
 	}
-	if err := checkIndexRead(t, in.IndexName); err != nil {
-		return nil, err
+	if in.IndexName != nil {
+		return e.scanIndex(in, x, t)
 	}
 	seg, total := 0, 1
 	if in.TotalSegments != nil {

@@ -25,6 +25,8 @@ func (e *Engine) describe(t *Table) *wire.TableDescription {
 	d.TableSizeBytes = cpPtr(size)
 	d.GlobalSecondaryIndexes = slices.Clone(d.GlobalSecondaryIndexes)
 	d.LocalSecondaryIndexes = slices.Clone(d.LocalSecondaryIndexes)
+	e.describeIndexes(t, &d)
+	e.describeVectors(t, &d)
 	return &d
 }
 

@@ -1,0 +1,401 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Online index changes.
+//
+// UpdateTable Create adds the GSI to the table's metadata as CREATING with
+// Backfilling set and persists it; from then on every write maintains the
+// index (liveIndexes). A background goroutine then walks the table in
+// chunks, each its own short transaction, and writes the entries of the
+// items already there; when it reaches the end the index turns ACTIVE. A
+// restart finds the index still backfilling in the catalog and starts over
+// (chunks skip entries that exist, so the work is idempotent).
+//
+// UpdateTable Delete marks the GSI DELETING (writes stop maintaining it at
+// once) and records a purge marker; a background goroutine removes the
+// index's key range in chunks and then the marker, and the index leaves the
+// description when the update settles.
+//
+//	"m" "ipurge/" tableID(8) indexID(4)   → an index whose entries are being removed
+
+// backfillChunk is how many items one backfill transaction indexes.
+const backfillChunk = 256
+
+// backfillLogEvery is how often a running backfill logs its progress.
+const backfillLogEvery = 5 * time.Second
+
+func metaIndexPurgeKey(tableID uint64, indexID uint32) []byte {
+	b := binary.BigEndian.AppendUint64([]byte("mipurge/"), tableID)
+	return binary.BigEndian.AppendUint32(b, indexID)
+}
+
+// describeIndexes fills the dynamic figures of every index into d: status,
+// Backfilling, ItemCount and IndexSizeBytes.
+func (e *Engine) describeIndexes(t *Table, d *wire.TableDescription) {
+	for i := range d.GlobalSecondaryIndexes {
+		g := &d.GlobalSecondaryIndexes[i]
+		ix, ok := t.Index(cpDeref(g.IndexName))
+		if !ok {
+			continue
+		}
+		if g.ProvisionedThroughput != nil {
+			pt := *g.ProvisionedThroughput
+			g.ProvisionedThroughput = &pt
+		}
+		if ix.Backfilling {
+			g.Backfilling = cpPtr(true)
+		} else {
+			g.Backfilling = nil
+		}
+		s := t.indexStatsFor(ix.ID)
+		g.ItemCount = cpPtr(max(s.items.Load(), 0))
+		g.IndexSizeBytes = cpPtr(max(s.bytes.Load(), 0))
+	}
+	for i := range d.LocalSecondaryIndexes {
+		l := &d.LocalSecondaryIndexes[i]
+		ix, ok := t.Index(cpDeref(l.IndexName))
+		if !ok {
+			continue
+		}
+		s := t.indexStatsFor(ix.ID)
+		l.ItemCount = cpPtr(max(s.items.Load(), 0))
+		l.IndexSizeBytes = cpPtr(max(s.bytes.Load(), 0))
+	}
+}
+
+// startIndexWork starts the background work an UpdateTable (or Open)
+// leaves: backfills of GSIs being created and purges of GSIs being
+// deleted. Callers hold e.ddl; prev is the table version before the
+// change.
+func (e *Engine) startIndexWork(t *Table, prev *Table) {
+	for _, ix := range t.GSIs {
+		if !ix.Backfilling {
+			continue
+		}
+		if was, ok := prev.Index(ix.Name); ok && was.ID == ix.ID {
+			continue
+		}
+		e.goBackground(func() { e.backfill(t.Name, t.ID, ix) })
+	}
+	for _, was := range prev.GSIs {
+		if was.Status == StatusDeleting {
+			continue
+		}
+		if ix, ok := t.Index(was.Name); ok && ix.ID == was.ID && ix.Status != StatusDeleting {
+			continue
+		}
+		e.goBackground(func() { e.purgeIndex(t.ID, was.ID, true) })
+	}
+}
+
+// barrier waits until every write that took its item lock before now has
+// finished: writes after it see the current liveIndexes.
+func (e *Engine) barrier() {
+	for i := range e.locks {
+		e.locks[i].Lock()
+		e.locks[i].Unlock() //nolint:staticcheck // an empty critical section is the point
+	}
+}
+
+// currentIndex returns the table and index if ix is still the named table's
+// index (same IDs).
+func (e *Engine) currentIndex(table string, tableID uint64, ix *Index) (*Table, *Index, bool) {
+	e.mu.RLock()
+	t, ok := e.tables[table]
+	e.mu.RUnlock()
+	if !ok || t.ID != tableID || t.Status == StatusDeleting {
+		return nil, nil, false
+	}
+	cur, ok := t.Index(ix.Name)
+	if !ok || cur.ID != ix.ID {
+		return nil, nil, false
+	}
+	return t, cur, true
+}
+
+// backfill indexes the items already in the table, then marks the index
+// ACTIVE.
+func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
+	e.barrier()
+	log := slog.Default().With("table", table, "index", ix.Name)
+	log.Info("index backfill started")
+	start := time.Now()
+	lastLog := start
+	cursor := itemPrefix(tableID)
+	end := itemPrefix(tableID + 1)
+	var scanned, indexed, skipped int64
+	for {
+		select {
+		case <-e.closing:
+			log.Info("index backfill interrupted; it resumes on restart", "scanned", scanned)
+			return
+		default:
+		}
+		t, cur, ok := e.currentIndex(table, tableID, ix)
+		if !ok || !cur.Backfilling {
+			return
+		}
+		next, n, added, bad, err := e.backfillChunk(t, cur, cursor, end)
+		if errors.Is(err, storage.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			log.Error("index backfill failed", "err", err)
+			return
+		}
+		scanned += int64(n)
+		indexed += int64(added)
+		skipped += int64(bad)
+		if now := time.Now(); now.Sub(lastLog) >= backfillLogEvery {
+			lastLog = now
+			total := max(t.stats.items.Load(), scanned)
+			log.Info("index backfill progress", "scanned", scanned, "of", total, "indexed", indexed, "skipped", skipped)
+		}
+		if next == nil {
+			break
+		}
+		cursor = next
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	t, _, ok := e.currentIndex(table, tableID, ix)
+	if !ok {
+		return
+	}
+	rec := t.rec.clone()
+	for i := range rec.Desc.GlobalSecondaryIndexes {
+		g := &rec.Desc.GlobalSecondaryIndexes[i]
+		if cpDeref(g.IndexName) == ix.Name && cpDeref(g.Backfilling) {
+			g.Backfilling = nil
+			g.IndexStatus = StatusActive
+		}
+	}
+	if _, err := e.saveRecord(rec); err != nil {
+		log.Error("index backfill: saving the catalog failed", "err", err)
+		return
+	}
+	log.Info("index backfill finished; index ACTIVE", "scanned", scanned, "indexed", indexed, "skipped", skipped, "took", time.Since(start).Round(time.Millisecond))
+}
+
+// backfillChunk indexes up to backfillChunk items from cursor in one
+// transaction. Items are read with Get so that a concurrent write to one of
+// them makes the chunk conflict (and retry) rather than index a stale
+// version; entries a write already made are left alone. It returns the
+// next cursor (nil at the end), the items seen, the entries added and the
+// items skipped for a mistyped or empty key attribute.
+func (e *Engine) backfillChunk(t *Table, ix *Index, cursor, end []byte) (next []byte, n, added, bad int, err error) {
+	txn, err := e.store.Begin()
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	defer txn.Rollback()
+	it, err := txn.NewIterator(storage.IterOptions{Lower: cursor, Upper: end})
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	var keys [][]byte
+	for len(keys) < backfillChunk && it.Next() {
+		keys = append(keys, bytes.Clone(it.Key()))
+	}
+	err = it.Err()
+	it.Close()
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	var newEntries []attr.Item
+	for _, k := range keys {
+		item, err := readItem(txn, k)
+		if err != nil {
+			return nil, 0, 0, 0, err
+		}
+		if item == nil {
+			continue
+		}
+		if !ix.indexed(item) || !validIndexKeyValues(ix, item) {
+			if hasAnyKeyAttr(ix, item) {
+				bad++
+			}
+			continue
+		}
+		ek := t.entryKey(ix, item)
+		if _, err := txn.Get(ek); err == nil {
+			continue
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return nil, 0, 0, 0, err
+		}
+		entry := t.project(ix, item)
+		if err := txn.Set(ek, attr.AppendItem(nil, entry)); err != nil {
+			return nil, 0, 0, 0, err
+		}
+		newEntries = append(newEntries, entry)
+	}
+	if err := txn.Commit(storage.CommitOptions{}); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	s := t.indexStatsFor(ix.ID)
+	for _, en := range newEntries {
+		s.items.Add(1)
+		s.bytes.Add(entrySize(en))
+	}
+	if len(keys) == backfillChunk {
+		next = after(keys[len(keys)-1])
+	}
+	return next, len(keys), len(newEntries), bad, nil
+}
+
+// validIndexKeyValues rejects empty S/B index key values (such items are
+// skipped by a backfill, as items with a mistyped key attribute are).
+func validIndexKeyValues(ix *Index, it attr.Item) bool {
+	for _, k := range ix.keyAttrs() {
+		v := it[k.Name]
+		if (v.T == attr.S && v.Str == "") || (v.T == attr.B && len(v.Bin) == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasAnyKeyAttr(ix *Index, it attr.Item) bool {
+	for _, k := range ix.keyAttrs() {
+		if _, ok := it[k.Name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// purgeIndex removes every entry of a deleted index, then its statistics
+// and purge marker. fresh is set when the deletion was just requested: the
+// marker is written first and running writes are waited for.
+func (e *Engine) purgeIndex(tableID uint64, indexID uint32, fresh bool) {
+	marker := metaIndexPurgeKey(tableID, indexID)
+	if fresh {
+		if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return txn.Set(marker, []byte{1}) }); err != nil {
+			return
+		}
+		e.barrier()
+	}
+	lower, upper := indexPrefix(tableID, indexID), indexPrefix(tableID, indexID+1)
+	for {
+		select {
+		case <-e.closing:
+			return
+		default:
+		}
+		n, err := e.purgeSome(lower, upper)
+		if err != nil {
+			return
+		}
+		if n < purgeChunk {
+			break
+		}
+	}
+	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return txn.Delete(marker) }); err != nil {
+		return
+	}
+	e.statsMu.Lock()
+	s := e.stats[tableID]
+	e.statsMu.Unlock()
+	if s != nil {
+		s.indexes.Delete(indexID)
+	}
+}
+
+// resumeIndexWork is Open's part for indexes: backfills and purges left
+// unfinished, and a recount of every index's statistics (they are not
+// persisted).
+func (e *Engine) resumeIndexWork() error {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return err
+	}
+	it, err := snap.NewIterator(storage.IterOptions{Lower: []byte("mipurge/"), Upper: []byte("mipurge0")})
+	if err != nil {
+		snap.Close()
+		return err
+	}
+	type purge struct {
+		table uint64
+		index uint32
+	}
+	var purges []purge
+	for it.Next() {
+		if k := it.Key(); len(k) == len("mipurge/")+12 {
+			purges = append(purges, purge{binary.BigEndian.Uint64(k[8:]), binary.BigEndian.Uint32(k[16:])})
+		}
+	}
+	err = it.Err()
+	it.Close()
+	snap.Close()
+	if err != nil {
+		return err
+	}
+	for _, p := range purges {
+		e.goBackground(func() { e.purgeIndex(p.table, p.index, false) })
+	}
+	var tables []*Table
+	for _, t := range e.tables {
+		if t.Status == StatusDeleting {
+			continue
+		}
+		tables = append(tables, t)
+		for _, ix := range t.GSIs {
+			if ix.Backfilling {
+				e.goBackground(func() { e.backfill(t.Name, t.ID, ix) })
+			}
+		}
+	}
+	if len(tables) > 0 {
+		e.goBackground(func() { e.recountIndexes(tables) })
+	}
+	return nil
+}
+
+// recountIndexes recomputes ItemCount/IndexSizeBytes of every live index
+// from storage, keeping the deltas of writes that commit meanwhile.
+func (e *Engine) recountIndexes(tables []*Table) {
+	for _, t := range tables {
+		for _, ix := range t.liveIndexes().list {
+			s := t.indexStatsFor(ix.ID)
+			i0, b0 := s.items.Load(), s.bytes.Load()
+			snap, err := e.store.NewSnapshot()
+			if err != nil {
+				return
+			}
+			it, err := snap.NewIterator(storage.IterOptions{Lower: indexPrefix(t.ID, ix.ID), Upper: indexPrefix(t.ID, ix.ID+1)})
+			if err != nil {
+				snap.Close()
+				return
+			}
+			var items, size int64
+			for it.Next() {
+				items++
+				size += itemSizeFromStored(it.Value()) + indexOverhead
+				if items%4096 == 0 {
+					select {
+					case <-e.closing:
+						it.Close()
+						snap.Close()
+						return
+					default:
+					}
+				}
+			}
+			it.Close()
+			snap.Close()
+			s.items.Add(items - i0)
+			s.bytes.Add(size - b0)
+		}
+	}
+}
