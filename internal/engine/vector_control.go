@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// applyVectorUpdates applies UpdateTable's VectorIndexUpdates to rec (one
+// Create or Delete per request, as DynamoDB allows); it reports whether an
+// index was created or deleted. Callers hold e.ddl.
+func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateTableInput, billing string) (bool, *ddberr.Error) {
+	ups := in.VectorIndexUpdates
+	if len(ups) == 0 {
+		if billing != BillingPayPerRequest && len(rec.Desc.VectorIndexes) > 0 {
+			return false, ddberr.InvalidParam(msgVectorPayPerRequest)
+		}
+		return false, nil
+	}
+	for _, u := range ups {
+		if (u.Create == nil) == (u.Delete == nil) {
+			return false, ddberr.InvalidParam("One of VectorIndexUpdate.Create, VectorIndexUpdate.Delete must not be null")
+		}
+	}
+	if len(ups) > 1 || len(in.GlobalSecondaryIndexUpdates) > 0 || onlineIndexChangeRunning(&rec.Desc) || vectorIndexBuilding(&rec.Desc) {
+		return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
+	}
+	d := &rec.Desc
+	u := ups[0]
+	if u.Delete != nil {
+		n := cpDeref(u.Delete.IndexName)
+		i := slices.IndexFunc(d.VectorIndexes, func(v wire.VectorIndexDescription) bool { return cpDeref(v.IndexName) == n })
+		if i < 0 {
+			return false, ddberr.ResourceNotFound("Requested resource not found: Index: " + n + " for table: " + rec.Name + " not found")
+		}
+		d.VectorIndexes = slices.Delete(d.VectorIndexes, i, i+1)
+		if len(d.VectorIndexes) == 0 {
+			d.VectorIndexes = nil
+		}
+		if id, ok := rec.indexID(n); ok {
+			tableID := rec.ID
+			e.dropVectorRuntime(tableID, id)
+			e.goBackground(func() {
+				p := indexPrefix(tableID, id)
+				e.purgeRange(p, indexPrefix(tableID, id+1))
+			})
+			rec.Indexes = slices.DeleteFunc(rec.Indexes, func(r indexRecord) bool { return r.Name == n })
+		}
+		pruneVectorDefinitions(d)
+		return true, nil
+	}
+	if billing != BillingPayPerRequest {
+		return false, ddberr.InvalidParam(msgVectorPayPerRequest)
+	}
+	c := u.Create
+	v := vectorDef{name: cpDeref(c.IndexName), dims: cpDeref(c.Dimensions), distance: c.DistanceFunction, proj: c.Projection, schema: c.SearchSchema}
+	if c.VectorAttribute != nil {
+		v.attr = cpDeref(c.VectorAttribute.AttributeName)
+	}
+	if t.hasIndexNamed(v.name) {
+		if vx, ok := t.VectorIndex(v.name); ok && vx.Status == StatusCreating {
+			return false, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Index is being created.  Table: " + rec.Name + " Index: " + v.name)
+		}
+		return false, ddberr.Validation(msgIndexExists)
+	}
+	if len(d.VectorIndexes) >= maxVectorIndexes {
+		return false, ddberr.LimitExceeded(msgVectorCountUpdate)
+	}
+	if err := validateVectorDef(v, in.AttributeDefinitions, t.keyAttrs()); err != nil {
+		return false, err
+	}
+	if err := checkVectorDims([]vectorDef{v}, t.Vectors); err != nil {
+		return false, err
+	}
+	for _, s := range v.schema {
+		n := cpDeref(s.AttributeName)
+		if slices.ContainsFunc(d.AttributeDefinitions, func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == n }) {
+			continue
+		}
+		j := slices.IndexFunc(in.AttributeDefinitions, func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == n })
+		d.AttributeDefinitions = append(d.AttributeDefinitions, wire.AttributeDefinition{AttributeName: cpPtr(n), AttributeType: in.AttributeDefinitions[j].AttributeType})
+	}
+	rec.addIndexID(v.name)
+	vd := newVectorDescription(cpDeref(d.TableArn), v, StatusCreating)
+	vd.Backfilling = cpPtr(false)
+	d.VectorIndexes = append(d.VectorIndexes, vd)
+	pruneVectorDefinitions(d)
+	return true, nil
+}
+
+// hasIndexNamed reports whether any index of t (GSI, LSI, vector) has name.
+func (t *Table) hasIndexNamed(name string) bool {
+	if _, ok := t.Index(name); ok {
+		return true
+	}
+	_, ok := t.VectorIndex(name)
+	return ok
+}
+
+// pruneVectorDefinitions is pruneAttributeDefinitions keeping the
+// SearchSchema attributes of vector indexes.
+func pruneVectorDefinitions(d *wire.TableDescription) {
+	keep := map[string]wire.AttributeDefinition{}
+	for _, v := range d.VectorIndexes {
+		for _, s := range v.SearchSchema {
+			n := cpDeref(s.AttributeName)
+			for _, a := range d.AttributeDefinitions {
+				if cpDeref(a.AttributeName) == n {
+					keep[n] = a
+				}
+			}
+		}
+	}
+	pruneAttributeDefinitions(d)
+	for n, a := range keep {
+		if !slices.ContainsFunc(d.AttributeDefinitions, func(x wire.AttributeDefinition) bool { return cpDeref(x.AttributeName) == n }) {
+			d.AttributeDefinitions = append(d.AttributeDefinitions, a)
+		}
+	}
+	slices.SortStableFunc(d.AttributeDefinitions, func(a, b wire.AttributeDefinition) int {
+		return compareStrings(cpDeref(a.AttributeName), cpDeref(b.AttributeName))
+	})
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// startVectorWork creates the runtimes of vector indexes new in t (compared
+// with prev) and starts their backfill. Callers hold e.ddl.
+func (e *Engine) startVectorWork(t, prev *Table) {
+	for _, vx := range t.Vectors {
+		if prev != nil {
+			if _, ok := prev.VectorIndex(vx.Name); ok {
+				continue
+			}
+		}
+		if _, err := e.addVectorRuntime(t.ID, vx); err != nil {
+			continue
+		}
+		if vx.Backfilling != nil {
+			name, id, ix := t.Name, t.ID, vx.ID
+			e.goBackground(func() { e.vectorBackfill(name, id, ix) })
+		}
+	}
+}
+
+// updateVectorDesc changes one vector index's stored description.
+func (e *Engine) updateVectorDesc(table string, tableID uint64, indexID uint32, f func(*wire.VectorIndexDescription)) bool {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	t, ok := e.lookupTable(table)
+	if !ok || t.ID != tableID {
+		return false
+	}
+	vx := vectorByID(t, indexID)
+	if vx == nil {
+		return false
+	}
+	rec := t.rec.clone()
+	for i := range rec.Desc.VectorIndexes {
+		if cpDeref(rec.Desc.VectorIndexes[i].IndexName) == vx.Name {
+			f(&rec.Desc.VectorIndexes[i])
+		}
+	}
+	_, err := e.saveRecord(rec)
+	return err == nil
+}
+
+func (e *Engine) setVectorBackfilling(table string, tableID uint64, indexID uint32) bool {
+	return e.updateVectorDesc(table, tableID, indexID, func(d *wire.VectorIndexDescription) {
+		d.Backfilling = cpPtr(true)
+	})
+}
+
+func (e *Engine) finishVectorBackfill(table string, tableID uint64, indexID uint32) {
+	e.updateVectorDesc(table, tableID, indexID, func(d *wire.VectorIndexDescription) {
+		d.Backfilling = nil
+		d.IndexStatus = StatusActive
+	})
+}
+
+// describeVectors fills the dynamic figures of the vector indexes.
+func (e *Engine) describeVectors(t *Table, d *wire.TableDescription) {
+	if len(d.VectorIndexes) == 0 {
+		return
+	}
+	d.VectorIndexes = slices.Clone(d.VectorIndexes)
+	for i := range d.VectorIndexes {
+		v := &d.VectorIndexes[i]
+		vx, ok := t.VectorIndex(cpDeref(v.IndexName))
+		if !ok {
+			continue
+		}
+		var n int64
+		if rt := e.vecRuntime(t.ID, vx.ID); rt != nil {
+			n = int64(rt.idx.Len())
+		}
+		v.ItemCount = cpPtr(n)
+		v.IndexSizeBytes = cpPtr(n * int64(4*vx.Dims+indexOverhead))
+	}
+}
+
+// checkVectorRead refuses Query/Scan/PartiQL reads naming a vector index.
+func (t *Table) checkVectorRead(index string, query bool) error {
+	vx, ok := t.VectorIndex(index)
+	if !ok {
+		return nil
+	}
+	if query {
+		return ddberr.Validation("Query operation not supported on this index type.")
+	}
+	if !vx.Ready() {
+		return ddberr.Validation("Cannot read from backfilling global secondary index: " + index)
+	}
+	return ddberr.Validation("Scan operation not supported on this index type")
+}
+
+// vectorTypes is the attribute type map used to build vector indexes.
+func vectorTypes(rec *tableRecord) map[string]attr.Type {
+	types := map[string]attr.Type{}
+	for _, d := range rec.Desc.AttributeDefinitions {
+		types[cpDeref(d.AttributeName)] = attrType(d.AttributeType)
+	}
+	return types
+}

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/vector"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// maxSearchResponse is SearchVectors' response size limit (16 MB).
+const maxSearchResponse = 16 << 20
+
+// SearchVectors texts (measured against DynamoDB).
+const (
+	msgSearchInvalidVector = "Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point number attribute"
+	msgSearchComparator    = "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression"
+	msgSearchHashRequired  = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
+)
+
+// SearchVectors is a k-nearest-neighbour search of a vector index.
+func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput) (*wire.SearchVectorsOutput, error) {
+	topK := int(cpDeref(in.TopK))
+	if maxK := e.vectorMaxTopK(); topK < 1 || topK > maxK {
+		return nil, ddberr.Validationf("Provided TopK value '%d' is out of valid range. The value must be between 1 and %d inclusive", topK, maxK)
+	}
+	cond := in.SearchConditionExpression
+	anyExpr := cond != nil || in.ProjectionExpression != nil
+	if err := expr.ValidateParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues, anyExpr, cond != nil); err != nil {
+		return nil, err
+	}
+	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	var c *expr.Condition
+	if cond != nil {
+		var err error
+		if c, err = parseCondition(params, expr.KindCondition, *cond); err != nil {
+			return nil, renameSearchErr(err)
+		}
+	}
+	var proj *expr.Projection
+	if in.ProjectionExpression != nil {
+		var err error
+		if proj, err = parseProjection(params, *in.ProjectionExpression); err != nil {
+			return nil, err
+		}
+	}
+	if err := params.CheckUnused(); err != nil {
+		return nil, err
+	}
+	var eqs []searchEq
+	if c != nil {
+		var err error
+		if eqs, err = searchEqualities(c, eqs); err != nil {
+			return nil, err
+		}
+	}
+
+	t, err := e.activeTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	name := cpDeref(in.IndexName)
+	vx, ok := t.VectorIndex(name)
+	rt := (*vecRuntime)(nil)
+	if ok {
+		rt = e.vecRuntime(t.ID, vx.ID)
+	}
+	if !ok || rt == nil || !vx.Ready() {
+		if ok && vx.Backfilling != nil && *vx.Backfilling {
+			return nil, ddberr.Validation("Cannot search backfilling vector index: " + name)
+		}
+		return nil, ddberr.Validation("The table does not have the specified index: " + name)
+	}
+	q := make([]float32, len(in.SearchVector))
+	for i, v := range in.SearchVector {
+		f, ok := float32Of(v.Str)
+		if v.T != attr.N || !ok {
+			return nil, ddberr.Validation(msgSearchInvalidVector)
+		}
+		q[i] = f
+	}
+	if len(q) != vx.Dims {
+		return nil, ddberr.Validationf("Input search vector dimension %d does not match vector index dimension %d", len(q), vx.Dims)
+	}
+	f, err := vx.searchFilter(eqs)
+	if err != nil {
+		return nil, err
+	}
+
+	hits, err := rt.idx.Search(q, topK, f)
+	if err != nil {
+		return nil, ddberr.Internal("Internal server error")
+	}
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	out := &wire.SearchVectorsOutput{SearchResults: []wire.SearchResultItem{}}
+	size := 0
+	for _, h := range hits {
+		key, err := snap.Get(vecIDKey(rt.prefix, vecKeyID, h.ID))
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // removed after the search saw it
+		}
+		if err != nil {
+			return nil, err
+		}
+		item, err := readItem(snap, key)
+		if err != nil {
+			return nil, err
+		}
+		if item == nil {
+			continue
+		}
+		res := t.searchResultItem(vx, item, proj)
+		size += attr.ItemSize(res) + 8
+		if size > maxSearchResponse {
+			break
+		}
+		out.SearchResults = append(out.SearchResults, wire.SearchResultItem{Item: res, Score: cpPtr(float64(h.Score))})
+	}
+	if in.ReturnConsumedCapacity == capTotal || in.ReturnConsumedCapacity == capIndexes {
+		b := float64(vectorSearchBytes(vx, rt.idx.Len(), topK) + size)
+		out.ConsumedCapacity = &wire.VectorCapacity{VectorSearchRequestBytes: &b}
+	}
+	return out, nil
+}
+
+// vectorSearchBytes approximates the vector data a search examines: the
+// float32 vectors of about TopK plus 16·log2(n) candidates (graph search is
+// logarithmic in the index size), capped at the whole index.
+func vectorSearchBytes(vx *VectorIndex, n, k int) int {
+	examined := min(n, k+16*int(math.Ceil(math.Log2(float64(n)+1))))
+	return 4 * vx.Dims * max(examined, 1)
+}
+
+// searchResultItem is one result's item: the projected attributes without
+// the vector (returned only when the ProjectionExpression names it), then
+// the ProjectionExpression applied (attributes not projected are ignored).
+func (t *Table) searchResultItem(vx *VectorIndex, item attr.Item, proj *expr.Projection) attr.Item {
+	p := t.vectorProject(vx, item)
+	if proj == nil {
+		if _, ok := p[vx.Attr]; ok {
+			c := make(attr.Item, len(p))
+			for k, v := range p {
+				if k != vx.Attr {
+					c[k] = v
+				}
+			}
+			p = c
+		}
+		return p
+	}
+	return proj.Apply(p)
+}
+
+// searchEq is one "attribute = :value" of a SearchConditionExpression.
+type searchEq struct {
+	name  string
+	value attr.Value
+}
+
+// searchEqualities flattens a SearchConditionExpression: only = between a
+// top-level attribute and a value, joined by AND.
+func searchEqualities(c *expr.Condition, out []searchEq) ([]searchEq, error) {
+	switch c.Op {
+	case expr.OpAnd:
+		for _, s := range c.Sub {
+			var err error
+			if out, err = searchEqualities(s, out); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case expr.OpEQ:
+		a, b := c.Operands[0], c.Operands[1]
+		if a.Kind == expr.OperandValue {
+			a, b = b, a
+		}
+		if a.Kind != expr.OperandPath || b.Kind != expr.OperandValue {
+			return nil, ddberr.Validation(msgSearchComparator)
+		}
+		if len(a.Path) != 1 || a.Path[0].IsIndex {
+			return nil, notInSchema(a.Path.String())
+		}
+		return append(out, searchEq{name: a.Path[0].Name, value: b.Value}), nil
+	}
+	return nil, ddberr.Validation(msgSearchComparator)
+}
+
+func notInSchema(name string) error {
+	return ddberr.Validation("SearchConditionExpression must not contain any attributes that is not in SearchSchema. Invalid attribute: " + name)
+}
+
+// searchFilter turns the equalities into an index filter.
+func (vx *VectorIndex) searchFilter(eqs []searchEq) (*vector.Filter, error) {
+	f := &vector.Filter{}
+	for _, q := range eqs {
+		k, hash, ok := vx.schemaAttr(q.name)
+		if !ok {
+			return nil, notInSchema(q.name)
+		}
+		if q.value.T != k.Type {
+			return nil, ddberr.Validationf("Type of '%s' attribute in SearchConditionExpression (%s) does not match type in search schema (%s)",
+				k.Name, typeToken(q.value), typeToken(attr.Value{T: k.Type}))
+		}
+		if hash {
+			if q.value.T == attr.S && q.value.Str == "" {
+				return nil, ddberr.Validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: " + k.Name)
+			}
+			v := filterValue(q.value).Text
+			if f.HasPartition && f.Partition != v {
+				f.Inline = append(f.Inline, vector.Attr{Name: "\x00never", Value: vector.String("")})
+			}
+			f.Partition, f.HasPartition = v, true
+			continue
+		}
+		f.Inline = append(f.Inline, vector.Attr{Name: k.Name, Value: filterValue(q.value)})
+	}
+	if vx.Hash != nil && !f.HasPartition {
+		return nil, ddberr.Validation(msgSearchHashRequired)
+	}
+	return f, nil
+}
+
+// renameSearchErr gives a condition parse error SearchVectors' prefix.
+func renameSearchErr(err error) error {
+	de := ddberr.As(err)
+	if de == nil {
+		return err
+	}
+	msg := strings.Replace(de.Message, "Invalid ConditionExpression:", "Invalid SearchConditionExpression:", 1)
+	if msg == de.Message {
+		return err
+	}
+	return ddberr.Validation(msg)
+}

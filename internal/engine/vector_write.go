@@ -1,0 +1,466 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/vector"
+)
+
+// Envelopes of DynamoDB's vector write errors (measured: the doubled form
+// with its space before the full stop is the service's own).
+const (
+	vecInvalidTwice = "One or more parameter values are not valid. One or more parameter values were invalid ."
+	vecInvalidOnce  = "One or more parameter values were invalid."
+)
+
+// typeToken is the DynamoDB type name of a value (S, N, L, ...).
+func typeToken(v attr.Value) string {
+	switch v.T {
+	case attr.S:
+		return "S"
+	case attr.N:
+		return "N"
+	case attr.B:
+		return "B"
+	case attr.BOOL:
+		return "BOOL"
+	case attr.NULL:
+		return "NULL"
+	case attr.M:
+		return "M"
+	case attr.L:
+		return "L"
+	case attr.SS:
+		return "SS"
+	case attr.NS:
+		return "NS"
+	case attr.BS:
+		return "BS"
+	}
+	return "NONE"
+}
+
+// float32Of parses a DynamoDB number as a float32; ok is false when it is
+// outside the float32 range.
+func float32Of(s string) (float32, bool) {
+	f, err := strconv.ParseFloat(s, 32)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return float32(f), true
+}
+
+// sciText formats an out-of-range number as the service does (1.0E39).
+func sciText(s string) string {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	t := strings.ToUpper(strconv.FormatFloat(f, 'E', -1, 64))
+	mant, exp, _ := strings.Cut(t, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	exp = strings.TrimPrefix(exp, "+")
+	e, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(e)
+}
+
+// checkVectorValue validates a written vector attribute value.
+func checkVectorValue(vx *VectorIndex, v attr.Value) error {
+	if v.T != attr.L {
+		return ddberr.Validationf("%s Invalid type for parameter %s, Expected: L, Actual: %s. IndexName: %s", vecInvalidTwice, vx.Attr, typeToken(v), vx.Name)
+	}
+	if len(v.List) != vx.Dims {
+		return ddberr.Validationf("%s Invalid size for parameter %s, Expected: %d, Actual: %d. IndexName: %s", vecInvalidTwice, vx.Attr, vx.Dims, len(v.List), vx.Name)
+	}
+	for i, el := range v.List {
+		if el.T != attr.N {
+			return ddberr.Validationf("%s Invalid type for parameter %s[%d], Expected: 32-bit floating point number, Actual: %s. IndexName: %s", vecInvalidOnce, vx.Attr, i, typeToken(el), vx.Name)
+		}
+		if _, ok := float32Of(el.Str); !ok {
+			return ddberr.Validationf("%s Invalid value for parameter %s[%d], Value: %s is outside valid range [-3.4028235E38, 3.4028235E38]. IndexName: %s", vecInvalidTwice, vx.Attr, i, sciText(el.Str), vx.Name)
+		}
+	}
+	return nil
+}
+
+// checkSchemaValue validates a written SearchSchema attribute value.
+func checkSchemaValue(vx *VectorIndex, k KeyAttr, hash bool, v attr.Value) error {
+	if v.T != k.Type {
+		return ddberr.Validationf("One or more parameter values were invalid. Attribute '%s' type mismatch. Expected: %s, Actual: %s. IndexName: %s", k.Name, typeToken(attr.Value{T: k.Type}), typeToken(v), vx.Name)
+	}
+	if hash && (v.T == attr.S && v.Str == "" || v.T == attr.B && len(v.Bin) == 0) {
+		kind := "string"
+		if v.T == attr.B {
+			kind = "binary"
+		}
+		return ddberr.Validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. "+
+			"The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, vx.Name, k.Name)
+	}
+	return nil
+}
+
+// checkVectorWrite validates the vector-index attributes a write changes
+// (DynamoDB validates what a write changes, not values already stored).
+func (t *Table) checkVectorWrite(old, new attr.Item) error {
+	for _, vx := range t.Vectors {
+		changed := func(n string) (attr.Value, bool) {
+			v, ok := new[n]
+			if !ok {
+				return v, false
+			}
+			if o, had := old[n]; had && attr.Equal(o, v) {
+				return v, false
+			}
+			return v, true
+		}
+		if v, ok := changed(vx.Attr); ok {
+			if err := checkVectorValue(vx, v); err != nil {
+				return err
+			}
+		}
+		if vx.Hash != nil {
+			if v, ok := changed(vx.Hash.Name); ok {
+				if err := checkSchemaValue(vx, *vx.Hash, true, v); err != nil {
+					return err
+				}
+			}
+		}
+		for _, k := range vx.Inline {
+			if v, ok := changed(k.Name); ok {
+				if err := checkSchemaValue(vx, k, false, v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// filterValue is the index's form of a SearchSchema value.
+func filterValue(v attr.Value) vector.Value {
+	switch v.T {
+	case attr.N:
+		return vector.Number(v.Str)
+	case attr.B:
+		return vector.String(string(v.Bin))
+	}
+	return vector.String(v.Str)
+}
+
+// vectorEntry is what the index holds for an item: its float32 vector and
+// filter attributes; ok is false when the item is not in the index (no
+// valid vector, or no valid HASH value when the schema has one).
+func (t *Table) vectorEntry(vx *VectorIndex, it attr.Item) ([]float32, *vector.Attrs, bool) {
+	if it == nil {
+		return nil, nil, false
+	}
+	v, ok := it[vx.Attr]
+	if !ok || v.T != attr.L || len(v.List) != vx.Dims {
+		return nil, nil, false
+	}
+	vec := make([]float32, vx.Dims)
+	for i, el := range v.List {
+		f, ok := float32Of(el.Str)
+		if el.T != attr.N || !ok {
+			return nil, nil, false
+		}
+		vec[i] = f
+	}
+	a := &vector.Attrs{}
+	if vx.Hash != nil {
+		h, ok := it[vx.Hash.Name]
+		if !ok || h.T != vx.Hash.Type || h.T == attr.S && h.Str == "" || h.T == attr.B && len(h.Bin) == 0 {
+			return nil, nil, false
+		}
+		a.Partition, a.HasPartition = filterValue(h).Text, true
+	}
+	for _, k := range vx.Inline {
+		if f, ok := it[k.Name]; ok && f.T == k.Type {
+			a.Inline = append(a.Inline, vector.Attr{Name: k.Name, Value: filterValue(f)})
+		}
+	}
+	return vec, a, true
+}
+
+// vectorViewChanged reports whether a write changes what the index holds
+// or projects for the item.
+func (t *Table) vectorViewChanged(vx *VectorIndex, old, new attr.Item) bool {
+	_, _, inOld := t.vectorEntry(vx, old)
+	_, _, inNew := t.vectorEntry(vx, new)
+	if inOld != inNew {
+		return true
+	}
+	if !inNew {
+		return false
+	}
+	if !attr.Equal(old[vx.Attr], new[vx.Attr]) {
+		return true
+	}
+	return !attr.ItemsEqual(t.vectorProject(vx, old), t.vectorProject(vx, new))
+}
+
+// vectorWrites is the derivedWrites part of vector indexes: inside the
+// item's transaction it validates the vector attributes, maintains the
+// item ↔ ID mapping and marks the ID dirty; the in-memory index is updated
+// by vectorApply once the transaction has committed.
+func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+	if len(t.Vectors) == 0 {
+		return nil
+	}
+	if new != nil {
+		if err := t.checkVectorWrite(old, new); err != nil {
+			return err
+		}
+	}
+	it := new
+	if it == nil {
+		it = old
+	}
+	itemKey := t.storageKey(t.primaryKeyOf(it))
+	for _, vx := range t.Vectors {
+		rt := e.vecRuntime(t.ID, vx.ID)
+		if rt == nil {
+			continue
+		}
+		_, _, inOld := t.vectorEntry(vx, old)
+		_, _, inNew := t.vectorEntry(vx, new)
+		if !inOld && !inNew {
+			continue
+		}
+		if err := e.stageVectorItem(txn, rt, itemKey, inNew); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageVectorItem writes the mapping and dirty mark of one item in txn and
+// records the change for vectorApply.
+func (e *Engine) stageVectorItem(txn storage.Txn, rt *vecRuntime, itemKey []byte, indexed bool) error {
+	mapKey := append(vecSub(rt.prefix, vecKeyMap), itemKey...)
+	var id uint64
+	b, err := txn.Get(mapKey)
+	switch {
+	case err == nil && len(b) == 8:
+		id = binary.BigEndian.Uint64(b)
+	case err == nil || errors.Is(err, storage.ErrNotFound):
+		if !indexed {
+			return nil
+		}
+		id = rt.alloc()
+		if err := txn.Set(mapKey, binary.BigEndian.AppendUint64(nil, id)); err != nil {
+			return err
+		}
+		if err := txn.Set(vecIDKey(rt.prefix, vecKeyID, id), bytes.Clone(itemKey)); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	if !indexed {
+		if err := txn.Delete(mapKey); err != nil {
+			return err
+		}
+		if err := txn.Delete(vecIDKey(rt.prefix, vecKeyID, id)); err != nil {
+			return err
+		}
+	}
+	if err := txn.Set(vecIDKey(rt.prefix, vecKeyDirty, id), nil); err != nil {
+		return err
+	}
+	rt.setPending(itemKey, vecOp{id: id, del: !indexed})
+	return nil
+}
+
+// vectorApply updates the in-memory vector indexes after a committed item
+// write (called from writeStats).
+func (e *Engine) vectorApply(t *Table, old, new attr.Item) {
+	if len(t.Vectors) == 0 {
+		return
+	}
+	it := new
+	if it == nil {
+		it = old
+	}
+	if it == nil {
+		return
+	}
+	itemKey := t.storageKey(t.primaryKeyOf(it))
+	for _, vx := range t.Vectors {
+		rt := e.vecRuntime(t.ID, vx.ID)
+		if rt == nil {
+			continue
+		}
+		op, ok := rt.popPending(itemKey)
+		if !ok {
+			continue
+		}
+		if v, a, in := t.vectorEntry(vx, new); in && !op.del {
+			rt.idx.Add(op.id, v, a)
+		} else {
+			rt.idx.Delete(op.id)
+		}
+	}
+}
+
+// vectorWriteBytes is the VectorWriteRequestBytes of one item write per
+// vector index whose content changes: the float32 vector plus the other
+// projected attributes replicated to the index.
+func (t *Table) vectorWriteBytes(old, new attr.Item) map[string]float64 {
+	var out map[string]float64
+	for _, vx := range t.Vectors {
+		if !t.vectorViewChanged(vx, old, new) {
+			continue
+		}
+		src := new
+		if _, _, in := t.vectorEntry(vx, new); !in {
+			src = old
+		}
+		p := t.vectorProject(vx, src)
+		n := 4 * vx.Dims
+		for name, v := range p {
+			if name != vx.Attr {
+				n += len(name) + attr.ValueSize(v)
+			}
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[vx.Name] = float64(n)
+	}
+	return out
+}
+
+// vectorBackfillChunk is how many items one backfill step indexes.
+const vectorBackfillChunk = 256
+
+// vectorBackfill fills a vector index added by UpdateTable from the items
+// already in the table, then marks it ACTIVE. Each step locks the items it
+// reads, so a concurrent write of the same item cannot be overtaken by a
+// stale copy.
+func (e *Engine) vectorBackfill(table string, tableID uint64, indexID uint32) {
+	if !e.setVectorBackfilling(table, tableID, indexID) {
+		return
+	}
+	cursor := itemPrefix(tableID)
+	end := itemPrefix(tableID + 1)
+	for {
+		select {
+		case <-e.closing:
+			return
+		default:
+		}
+		t, ok := e.lookupTable(table)
+		if !ok || t.ID != tableID {
+			return
+		}
+		vx := vectorByID(t, indexID)
+		rt := e.vecRuntime(tableID, indexID)
+		if vx == nil || rt == nil {
+			return
+		}
+		next, err := e.vectorBackfillChunk(t, vx, rt, cursor, end)
+		if err != nil {
+			return
+		}
+		if next == nil {
+			break
+		}
+		cursor = next
+	}
+	e.finishVectorBackfill(table, tableID, indexID)
+}
+
+func vectorByID(t *Table, id uint32) *VectorIndex {
+	for _, vx := range t.Vectors {
+		if vx.ID == id {
+			return vx
+		}
+	}
+	return nil
+}
+
+// vectorBackfillChunk indexes the items from cursor; next is nil at the end.
+func (e *Engine) vectorBackfillChunk(t *Table, vx *VectorIndex, rt *vecRuntime, cursor, end []byte) ([]byte, error) {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	it, err := snap.NewIterator(storage.IterOptions{Lower: cursor, Upper: end})
+	if err != nil {
+		snap.Close()
+		return nil, err
+	}
+	var keys [][]byte
+	for len(keys) < vectorBackfillChunk && it.Next() {
+		keys = append(keys, bytes.Clone(it.Key()))
+	}
+	err = it.Err()
+	it.Close()
+	snap.Close()
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	// Lock the chunk's stripes in index order (writers hold one at a time).
+	stripes := map[int]bool{}
+	for _, k := range keys {
+		stripes[e.stripeOf(k)] = true
+	}
+	order := make([]int, 0, len(stripes))
+	for s := range stripes {
+		order = append(order, s)
+	}
+	slices.Sort(order)
+	for _, s := range order {
+		e.locks[s].Lock()
+	}
+	defer func() {
+		for _, s := range order {
+			e.locks[s].Unlock()
+		}
+	}()
+	type entry struct {
+		id  uint64
+		vec []float32
+		a   *vector.Attrs
+	}
+	var apply []entry
+	err = e.commit(false, func(txn storage.Txn) error {
+		apply = apply[:0]
+		for _, k := range keys {
+			item, err := readItem(txn, k)
+			if err != nil {
+				return err
+			}
+			v, a, ok := t.vectorEntry(vx, item)
+			if !ok {
+				continue
+			}
+			if err := e.stageVectorItem(txn, rt, k, true); err != nil {
+				return err
+			}
+			op, _ := rt.popPending(k)
+			apply = append(apply, entry{op.id, v, a})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range apply {
+		rt.idx.Add(x.id, x.vec, x.a)
+	}
+	last := keys[len(keys)-1]
+	return append(bytes.Clone(last), 0), nil
+}

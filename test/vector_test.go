@@ -1,0 +1,431 @@
+package test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// vecIndex is a VectorIndex definition for tests.
+func vecIndex(name, attr string, dims int64, dist types.VectorDistanceFunction, proj types.ProjectionType, schema ...types.SearchSchemaElement) types.VectorIndex {
+	return types.VectorIndex{
+		IndexName:        aws.String(name),
+		VectorAttribute:  &types.VectorAttributeDefinition{AttributeName: aws.String(attr)},
+		Dimensions:       aws.Int64(dims),
+		DistanceFunction: dist,
+		Projection:       &types.Projection{ProjectionType: proj},
+		SearchSchema:     schema,
+	}
+}
+
+// createVectorTable creates an on-demand table pk (S) [+ sk (S)] with the
+// given vector indexes and extra attribute definitions.
+func createVectorTable(t *testing.T, c *dynamodb.Client, withSK bool, defs []types.AttributeDefinition, vx ...types.VectorIndex) string {
+	t.Helper()
+	name := uniqueTable("vec")
+	in := &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: append([]types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}}, defs...),
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes:        vx,
+	}
+	if withSK {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+	}
+	if _, err := c.CreateTable(bg, in); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	return name
+}
+
+// vecAV is a vector attribute value; numbers are formatted exactly.
+func vecAV(v []float64) types.AttributeValue {
+	l := make([]types.AttributeValue, len(v))
+	for i, x := range v {
+		l[i] = N(strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	return &types.AttributeValueMemberL{Value: l}
+}
+
+func searchVec(v []float64) []types.AttributeValue {
+	return vecAV(v).(*types.AttributeValueMemberL).Value
+}
+
+// randVec is a deterministic pseudo-embedding.
+func randVec(r *rand.Rand, d int) []float64 {
+	v := make([]float64, d)
+	for i := range v {
+		v[i] = math.Round((r.Float64()*2-1)*1e4) / 1e4
+	}
+	return v
+}
+
+// oracle computes DynamoDB's score of a stored vector for a query, with
+// float32 vectors and float64 accumulation.
+func oracle(dist types.VectorDistanceFunction, q, v []float64) float64 {
+	var dot, qq, vv, l2 float64
+	for i := range q {
+		a, b := float64(float32(q[i])), float64(float32(v[i]))
+		dot += a * b
+		qq += a * a
+		vv += b * b
+		l2 += (a - b) * (a - b)
+	}
+	switch dist {
+	case types.VectorDistanceFunctionEuclidean:
+		return math.Sqrt(l2)
+	case types.VectorDistanceFunctionDotProduct:
+		return dot
+	}
+	if qq == 0 || vv == 0 {
+		return 1
+	}
+	return 1 - dot/math.Sqrt(qq*vv)
+}
+
+func TestVectorScoresMatchOracle(t *testing.T) {
+	c := ddb()
+	const dims = 8
+	table := createVectorTable(t, c, false, nil,
+		vecIndex("cos", "emb", dims, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll),
+		vecIndex("euc", "emb", dims, types.VectorDistanceFunctionEuclidean, types.ProjectionTypeKeysOnly),
+		vecIndex("dot", "emb", dims, types.VectorDistanceFunctionDotProduct, types.ProjectionTypeKeysOnly))
+	r := rand.New(rand.NewPCG(1, 2))
+	vecs := map[string][]float64{}
+	for i := 0; i < 60; i++ {
+		k := fmt.Sprintf("item%03d", i)
+		vecs[k] = randVec(r, dims)
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S(k), "emb": vecAV(vecs[k])}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The table keeps the numbers exactly.
+	got, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("item000")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := got.Item["emb"].(*types.AttributeValueMemberL).Value; l[0].(*types.AttributeValueMemberN).Value != strconv.FormatFloat(vecs["item000"][0], 'g', -1, 64) {
+		t.Fatalf("stored number changed: %v", l[0])
+	}
+	q := randVec(r, dims)
+	for _, tc := range []struct {
+		index string
+		dist  types.VectorDistanceFunction
+	}{{"cos", types.VectorDistanceFunctionCosine}, {"euc", types.VectorDistanceFunctionEuclidean}, {"dot", types.VectorDistanceFunctionDotProduct}} {
+		out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String(tc.index), SearchVector: searchVec(q), TopK: aws.Int32(10)})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.index, err)
+		}
+		type hit struct {
+			k string
+			s float64
+		}
+		var want []hit
+		for k, v := range vecs {
+			want = append(want, hit{k, oracle(tc.dist, q, v)})
+		}
+		sort.Slice(want, func(i, j int) bool {
+			if tc.dist == types.VectorDistanceFunctionDotProduct {
+				return want[i].s > want[j].s
+			}
+			return want[i].s < want[j].s
+		})
+		if len(out.SearchResults) != 10 {
+			t.Fatalf("%s: %d results", tc.index, len(out.SearchResults))
+		}
+		for i, res := range out.SearchResults {
+			k := res.Item["pk"].(*types.AttributeValueMemberS).Value
+			if k != want[i].k || math.Abs(res.Score-want[i].s) > 1e-5 {
+				t.Fatalf("%s #%d: got %s %.7f, want %s %.7f", tc.index, i, k, res.Score, want[i].k, want[i].s)
+			}
+			if _, ok := res.Item["emb"]; ok {
+				t.Fatalf("%s: vector returned without being requested", tc.index)
+			}
+		}
+	}
+	// The vector is returned when projected and requested.
+	out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("cos"), SearchVector: searchVec(q), TopK: aws.Int32(1),
+		ProjectionExpression: aws.String("emb, pk"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.SearchResults[0].Item["emb"]; !ok || out.ConsumedCapacity == nil || aws.ToFloat64(out.ConsumedCapacity.VectorSearchRequestBytes) <= 0 {
+		t.Fatalf("projection/capacity: %+v", out)
+	}
+	// KEYS_ONLY: the vector is not projected, so it is not returned.
+	out, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("euc"), SearchVector: searchVec(q), TopK: aws.Int32(1), ProjectionExpression: aws.String("emb, pk")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.SearchResults[0].Item["emb"]; ok {
+		t.Fatal("KEYS_ONLY index returned the vector")
+	}
+	// TopK above the item count returns every indexed item; deletes leave the index.
+	if _, err := c.DeleteItem(bg, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("item000")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("item001")}, UpdateExpression: aws.String("REMOVE emb")}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("dot"), SearchVector: searchVec(q), TopK: aws.Int32(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.SearchResults) != 58 {
+		t.Fatalf("got %d results, want 58", len(out.SearchResults))
+	}
+	d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.Table.VectorIndexes); n != 3 || d.Table.VectorIndexes[0].IndexStatus != types.IndexStatusActive || aws.ToInt64(d.Table.VectorIndexes[0].ItemCount) != 58 || d.Table.VectorIndexes[0].Backfilling != nil {
+		t.Fatalf("describe: %+v", d.Table.VectorIndexes)
+	}
+}
+
+func TestVectorValidation(t *testing.T) {
+	c := ddb()
+	defs := []types.AttributeDefinition{{AttributeName: aws.String("tenant"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("lang"), AttributeType: types.ScalarAttributeTypeS}}
+	table := createVectorTable(t, c, false, defs, vecIndex("vix", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll,
+		types.SearchSchemaElement{AttributeName: aws.String("tenant"), SearchSchemaElementType: types.SearchSchemaElementTypeHash},
+		types.SearchSchemaElement{AttributeName: aws.String("lang"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}))
+	put := func(item map[string]types.AttributeValue) error {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
+		return err
+	}
+	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": vecAV([]float64{1, 2})}), "ValidationException",
+		"One or more parameter values are not valid. One or more parameter values were invalid . Invalid size for parameter emb, Expected: 3, Actual: 2. IndexName: vix")
+	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": S("x")}), "ValidationException",
+		"One or more parameter values are not valid. One or more parameter values were invalid . Invalid type for parameter emb, Expected: L, Actual: S. IndexName: vix")
+	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1"), S("2"), N("3")}}}), "ValidationException",
+		"One or more parameter values were invalid. Invalid type for parameter emb[1], Expected: 32-bit floating point number, Actual: S. IndexName: vix")
+	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "tenant": S(""), "emb": vecAV([]float64{1, 2, 3})}), "ValidationException",
+		"One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: vix, IndexKey: tenant")
+	for i, it := range []struct{ pk, tenant, lang string }{{"a", "t1", "en"}, {"b", "t1", "ja"}, {"c", "t2", "en"}} {
+		if err := put(map[string]types.AttributeValue{"pk": S(it.pk), "tenant": S(it.tenant), "lang": S(it.lang), "emb": vecAV([]float64{1, float64(i), 0})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := put(map[string]types.AttributeValue{"pk": S("nohash"), "emb": vecAV([]float64{1, 0, 0})}); err != nil {
+		t.Fatal(err) // not indexed: no HASH attribute
+	}
+	search := func(topK int32, cond string, vals map[string]types.AttributeValue, q []float64) (*dynamodb.SearchVectorsOutput, error) {
+		in := &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"), SearchVector: searchVec(q), TopK: aws.Int32(topK), ExpressionAttributeValues: vals}
+		if cond != "" {
+			in.SearchConditionExpression = aws.String(cond)
+		}
+		return c.SearchVectors(bg, in)
+	}
+	q := []float64{1, 0, 0}
+	_, err := search(101, "tenant = :t", map[string]types.AttributeValue{":t": S("t1")}, q)
+	wantAPIError(t, err, "ValidationException", "Provided TopK value '101' is out of valid range. The value must be between 1 and 100 inclusive")
+	_, err = search(5, "", nil, q)
+	wantAPIError(t, err, "ValidationException", "SearchConditionExpression must be provided when SearchSchema has a HASH key")
+	_, err = search(5, "tenant = :t", map[string]types.AttributeValue{":t": S("t1")}, []float64{1, 0})
+	wantAPIError(t, err, "ValidationException", "Input search vector dimension 2 does not match vector index dimension 3")
+	_, err = search(5, "tenant > :t", map[string]types.AttributeValue{":t": S("t1")}, q)
+	wantAPIError(t, err, "ValidationException", "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression")
+	_, err = search(5, "tenant = :t AND pk = :p", map[string]types.AttributeValue{":t": S("t1"), ":p": S("a")}, q)
+	wantAPIError(t, err, "ValidationException", "SearchConditionExpression must not contain any attributes that is not in SearchSchema. Invalid attribute: pk")
+	out, err := search(5, "tenant = :t", map[string]types.AttributeValue{":t": S("t1")}, q)
+	if err != nil || len(out.SearchResults) != 2 {
+		t.Fatalf("hash filter: %v %+v", err, out)
+	}
+	out, err = search(5, "tenant = :t AND lang = :l", map[string]types.AttributeValue{":t": S("t1"), ":l": S("ja")}, q)
+	if err != nil || len(out.SearchResults) != 1 || out.SearchResults[0].Item["pk"].(*types.AttributeValueMemberS).Value != "b" {
+		t.Fatalf("inline filter: %v %+v", err, out)
+	}
+	_, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("nope"), SearchVector: searchVec(q), TopK: aws.Int32(1)})
+	wantAPIError(t, err, "ValidationException", "The table does not have the specified index: nope")
+
+	// CreateTable rules.
+	_, err = c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecbad")), BillingMode: types.BillingModeProvisioned,
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)},
+		AttributeDefinitions:  []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:             []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes:         []types.VectorIndex{vecIndex("vix", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll)}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Vector indexes are only supported for PAY_PER_REQUEST tables")
+	_, err = c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecbad")), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes: []types.VectorIndex{vecIndex("vix", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll,
+			types.SearchSchemaElement{AttributeName: aws.String("cat"), SearchSchemaElementType: types.SearchSchemaElementTypeHash})}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: One element in SearchSchema is not defined in attribute definitions")
+	_, err = c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecbad")), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes: []types.VectorIndex{vecIndex("vix1", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll),
+			vecIndex("vix2", "emb", 4, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll)}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. Existing schema: VectorIndexSchema:[VectorAttribute: key{emb:L:3}] New schema: VectorIndexSchema:[VectorAttribute: key{emb:L:4}]")
+}
+
+// waitVectorActive polls DescribeTable until the index is ACTIVE.
+func waitVectorActive(t *testing.T, c *dynamodb.Client, table, index string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range d.Table.VectorIndexes {
+			if aws.ToString(v.IndexName) == index && v.IndexStatus == types.IndexStatusActive {
+				if v.Backfilling != nil {
+					t.Fatalf("ACTIVE index reports Backfilling %v", *v.Backfilling)
+				}
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("vector index %s never became ACTIVE", index)
+}
+
+func TestVectorUpdateTableBackfill(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 300; i++ {
+		item := map[string]types.AttributeValue{"pk": S(fmt.Sprintf("k%03d", i)), "emb": vecAV(randVec(r, 16))}
+		if i%10 == 0 {
+			item["emb"] = S("not a vector") // existing invalid values are skipped by the backfill
+		}
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
+		IndexName: aws.String("late"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("emb")}, Dimensions: aws.Int64(16),
+		DistanceFunction: types.VectorDistanceFunctionEuclidean, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := out.TableDescription.VectorIndexes; len(v) != 1 || v[0].IndexStatus != types.IndexStatusCreating || v[0].Backfilling == nil {
+		t.Fatalf("UpdateTable response: %+v", v)
+	}
+	waitVectorActive(t, c, table, "late")
+	s, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("late"), SearchVector: searchVec(randVec(r, 16)), TopK: aws.Int32(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.SearchResults) != 100 {
+		t.Fatalf("got %d results", len(s.SearchResults))
+	}
+	d, _ := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if n := aws.ToInt64(d.Table.VectorIndexes[0].ItemCount); n != 270 {
+		t.Fatalf("ItemCount %d, want 270", n)
+	}
+	if _, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("late")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("late"), SearchVector: searchVec(randVec(r, 16)), TopK: aws.Int32(1)})
+	wantAPIError(t, err, "ValidationException", "The table does not have the specified index: late")
+}
+
+// TestVectorSmallToBig is W2's small-to-big layout: children hold only the
+// embedding, a KEYS_ONLY index finds them, the app GetItems the parent.
+func TestVectorSmallToBig(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, true, nil, vecIndex("NarrationChunkIndex", "embedding", 32, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
+	r := rand.New(rand.NewPCG(3, 4))
+	topic := map[string][]float64{}
+	for _, doc := range []string{"CONAN", "ONEPIECE", "PRECURE"} {
+		topic[doc] = randVec(r, 32)
+		c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S(doc), "sk": S("DOC"), "title": S(doc)}})
+		for p := 1; p <= 3; p++ {
+			parent := fmt.Sprintf("P#%03d", p)
+			c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S(doc), "sk": S(parent), "bodyText": S(doc + " text " + parent)}})
+			for ch := 1; ch <= 2; ch++ {
+				v := make([]float64, 32)
+				for i := range v {
+					v[i] = topic[doc][i] + 0.05*(r.Float64()-0.5)
+				}
+				if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+					"pk": S(doc), "sk": S(fmt.Sprintf("%s#C#%03d", parent, ch)), "embedding": vecAV(v)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("NarrationChunkIndex"), SearchVector: searchVec(topic["CONAN"]), TopK: aws.Int32(5), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.SearchResults) != 5 {
+		t.Fatalf("%d results", len(out.SearchResults))
+	}
+	for i, res := range out.SearchResults {
+		if len(res.Item) != 2 || res.Item["pk"].(*types.AttributeValueMemberS).Value != "CONAN" {
+			t.Fatalf("result %d: %+v", i, res.Item)
+		}
+		if i > 0 && res.Score < out.SearchResults[i-1].Score {
+			t.Fatal("results not sorted")
+		}
+		sk := res.Item["sk"].(*types.AttributeValueMemberS).Value
+		parent, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("CONAN"), "sk": S(sk[:5])}, ProjectionExpression: aws.String("bodyText")})
+		if err != nil || parent.Item["bodyText"] == nil {
+			t.Fatalf("parent of %s: %v %+v", sk, err, parent)
+		}
+	}
+}
+
+// TestVectorCrashAgreesWithTable kills the server mid-stream of writes and
+// checks that after the restart the index holds exactly the table's vectors.
+func TestVectorCrashAgreesWithTable(t *testing.T) {
+	dir := t.TempDir()
+	k := startKura(t, "--data-dir", dir, "--sync=false")
+	c := k.client()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "emb", 8, types.VectorDistanceFunctionEuclidean, types.ProjectionTypeKeysOnly))
+	r := rand.New(rand.NewPCG(9, 9))
+	write := func(c *dynamodb.Client, i int) {
+		c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S(fmt.Sprintf("k%03d", i%150)), "emb": vecAV(randVec(r, 8))}})
+	}
+	for i := 0; i < 200; i++ {
+		write(c, i)
+	}
+	k.stop() // clean stop: a snapshot is written
+	k = startKura(t, "--data-dir", dir, "--sync=false")
+	c = k.client()
+	for i := 200; i < 400; i++ {
+		write(c, i)
+		if i%7 == 0 {
+			c.DeleteItem(bg, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S(fmt.Sprintf("k%03d", i%150))}})
+		}
+	}
+	k.kill()
+	k = startKura(t, "--data-dir", dir)
+	c = k.client()
+	scan, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, item := range scan.Items {
+		var v []float64
+		for _, x := range item["emb"].(*types.AttributeValueMemberL).Value {
+			f, _ := strconv.ParseFloat(x.(*types.AttributeValueMemberN).Value, 64)
+			v = append(v, f)
+		}
+		out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"), SearchVector: searchVec(v), TopK: aws.Int32(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.SearchResults) != 1 || out.SearchResults[0].Score != 0 || out.SearchResults[0].Item["pk"].(*types.AttributeValueMemberS).Value != item["pk"].(*types.AttributeValueMemberS).Value {
+			t.Fatalf("item %v not found by its own vector: %+v", item["pk"], out.SearchResults)
+		}
+	}
+	d, _ := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if n := aws.ToInt64(d.Table.VectorIndexes[0].ItemCount); n != int64(len(scan.Items)) {
+		t.Fatalf("index holds %d vectors, table %d items", n, len(scan.Items))
+	}
+}
