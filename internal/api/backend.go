@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kura-db/kura/internal/wire"
+	"github.com/kura-db/kura/internal/wire/streamswire"
 )
 
 // Backend executes DynamoDB operations once the api layer has decoded a
@@ -32,4 +33,16 @@ type Backend interface {
 	Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput, error)
 	BatchGetItem(ctx context.Context, in *wire.BatchGetItemInput) (*wire.BatchGetItemOutput, error)
 	BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInput) (*wire.BatchWriteItemOutput, error)
+	SearchVectors(ctx context.Context, in *wire.SearchVectorsInput) (*wire.SearchVectorsOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *wire.UpdateTimeToLiveInput) (*wire.UpdateTimeToLiveOutput, error)
+	// DynamoDB Streams (target prefix DynamoDBStreams_20120810.).
+	ListStreams(ctx context.Context, in *streamswire.ListStreamsInput) (*streamswire.ListStreamsOutput, error)
+	DescribeStream(ctx context.Context, in *streamswire.DescribeStreamInput) (*streamswire.DescribeStreamOutput, error)
+	GetShardIterator(ctx context.Context, in *streamswire.GetShardIteratorInput) (*streamswire.GetShardIteratorOutput, error)
+	GetRecords(ctx context.Context, in *streamswire.GetRecordsInput) (*streamswire.GetRecordsOutput, error)
+	TransactWriteItems(ctx context.Context, in *wire.TransactWriteItemsInput) (*wire.TransactWriteItemsOutput, error)
+	TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error)
+	ExecuteStatement(ctx context.Context, in *wire.ExecuteStatementInput) (*wire.ExecuteStatementOutput, error)
+	BatchExecuteStatement(ctx context.Context, in *wire.BatchExecuteStatementInput) (*wire.BatchExecuteStatementOutput, error)
+	ExecuteTransaction(ctx context.Context, in *wire.ExecuteTransactionInput) (*wire.ExecuteTransactionOutput, error)
 }

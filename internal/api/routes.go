@@ -20,6 +20,7 @@ var routes = map[string]handler{
 	"DescribeContinuousBackups": describeContinuousBackups,
 	"UpdateContinuousBackups":   updateContinuousBackups,
 	"DescribeTimeToLive":        describeTimeToLive,
+	"UpdateTimeToLive":          updateTimeToLive,
 	"PutItem":                   putItem,
 	"GetItem":                   getItem,
 	"UpdateItem":                updateItem,
@@ -28,6 +29,12 @@ var routes = map[string]handler{
 	"Scan":                      scan,
 	"BatchGetItem":              batchGetItem,
 	"BatchWriteItem":            batchWriteItem,
+	"SearchVectors":             searchVectors,
+	"TransactWriteItems":        transactWriteItems,
+	"TransactGetItems":          transactGetItems,
+	"ExecuteStatement":          executeStatement,
+	"BatchExecuteStatement":     batchExecuteStatement,
+	"ExecuteTransaction":        executeTransaction,
 }
 
 // Operations lists the operations this server routes.
@@ -39,8 +46,10 @@ func Operations() []string { return sortedKeys(routes) }
 func op[I, O any](call func(Backend, context.Context, *I) (*O, error), validate func(*I) error) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		in := new(I)
-		if err := decode(body, in); err != nil {
-			return nil, err
+		if !fastDecode(body, in) {
+			if err := decode(body, in); err != nil {
+				return nil, err
+			}
 		}
 		if validate != nil {
 			if err := validate(in); err != nil {

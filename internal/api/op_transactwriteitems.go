@@ -1,0 +1,81 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/kura-db/kura/internal/wire"
+)
+
+var transactWriteItems = op(Backend.TransactWriteItems, func(in *wire.TransactWriteItemsInput) error {
+	var v validator
+	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
+	v.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection)
+	v.transactItems(in.TransactItems == nil, len(in.TransactItems))
+	if t := in.ClientRequestToken; t != nil {
+		v.minLen("clientRequestToken", quote(*t), len(*t), 1)
+		v.maxLen("clientRequestToken", quote(*t), len(*t), 36)
+	}
+	for i, it := range in.TransactItems {
+		p := "transactItems." + strconv.Itoa(i+1) + ".member."
+		switch {
+		case it.Put != nil:
+			v.transactAction(p+"put.", it.Put.TableName, it.Put.ReturnValuesOnConditionCheckFailure)
+			v.notNull(p+"put.item", it.Put.Item == nil)
+		case it.Update != nil:
+			v.transactAction(p+"update.", it.Update.TableName, it.Update.ReturnValuesOnConditionCheckFailure)
+			v.notNull(p+"update.key", it.Update.Key == nil)
+			v.notNull(p+"update.updateExpression", it.Update.UpdateExpression == nil)
+		case it.Delete != nil:
+			v.transactAction(p+"delete.", it.Delete.TableName, it.Delete.ReturnValuesOnConditionCheckFailure)
+			v.notNull(p+"delete.key", it.Delete.Key == nil)
+		case it.ConditionCheck != nil:
+			c := it.ConditionCheck
+			v.transactAction(p+"conditionCheck.", c.TableName, c.ReturnValuesOnConditionCheckFailure)
+			v.notNull(p+"conditionCheck.key", c.Key == nil)
+			v.notNull(p+"conditionCheck.conditionExpression", c.ConditionExpression == nil)
+		}
+	}
+	return v.err()
+})
+
+var transactGetItems = op(Backend.TransactGetItems, func(in *wire.TransactGetItemsInput) error {
+	var v validator
+	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
+	v.transactItems(in.TransactItems == nil, len(in.TransactItems))
+	for i, it := range in.TransactItems {
+		p := "transactItems." + strconv.Itoa(i+1) + ".member.get"
+		v.notNull(p, it.Get == nil)
+		if it.Get != nil {
+			v.transactTable(p+".tableName", it.Get.TableName)
+			v.notNull(p+".key", it.Get.Key == nil)
+		}
+	}
+	return v.err()
+})
+
+// transactItems checks the TransactItems list: present, 1 to 100 entries.
+func (v *validator) transactItems(isNull bool, n int) {
+	v.notNull("transactItems", isNull)
+	if isNull {
+		return
+	}
+	if n == 0 {
+		v.minLen("transactItems", "'[]'", n, 1)
+	}
+	v.maxLen("transactItems", "", n, 100)
+}
+
+// transactAction checks the members every write action carries.
+func (v *validator) transactAction(p string, table *string, rvccf string) {
+	v.transactTable(p+"tableName", table)
+	v.enum(p+"returnValuesOnConditionCheckFailure", rvccf, enumReturnValuesOnCCF)
+}
+
+// transactTable checks an action's TableName.
+func (v *validator) transactTable(member string, table *string) {
+	if table == nil {
+		v.notNull(member, true)
+		return
+	}
+	v.name(member, *table)
+}

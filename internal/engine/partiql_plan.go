@@ -1,0 +1,378 @@
+package engine
+
+import (
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/partiql"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// plan is a lowered statement: exactly one of the inputs is set.
+type plan struct {
+	st     *partiql.Statement
+	table  *Table
+	query  *wire.QueryInput
+	scan   *wire.ScanInput
+	put    *wire.PutItemInput
+	update *wire.UpdateItemInput
+	del    *wire.DeleteItemInput
+	check  *wire.ConditionCheck
+	// get is a single-item read (batch and transaction SELECTs), filtered
+	// by getFilter (nil when the WHERE clause is only the key).
+	get       *wire.Get
+	getFilter *expr.Condition
+}
+
+// lowerStatement parses and lowers one statement. singleRead asks for a
+// full-key read (BatchExecuteStatement, ExecuteTransaction) instead of a
+// Query or Scan.
+func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, singleRead bool) (*plan, error) {
+	if src == nil {
+		return nil, ddberr.Validation("Statement wasn't well formed, can't be processed: Expected data manipulation")
+	}
+	st, err := partiql.Parse(*src)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkParams(st, params); err != nil {
+		return nil, err
+	}
+	t, err := e.activeTable(&st.Table)
+	if err != nil {
+		return nil, err
+	}
+	if st.Index != "" && st.Kind != partiql.Select {
+		return nil, ddberr.Validation("This operation is not supported on an index")
+	}
+	p := &plan{st: st, table: t}
+	b := newExprBuilder(params)
+	switch st.Kind {
+	case partiql.Select:
+		if singleRead {
+			err = p.lowerGet(b)
+		} else {
+			err = p.lowerSelect(b)
+		}
+	case partiql.Exists:
+		err = p.lowerExists(b, rvccf)
+	case partiql.Insert:
+		err = p.lowerInsert(b, rvccf)
+	case partiql.Update:
+		err = p.lowerUpdate(b, rvccf)
+	case partiql.Delete:
+		err = p.lowerDelete(b, rvccf)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// projection renders the SELECT list (nil for *).
+func (p *plan) projection(b *exprBuilder) *string {
+	if p.st.Projection == nil {
+		return nil
+	}
+	s := ""
+	for i, path := range p.st.Projection {
+		if i > 0 {
+			s += ", "
+		}
+		s += b.path(path)
+	}
+	return &s
+}
+
+// lowerSelect makes a Query when the WHERE clause pins the (table's or
+// index's) partition key with an equality, a Scan otherwise. A sort-key
+// comparison joins the key condition; every other conjunct is the filter.
+func (p *plan) lowerSelect(b *exprBuilder) error {
+	hash, rng := p.table.Hash.Name, ""
+	if p.table.Range != nil {
+		rng = p.table.Range.Name
+	}
+	var index *string
+	if p.st.Index != "" {
+		ix, ok := p.table.Index(p.st.Index)
+		if !ok {
+			return ddberr.TableNotFound()
+		}
+		index = &p.st.Index
+		hash, rng = ix.Hash.Name, ""
+		if ix.Range != nil {
+			rng = ix.Range.Name
+		}
+	}
+	var keyConds, rest []partiql.Expr
+	hashFound := false
+	for _, c := range conjuncts(p.st.Where, nil) {
+		if name, _, ok := keyEquality(c); ok && name == hash && !hashFound {
+			hashFound = true
+			keyConds = append(keyConds, c)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if hashFound && rng != "" {
+		for i, c := range rest {
+			if isSortKeyCond(c, rng) {
+				keyConds = append(keyConds, c)
+				rest = append(rest[:i:i], rest[i+1:]...)
+				break
+			}
+		}
+	}
+	proj := p.projection(b)
+	if !hashFound {
+		if p.st.OrderBy != nil {
+			return ddberr.Validation(msgPQOrderBy)
+		}
+		filter, err := b.andAll(rest)
+		if err != nil {
+			return err
+		}
+		p.scan = &wire.ScanInput{TableName: &p.st.Table, IndexName: index, ProjectionExpression: proj}
+		if filter != "" {
+			p.scan.FilterExpression = &filter
+		}
+		p.scan.ExpressionAttributeNames, p.scan.ExpressionAttributeValues = b.namesOrNil(), b.valuesOrNil()
+		return nil
+	}
+	if p.st.OrderBy != nil {
+		ob := *p.st.OrderBy
+		if len(ob) != 1 || ob[0].Name != hash && ob[0].Name != rng {
+			return ddberr.Validationf("Variable reference %s in ORDER BY clause must be part of the primary key", ob.String())
+		}
+	}
+	kc, err := b.andAll(keyConds)
+	if err != nil {
+		return err
+	}
+	filter, err := b.andAll(rest)
+	if err != nil {
+		return err
+	}
+	forward := !p.st.OrderDesc
+	p.query = &wire.QueryInput{TableName: &p.st.Table, IndexName: index, KeyConditionExpression: &kc,
+		ProjectionExpression: proj, ScanIndexForward: &forward}
+	if filter != "" {
+		p.query.FilterExpression = &filter
+	}
+	p.query.ExpressionAttributeNames, p.query.ExpressionAttributeValues = b.namesOrNil(), b.valuesOrNil()
+	return nil
+}
+
+// isSortKeyCond reports whether c is a key-condition-shaped comparison on
+// the sort key: rng op constant, BETWEEN or begins_with.
+func isSortKeyCond(c partiql.Expr, rng string) bool {
+	isKey := func(e partiql.Expr) bool {
+		pr, ok := e.(*partiql.PathRef)
+		return ok && len(pr.Path) == 1 && pr.Path[0].Index < 0 && pr.Path[0].Name == rng
+	}
+	switch x := c.(type) {
+	case *partiql.Binary:
+		switch x.Op {
+		case "=", "<", "<=", ">", ">=":
+			return isKey(x.L) && isConstant(x.R)
+		}
+	case *partiql.Between:
+		return isKey(x.X) && isConstant(x.Lo) && isConstant(x.Hi)
+	case *partiql.Call:
+		return x.Name == "begins_with" && len(x.Args) == 2 && isKey(x.Args[0]) && isConstant(x.Args[1])
+	}
+	return false
+}
+
+// lowerGet is a full-key SELECT: one item, the other conjuncts a filter.
+func (p *plan) lowerGet(b *exprBuilder) error {
+	if p.st.Index != "" {
+		return ddberr.Validation("Reads on indices are not supported within transactions.")
+	}
+	key, rest, err := b.fullKey(p.table, p.st.Where)
+	if err != nil {
+		if err.Error() == ddberr.Validation(msgPQIncompleteKey).Error() {
+			return ddberr.Validation("Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+		}
+		return err
+	}
+	p.get = &wire.Get{TableName: &p.st.Table, Key: key, ProjectionExpression: p.projection(b)}
+	p.get.ExpressionAttributeNames = b.namesOrNil()
+	if len(rest) > 0 {
+		fb := newExprBuilder(b.params)
+		s, err := fb.andAll(rest)
+		if err != nil {
+			return err
+		}
+		params := expr.NewParams(fb.names, fb.values)
+		if p.getFilter, err = parseCondition(params, expr.KindFilter, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lowerExists is EXISTS(SELECT ...) in a transaction: a ConditionCheck
+// that the item exists and matches the rest of the WHERE clause.
+func (p *plan) lowerExists(b *exprBuilder, rvccf string) error {
+	key, rest, err := b.fullKey(p.table, p.st.Where)
+	if err != nil {
+		return ddberr.Validation("EXISTS() must contain a single item read with additional condition")
+	}
+	cond := "attribute_exists(" + b.name(p.table.Hash.Name) + ")"
+	if len(rest) > 0 {
+		s, err := b.andAll(rest)
+		if err != nil {
+			return err
+		}
+		cond += " AND " + s
+	}
+	p.check = &wire.ConditionCheck{TableName: &p.st.Table, Key: key, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.namesOrNil(), ExpressionAttributeValues: b.valuesOrNil(),
+		ReturnValuesOnConditionCheckFailure: rvccf}
+	return nil
+}
+
+// lowerInsert is a PutItem that must not replace an item.
+func (p *plan) lowerInsert(b *exprBuilder, rvccf string) error {
+	switch p.st.Value.(type) {
+	case *partiql.Struct, *partiql.Param:
+	default:
+		return ddberr.Validation(msgPQInsertItem)
+	}
+	v, err := b.literal(p.st.Value)
+	if err != nil {
+		return err
+	}
+	if v.T != attr.M {
+		return ddberr.Validation(msgPQInsertItem)
+	}
+	cond := "attribute_not_exists(" + b.name(p.table.Hash.Name) + ")"
+	p.put = &wire.PutItemInput{TableName: &p.st.Table, Item: attr.Item(v.Map), ConditionExpression: &cond,
+		ExpressionAttributeNames: b.namesOrNil(), ReturnValuesOnConditionCheckFailure: rvccf}
+	if p.st.Returning != "" {
+		return ddberr.Validation("RETURNING is not supported in INSERT")
+	}
+	return nil
+}
+
+// lowerUpdate is an UpdateItem of an existing item (a missing one fails
+// the condition, as in DynamoDB).
+func (p *plan) lowerUpdate(b *exprBuilder, rvccf string) error {
+	key, rest, err := b.fullKey(p.table, p.st.Where)
+	if err != nil {
+		return err
+	}
+	var set, add, del, remove []string
+	for _, a := range p.st.Sets {
+		target := b.path(a.Path)
+		if c, ok := a.Value.(*partiql.Call); ok && (c.Name == "set_add" || c.Name == "set_delete") {
+			arg, err := setFuncArg(b, c, a.Path)
+			if err != nil {
+				return err
+			}
+			if c.Name == "set_add" {
+				add = append(add, target+" "+arg)
+			} else {
+				del = append(del, target+" "+arg)
+			}
+			continue
+		}
+		v, err := b.operand(a.Value)
+		if err != nil {
+			return err
+		}
+		set = append(set, target+" = "+v)
+	}
+	for _, r := range p.st.Removes {
+		remove = append(remove, b.path(r))
+	}
+	upd := ""
+	for _, clause := range []struct {
+		kw    string
+		parts []string
+	}{{"SET", set}, {"ADD", add}, {"DELETE", del}, {"REMOVE", remove}} {
+		if len(clause.parts) > 0 {
+			upd += clause.kw + " " + joinComma(clause.parts) + " "
+		}
+	}
+	cond := "attribute_exists(" + b.name(p.table.Hash.Name) + ")"
+	if len(rest) > 0 {
+		s, err := b.andAll(rest)
+		if err != nil {
+			return err
+		}
+		cond += " AND " + s
+	}
+	rv, err := returningValues(p.st.Returning, false)
+	if err != nil {
+		return err
+	}
+	p.update = &wire.UpdateItemInput{TableName: &p.st.Table, Key: key, UpdateExpression: &upd,
+		ConditionExpression: &cond, ExpressionAttributeNames: b.namesOrNil(),
+		ExpressionAttributeValues: b.valuesOrNil(), ReturnValues: rv, ReturnValuesOnConditionCheckFailure: rvccf}
+	return nil
+}
+
+// setFuncArg checks SET a = set_add(a, <<...>>) and renders the set.
+func setFuncArg(b *exprBuilder, c *partiql.Call, target partiql.Path) (string, error) {
+	fn := "ADD"
+	if c.Name == "set_delete" {
+		fn = "DELETE"
+	}
+	if len(c.Args) != 2 {
+		return "", ddberr.Validationf("SET_%s must have exactly two arguments", fn)
+	}
+	if pr, ok := c.Args[0].(*partiql.PathRef); !ok || pr.Path.String() != target.String() {
+		return "", ddberr.Validationf("The first argument to SET_%s must equal the assignment value", fn)
+	}
+	v, err := b.literal(c.Args[1])
+	if err != nil || v.T != attr.SS && v.T != attr.NS && v.T != attr.BS {
+		return "", ddberr.Validationf("The second argument to SET_%s must be a value with type SET", fn)
+	}
+	return b.value(v), nil
+}
+
+// lowerDelete is a DeleteItem; extra conjuncts must hold when the item
+// exists (deleting a missing item is a no-op, as in DynamoDB).
+func (p *plan) lowerDelete(b *exprBuilder, rvccf string) error {
+	key, rest, err := b.fullKey(p.table, p.st.Where)
+	if err != nil {
+		return err
+	}
+	rv, err := returningValues(p.st.Returning, true)
+	if err != nil {
+		return err
+	}
+	p.del = &wire.DeleteItemInput{TableName: &p.st.Table, Key: key, ReturnValues: rv, ReturnValuesOnConditionCheckFailure: rvccf}
+	if len(rest) > 0 {
+		s, err := b.andAll(rest)
+		if err != nil {
+			return err
+		}
+		cond := "attribute_not_exists(" + b.name(p.table.Hash.Name) + ") OR " + s
+		p.del.ConditionExpression = &cond
+		p.del.ExpressionAttributeNames, p.del.ExpressionAttributeValues = b.namesOrNil(), b.valuesOrNil()
+	}
+	return nil
+}
+
+// returningValues maps a RETURNING clause to ReturnValues.
+func returningValues(r string, isDelete bool) (string, error) {
+	if isDelete && r != "" && r != "ALL OLD" {
+		return "", ddberr.Validationf("Invalid returning clause: RETURNING %s *. Only RETURNING ALL OLD * is allowed in DELETE statements.", r)
+	}
+	return map[string]string{"": "", "ALL OLD": rvAllOld, "MODIFIED OLD": rvUpdatedOld,
+		"ALL NEW": rvAllNew, "MODIFIED NEW": rvUpdatedNew}[r], nil
+}
+
+func joinComma(parts []string) string {
+	s := ""
+	for i, p := range parts {
+		if i > 0 {
+			s += ", "
+		}
+		s += p
+	}
+	return s
+}

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// txGet is one validated Get of a read transaction.
+type txGet struct {
+	table *Table
+	proj  *expr.Projection
+	skey  []byte
+}
+
+// TransactGetItems reads up to 100 items, from one or more tables, as of
+// one consistent snapshot. A Get on an item an in-flight write transaction
+// holds cancels the request with TransactionConflict, as in DynamoDB.
+func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error) {
+	gets, err := e.prepareTransactGet(in.TransactItems)
+	if err != nil {
+		return nil, err
+	}
+	items, err := e.readTransaction(gets)
+	if err != nil {
+		return nil, err
+	}
+	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(gets))}
+	var c txTally
+	for i, g := range gets {
+		c.add(g.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
+		if items[i] != nil {
+			out.Responses[i].Item = applyProjection(g.proj, items[i])
+		}
+	}
+	out.ConsumedCapacity = c.list(in.ReturnConsumedCapacity)
+	return out, nil
+}
+
+// prepareTransactGet validates the Gets: projections first, then tables
+// and keys, then no item twice.
+func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, error) {
+	gets := make([]txGet, len(items))
+	for i, it := range items {
+		if it.Get == nil {
+			return nil, ddberr.Validation("Invalid Request: TransactGetItem should contain a Get request")
+		}
+		var err error
+		if gets[i].proj, err = prepareRead(it.Get.ProjectionExpression, nil, it.Get.ExpressionAttributeNames); err != nil {
+			return nil, err
+		}
+	}
+	seen := make(map[string]struct{}, len(items))
+	for i, it := range items {
+		t, err := e.activeTable(it.Get.TableName)
+		if err != nil {
+			return nil, err
+		}
+		k, err := t.validateKey(it.Get.Key)
+		if err != nil {
+			return nil, err
+		}
+		gets[i].table, gets[i].skey = t, t.storageKey(k)
+		if _, dup := seen[string(gets[i].skey)]; dup {
+			return nil, ddberr.Validation(msgTxDuplicate)
+		}
+		seen[string(gets[i].skey)] = struct{}{}
+	}
+	return gets, nil
+}
+
+// readTransaction reads the Gets' items from one snapshot (nil for a
+// missing item).
+func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
+	keys := make([][]byte, len(gets))
+	for i, g := range gets {
+		keys[i] = g.skey
+	}
+	if held, any := e.txHeldAny(keys); any {
+		return nil, conflictCancel(held)
+	}
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	items := make([]attr.Item, len(gets))
+	for i, k := range keys {
+		if items[i], err = readItem(snap, k); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// txTally sums a transaction's capacity per table, in the order tables are
+// first charged, keeping reads and writes apart as DynamoDB reports them
+// for transactions (ReadCapacityUnits, WriteCapacityUnits).
+type txTally struct {
+	order  []string
+	tables map[string]*txUnits
+}
+
+type txUnits struct {
+	read, write indexUnits
+}
+
+// add charges u to table, as reads or as writes.
+func (c *txTally) add(table string, u indexUnits, read bool) {
+	if c.tables == nil {
+		c.tables = map[string]*txUnits{}
+	}
+	x := c.tables[table]
+	if x == nil {
+		x = &txUnits{}
+		c.tables[table] = x
+		c.order = append(c.order, table)
+	}
+	if read {
+		x.read.add(u)
+	} else {
+		x.write.add(u)
+	}
+}
+
+// list is the ConsumedCapacity list, or nil when mode does not ask for it.
+func (c *txTally) list(mode string) []wire.ConsumedCapacity {
+	if mode != capTotal && mode != capIndexes {
+		return nil
+	}
+	out := make([]wire.ConsumedCapacity, 0, len(c.order))
+	for _, name := range c.order {
+		x := c.tables[name]
+		cc := wire.ConsumedCapacity{TableName: ptrTo(name)}
+		cc.CapacityUnits, cc.ReadCapacityUnits, cc.WriteCapacityUnits = rwUnits(x.read.total(), x.write.total())
+		if mode == capIndexes {
+			t := &wire.Capacity{}
+			t.CapacityUnits, t.ReadCapacityUnits, t.WriteCapacityUnits = rwUnits(x.read.table, x.write.table)
+			cc.Table = t
+			cc.GlobalSecondaryIndexes = rwCapacityMap(x.read.gsi, x.write.gsi)
+			cc.LocalSecondaryIndexes = rwCapacityMap(x.read.lsi, x.write.lsi)
+		}
+		out = append(out, cc)
+	}
+	return out
+}
+
+// rwUnits is the CapacityUnits, ReadCapacityUnits and WriteCapacityUnits
+// members for read and write units (a zero side is omitted).
+func rwUnits(r, w float64) (total, read, write *float64) {
+	total = ptrTo(r + w)
+	if r > 0 {
+		read = ptrTo(r)
+	}
+	if w > 0 {
+		write = ptrTo(w)
+	}
+	return
+}
+
+func rwCapacityMap(r, w map[string]float64) map[string]wire.Capacity {
+	if len(r) == 0 && len(w) == 0 {
+		return nil
+	}
+	out := map[string]wire.Capacity{}
+	for _, m := range []map[string]float64{r, w} {
+		for k := range m {
+			var c wire.Capacity
+			c.CapacityUnits, c.ReadCapacityUnits, c.WriteCapacityUnits = rwUnits(r[k], w[k])
+			out[k] = c
+		}
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,385 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Transaction limits.
+const (
+	maxTransactItems = 100
+	maxTransactBytes = 4 << 20
+)
+
+// Transaction messages.
+const (
+	msgTxDuplicate = "Transaction request cannot include multiple operations on one item"
+	msgTxTooLarge  = "Transaction size has exceeded the maximum allowed size of 4 MB"
+	msgCondFailed  = "The conditional request failed"
+)
+
+// Cancellation reason codes.
+const (
+	reasonNone        = "None"
+	reasonCondFailed  = "ConditionalCheckFailed"
+	reasonConflict    = "TransactionConflict"
+	reasonValidation  = "ValidationError"
+	actionConditionCk = "ConditionCheck"
+)
+
+// txAction is one validated action of a write transaction.
+type txAction struct {
+	kind      string // Put, Update, Delete, ConditionCheck
+	table     *Table
+	key       primaryKey
+	skey      []byte
+	x         writeExprs
+	item      attr.Item // Put
+	keyItem   attr.Item // Update, Delete, ConditionCheck
+	onFailure string
+	touched   []expr.Path // the paths an Update wrote (PartiQL RETURNING)
+}
+
+// write is the action as an itemWrite for stageWrite (not for
+// ConditionCheck, which writes nothing).
+func (a *txAction) write() itemWrite {
+	w := itemWrite{table: a.table, key: a.key, tooBig: msgItemSize}
+	switch a.kind {
+	case "Put":
+		w.apply = func(old attr.Item) (attr.Item, error) {
+			if err := checkCondition(a.x.cond, old, a.onFailure); err != nil {
+				return nil, err
+			}
+			return a.item, nil
+		}
+	case "Update":
+		w.tooBig = msgUpdSize
+		w.apply = func(old attr.Item) (attr.Item, error) {
+			if err := checkCondition(a.x.cond, old, a.onFailure); err != nil {
+				return nil, err
+			}
+			next, touched, err := applyUpdate(a.x.update, old, a.keyItem)
+			if err == nil {
+				err = a.table.checkIndexKeys(next, true)
+			}
+			a.touched = touched
+			return next, err
+		}
+	case "Delete":
+		w.apply = func(old attr.Item) (attr.Item, error) {
+			return nil, checkCondition(a.x.cond, old, a.onFailure)
+		}
+	}
+	return w
+}
+
+// TransactWriteItems applies up to 100 Put, Update, Delete and
+// ConditionCheck actions on distinct items, all or none.
+func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteItemsInput) (*wire.TransactWriteItemsOutput, error) {
+	acts, err := e.prepareTransactWrite(in.TransactItems)
+	if err != nil {
+		return nil, err
+	}
+	out, err := e.idempotent(in.ClientRequestToken, in, func() (any, error) {
+		res, err := e.runTransaction(ctx, acts)
+		if err != nil {
+			return nil, err
+		}
+		return &wire.TransactWriteItemsOutput{
+			ConsumedCapacity: txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
+		}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.(*wire.TransactWriteItemsOutput), nil
+}
+
+// prepareTransactWrite validates every action (request phase first, then
+// tables and keys), rejects two actions on one item and the 4 MB limit.
+func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) ([]*txAction, error) {
+	acts := make([]*txAction, 0, len(items))
+	for _, it := range items {
+		a, err := prepareTxAction(it)
+		if err != nil {
+			return nil, err
+		}
+		acts = append(acts, a)
+	}
+	for i, it := range items {
+		if err := e.resolveTxAction(acts[i], it); err != nil {
+			return nil, err
+		}
+	}
+	return acts, checkTxItems(acts)
+}
+
+// checkTxItems rejects duplicate items and oversized transactions.
+func checkTxItems(acts []*txAction) error {
+	seen := make(map[string]struct{}, len(acts))
+	size := 0
+	for _, a := range acts {
+		if _, dup := seen[string(a.skey)]; dup {
+			return ddberr.Validation(msgTxDuplicate)
+		}
+		seen[string(a.skey)] = struct{}{}
+		size += itemSize(a.item) + itemSize(a.keyItem)
+	}
+	if size > maxTransactBytes {
+		return ddberr.Validation(msgTxTooLarge)
+	}
+	return nil
+}
+
+// prepareTxAction is the request phase of one action: exactly one of the
+// four, its expressions parsed and resolved.
+func prepareTxAction(it wire.TransactWriteItem) (*txAction, error) {
+	n := 0
+	for _, set := range []bool{it.Put != nil, it.Update != nil, it.Delete != nil, it.ConditionCheck != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, ddberr.Validation("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	a := &txAction{}
+	var p writeParams
+	switch {
+	case it.Put != nil:
+		a.kind, a.onFailure = "Put", it.Put.ReturnValuesOnConditionCheckFailure
+		p = writeParams{conditionExpr: it.Put.ConditionExpression, names: it.Put.ExpressionAttributeNames, values: it.Put.ExpressionAttributeValues}
+		if attr.ItemSize(it.Put.Item) > maxItemSize {
+			return nil, ddberr.RequestInvalid(msgItemSize)
+		}
+	case it.Update != nil:
+		a.kind, a.onFailure = "Update", it.Update.ReturnValuesOnConditionCheckFailure
+		p = writeParams{conditionExpr: it.Update.ConditionExpression, updateExpr: it.Update.UpdateExpression, names: it.Update.ExpressionAttributeNames, values: it.Update.ExpressionAttributeValues}
+	case it.Delete != nil:
+		a.kind, a.onFailure = "Delete", it.Delete.ReturnValuesOnConditionCheckFailure
+		p = writeParams{conditionExpr: it.Delete.ConditionExpression, names: it.Delete.ExpressionAttributeNames, values: it.Delete.ExpressionAttributeValues}
+	default:
+		a.kind, a.onFailure = actionConditionCk, it.ConditionCheck.ReturnValuesOnConditionCheckFailure
+		p = writeParams{conditionExpr: it.ConditionCheck.ConditionExpression, names: it.ConditionCheck.ExpressionAttributeNames, values: it.ConditionCheck.ExpressionAttributeValues}
+	}
+	var err error
+	a.x, err = prepareWrite(p)
+	return a, err
+}
+
+// resolveTxAction looks up the action's table and validates its key.
+func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
+	var name *string
+	switch a.kind {
+	case "Put":
+		name, a.item = it.Put.TableName, it.Put.Item
+	case "Update":
+		name, a.keyItem = it.Update.TableName, it.Update.Key
+	case "Delete":
+		name, a.keyItem = it.Delete.TableName, it.Delete.Key
+	default:
+		name, a.keyItem = it.ConditionCheck.TableName, it.ConditionCheck.Key
+	}
+	t, err := e.activeTable(name)
+	if err != nil {
+		return err
+	}
+	a.table = t
+	if a.kind == "Put" {
+		if a.key, err = t.validateItemKey(a.item); err != nil {
+			return err
+		}
+		if err := t.checkIndexKeys(a.item, false); err != nil {
+			return err
+		}
+	} else {
+		if a.key, err = t.validateKey(a.keyItem); err != nil {
+			return err
+		}
+		if a.kind == "Update" {
+			if err := t.checkUpdatePaths(a.x.update); err != nil {
+				return err
+			}
+		}
+	}
+	a.skey = t.storageKey(a.key)
+	return nil
+}
+
+// runTransaction executes validated actions atomically: it registers the
+// items as held (a concurrent transaction on any of them cancels this one
+// with TransactionConflict), locks their stripes in global order, stages
+// every action in one storage transaction, evaluating every condition
+// against that transaction's snapshot, and commits once. Any failed action
+// cancels the whole transaction with TransactionCanceledException, reasons
+// in request order. Statistics are recorded after the commit.
+func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeResult, error) {
+	keys := make([][]byte, len(acts))
+	for i, a := range acts {
+		keys[i] = a.skey
+	}
+	if conflicts, ok := e.txAcquire(keys); !ok {
+		return nil, conflictCancel(conflicts)
+	}
+	defer e.txRelease(keys)
+	unlock := e.lockStripes(keys)
+	defer unlock()
+	for attempt := 0; ; attempt++ {
+		res, changed, err := e.tryTransaction(acts)
+		if errors.Is(err, storage.ErrConflict) {
+			if attempt == maxConflictRetries {
+				return nil, ddberr.Internal("Internal server error")
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i, a := range acts {
+			if changed[i] {
+				e.writeStats(a.table, res[i])
+			}
+		}
+		return res, nil
+	}
+}
+
+// tryTransaction is one attempt of runTransaction.
+func (e *Engine) tryTransaction(acts []*txAction) ([]writeResult, []bool, error) {
+	txn, err := e.store.Begin()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer txn.Rollback()
+	res := make([]writeResult, len(acts))
+	changed := make([]bool, len(acts))
+	var reasons []wire.CancellationReason
+	for i, a := range acts {
+		var err error
+		if a.kind == actionConditionCk {
+			res[i], err = conditionCheck(txn, a)
+		} else {
+			res[i], changed[i], err = e.stageWrite(txn, a.write(), a.skey)
+		}
+		if err == nil {
+			continue
+		}
+		r, ok := cancellationReason(err)
+		if !ok {
+			return nil, nil, err
+		}
+		if reasons == nil {
+			reasons = make([]wire.CancellationReason, len(acts))
+			for j := range reasons {
+				reasons[j].Code = reasonNone
+			}
+		}
+		reasons[i] = r
+	}
+	if reasons != nil {
+		return nil, nil, transactionCanceled(reasons)
+	}
+	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
+		return nil, nil, err
+	}
+	return res, changed, nil
+}
+
+// conditionCheck evaluates a ConditionCheck action against txn's snapshot
+// (reading the item through txn puts it in the conflict set).
+func conditionCheck(txn storage.Txn, a *txAction) (writeResult, error) {
+	old, err := readItem(txn, a.skey)
+	if err != nil {
+		return writeResult{}, err
+	}
+	res := writeResult{Old: old, OldSize: itemSize(old)}
+	return res, checkCondition(a.x.cond, old, a.onFailure)
+}
+
+// cancellationReason turns an action's failure into its cancellation
+// reason; ok is false for errors that are not the action's fault
+// (storage errors), which fail the request as they are.
+func cancellationReason(err error) (wire.CancellationReason, bool) {
+	var de *ddberr.Error
+	if !errors.As(err, &de) {
+		return wire.CancellationReason{}, false
+	}
+	msg := de.Message
+	switch de.Type {
+	case "ConditionalCheckFailedException":
+		r := wire.CancellationReason{Code: reasonCondFailed, Message: &msg}
+		if it, ok := de.Item.(attr.Item); ok {
+			r.Item = it
+		}
+		return r, true
+	case "ValidationException":
+		msg = strings.TrimPrefix(msg, ddberr.Detected1)
+		return wire.CancellationReason{Code: reasonValidation, Message: &msg}, true
+	case "TransactionConflictException":
+		return wire.CancellationReason{Code: reasonConflict, Message: &msg}, true
+	}
+	return wire.CancellationReason{}, false
+}
+
+// conflictCancel is the cancellation of a transaction whose items (those
+// marked) another transaction holds.
+func conflictCancel(held []bool) error {
+	reasons := make([]wire.CancellationReason, len(held))
+	msg := msgTxConflict
+	for i, h := range held {
+		reasons[i].Code = reasonNone
+		if h {
+			reasons[i] = wire.CancellationReason{Code: reasonConflict, Message: &msg}
+		}
+	}
+	return transactionCanceled(reasons)
+}
+
+// transactionCanceled is TransactionCanceledException with DynamoDB's
+// message listing the reason codes in request order.
+func transactionCanceled(reasons []wire.CancellationReason) error {
+	var b strings.Builder
+	b.WriteString("Transaction cancelled, please refer cancellation reasons for specific reasons [")
+	for i, r := range reasons {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.Code)
+	}
+	b.WriteByte(']')
+	return ddberr.TransactionCanceled(b.String(), reasons)
+}
+
+// txWriteCapacity is a write transaction's consumed capacity: DynamoDB
+// performs two underlying writes (prepare, commit) of every item, so each
+// write action costs twice its units on the table and on each touched
+// index; a ConditionCheck costs two strongly consistent reads.
+func txWriteCapacity(acts []*txAction, res []writeResult) *txTally {
+	var c txTally
+	for i, a := range acts {
+		if a.kind == actionConditionCk {
+			c.add(a.table.Name, indexUnits{table: 2 * readUnits(res[i].OldSize, true)}, true)
+			continue
+		}
+		u := a.table.writeUnitsOf(res[i])
+		u.table *= 2
+		for k := range u.gsi {
+			u.gsi[k] *= 2
+		}
+		for k := range u.lsi {
+			u.lsi[k] *= 2
+		}
+		c.add(a.table.Name, u, false)
+	}
+	return &c
+}

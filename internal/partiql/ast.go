@@ -1,0 +1,154 @@
+package partiql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Kind is a statement's kind.
+type Kind uint8
+
+// Statement kinds.
+const (
+	Select Kind = iota + 1
+	Insert
+	Update
+	Delete
+	Exists // EXISTS(SELECT ...), a condition check inside ExecuteTransaction
+)
+
+// Statement is one parsed PartiQL statement.
+type Statement struct {
+	Kind  Kind
+	Table string
+	Index string // SELECT from "table"."index"; "" otherwise
+	// Projection is the SELECT list; nil means *.
+	Projection []Path
+	Where      Expr // nil when absent
+	// OrderDesc is set by ORDER BY <key> DESC; OrderBy names the key.
+	OrderBy   *Path
+	OrderDesc bool
+	Value     Expr     // INSERT: the item (a *Struct or a *Param)
+	Sets      []Assign // UPDATE SET, in order
+	Removes   []Path   // UPDATE REMOVE, in order
+	// Returning is the RETURNING clause: "ALL OLD", "MODIFIED OLD",
+	// "ALL NEW", "MODIFIED NEW", or "".
+	Returning string
+	// Params is the number of ? parameters, numbered left to right.
+	Params int
+}
+
+// Assign is one SET path = value of an UPDATE.
+type Assign struct {
+	Path  Path
+	Value Expr
+}
+
+// PathElem is a path step: a name (Index < 0) or a list index.
+type PathElem struct {
+	Name  string
+	Index int
+}
+
+// Path is an attribute path: a name followed by names and list indexes.
+type Path []PathElem
+
+// String renders the path in PartiQL form.
+func (p Path) String() string {
+	var b strings.Builder
+	for i, e := range p {
+		switch {
+		case e.Index >= 0:
+			b.WriteString("[" + strconv.Itoa(e.Index) + "]")
+		case i == 0:
+			b.WriteString(e.Name)
+		default:
+			b.WriteString("." + e.Name)
+		}
+	}
+	return b.String()
+}
+
+// Expr is an expression node: one of the types below.
+type Expr interface{ expr() }
+
+// Binary is L Op R for Op in =, <>, <, <=, >, >=, AND, OR, +, -.
+type Binary struct {
+	Op   string
+	L, R Expr
+}
+
+// Not is NOT X.
+type Not struct{ X Expr }
+
+// Between is X BETWEEN Lo AND Hi.
+type Between struct{ X, Lo, Hi Expr }
+
+// In is X IN (List...) or X IN [List...].
+type In struct {
+	X    Expr
+	List []Expr
+}
+
+// Is is X IS [NOT] MISSING|NULL.
+type Is struct {
+	X    Expr
+	Not  bool
+	What string // "MISSING" or "NULL"
+}
+
+// Call is a function call, Name lower-cased.
+type Call struct {
+	Name string
+	Args []Expr
+}
+
+// PathRef is a reference to an attribute.
+type PathRef struct{ Path Path }
+
+// Param is the Index-th ? parameter (0-based).
+type Param struct{ Index int }
+
+// Str is a string literal.
+type Str struct{ S string }
+
+// Num is a number literal as written.
+type Num struct{ Text string }
+
+// Bool is TRUE or FALSE.
+type Bool struct{ V bool }
+
+// Null is the NULL literal.
+type Null struct{}
+
+// Missing is the MISSING literal.
+type Missing struct{}
+
+// Struct is a {'k': v, ...} literal.
+type Struct struct {
+	Keys []string
+	Vals []Expr
+}
+
+// List is a [v, ...] literal.
+type List struct{ Elems []Expr }
+
+// Bag is a <<v, ...>> literal (a DynamoDB set).
+type Bag struct{ Elems []Expr }
+
+func (*Binary) expr()  {}
+func (*Not) expr()     {}
+func (*Between) expr() {}
+func (*In) expr()      {}
+func (*Is) expr()      {}
+func (*Call) expr()    {}
+func (*PathRef) expr() {}
+func (*Param) expr()   {}
+func (*Str) expr()     {}
+func (*Num) expr()     {}
+func (*Bool) expr()    {}
+func (*Null) expr()    {}
+func (*Missing) expr() {}
+func (*Struct) expr()  {}
+func (*List) expr()    {}
+func (*Bag) expr()     {}

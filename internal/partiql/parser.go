@@ -1,0 +1,639 @@
+package partiql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// maxDepth bounds expression nesting so that hostile input cannot exhaust
+// the stack.
+const maxDepth = 64
+
+// Parse parses one statement.
+func Parse(src string) (*Statement, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	st, err := p.statement()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind == tPunct && p.peek().text == ";" {
+		p.next()
+	}
+	if p.peek().kind != tEOF {
+		return nil, p.unexpected()
+	}
+	st.Params = p.params
+	return st, nil
+}
+
+type parser struct {
+	toks   []token
+	pos    int
+	params int
+	depth  int
+}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if t.kind != tEOF {
+		p.pos++
+	}
+	return t
+}
+
+// accept consumes keyword kw if it is next.
+func (p *parser) accept(kw string) bool {
+	if p.peek().isKeyword(kw) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// acceptPunct consumes punctuation s if it is next.
+func (p *parser) acceptPunct(s string) bool {
+	if t := p.peek(); t.kind == tPunct && t.text == s {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(kw string) error {
+	if !p.accept(kw) {
+		return p.expected(kw)
+	}
+	return nil
+}
+
+func (p *parser) expectPunct(s string) error {
+	if !p.acceptPunct(s) {
+		return p.expected(s)
+	}
+	return nil
+}
+
+// unexpected describes the next token as unexpected.
+func (p *parser) unexpected() error {
+	t := p.peek()
+	switch {
+	case t.kind == tEOF:
+		return malformed("Unexpected end of statement")
+	case t.keyword():
+		return malformed("Unexpected keyword: " + strings.ToUpper(t.text) + " at position " + strconv.Itoa(t.pos+1))
+	default:
+		return malformed("Unexpected token: " + t.text + " at position " + strconv.Itoa(t.pos+1))
+	}
+}
+
+func (p *parser) expected(what string) error {
+	t := p.peek()
+	if t.kind == tEOF {
+		return malformed("Expected " + what + " but found end of statement")
+	}
+	return malformed("Expected " + what + " at position " + strconv.Itoa(t.pos+1))
+}
+
+func (p *parser) statement() (*Statement, error) {
+	switch t := p.peek(); {
+	case t.isKeyword("SELECT"):
+		return p.selectStmt()
+	case t.isKeyword("INSERT"):
+		return p.insertStmt()
+	case t.isKeyword("UPDATE"):
+		return p.updateStmt()
+	case t.isKeyword("DELETE"):
+		return p.deleteStmt()
+	case t.isKeyword("EXISTS"):
+		p.next()
+		if err := p.expectPunct("("); err != nil {
+			return nil, err
+		}
+		if !p.peek().isKeyword("SELECT") {
+			return nil, p.expected("SELECT")
+		}
+		st, err := p.selectStmt()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		st.Kind = Exists
+		return st, nil
+	}
+	return nil, malformed("Expected data manipulation")
+}
+
+func (p *parser) selectStmt() (*Statement, error) {
+	p.next() // SELECT
+	st := &Statement{Kind: Select}
+	if !p.acceptPunct("*") {
+		for {
+			path, err := p.path()
+			if err != nil {
+				return nil, err
+			}
+			st.Projection = append(st.Projection, path)
+			if !p.acceptPunct(",") {
+				break
+			}
+		}
+	}
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	var err error
+	if st.Table, err = p.name(); err != nil {
+		return nil, err
+	}
+	if p.acceptPunct(".") {
+		if st.Index, err = p.name(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("WHERE") {
+		if st.Where, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("ORDER") {
+		if err := p.expect("BY"); err != nil {
+			return nil, err
+		}
+		path, err := p.path()
+		if err != nil {
+			return nil, err
+		}
+		st.OrderBy = &path
+		if p.accept("DESC") {
+			st.OrderDesc = true
+		} else {
+			p.accept("ASC")
+		}
+	}
+	return st, nil
+}
+
+func (p *parser) insertStmt() (*Statement, error) {
+	p.next() // INSERT
+	if err := p.expect("INTO"); err != nil {
+		return nil, err
+	}
+	st := &Statement{Kind: Insert}
+	var err error
+	if st.Table, err = p.name(); err != nil {
+		return nil, err
+	}
+	if p.peek().isKeyword("VALUES") {
+		return nil, malformed(`Unsupported operation: Inserting multiple items in a single statement is not supported, use "INSERT INTO tableName VALUE item" instead`)
+	}
+	if err := p.expect("VALUE"); err != nil {
+		return nil, err
+	}
+	if st.Value, err = p.expr(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func (p *parser) updateStmt() (*Statement, error) {
+	p.next() // UPDATE
+	st := &Statement{Kind: Update}
+	var err error
+	if st.Table, err = p.name(); err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.accept("SET"):
+			for {
+				path, err := p.path()
+				if err != nil {
+					return nil, err
+				}
+				if err := p.expectPunct("="); err != nil {
+					return nil, err
+				}
+				v, err := p.additive()
+				if err != nil {
+					return nil, err
+				}
+				st.Sets = append(st.Sets, Assign{Path: path, Value: v})
+				if !p.acceptPunct(",") {
+					break
+				}
+			}
+			continue
+		case p.accept("REMOVE"):
+			for {
+				path, err := p.path()
+				if err != nil {
+					return nil, err
+				}
+				st.Removes = append(st.Removes, path)
+				if !p.acceptPunct(",") {
+					break
+				}
+			}
+			continue
+		}
+		break
+	}
+	if len(st.Sets) == 0 && len(st.Removes) == 0 {
+		return nil, p.expected("SET or REMOVE")
+	}
+	if p.accept("WHERE") {
+		if st.Where, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return st, p.returning(st)
+}
+
+func (p *parser) deleteStmt() (*Statement, error) {
+	p.next() // DELETE
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	st := &Statement{Kind: Delete}
+	var err error
+	if st.Table, err = p.name(); err != nil {
+		return nil, err
+	}
+	if p.accept("WHERE") {
+		if st.Where, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return st, p.returning(st)
+}
+
+// returning parses RETURNING (ALL|MODIFIED) (OLD|NEW) *.
+func (p *parser) returning(st *Statement) error {
+	if !p.accept("RETURNING") {
+		return nil
+	}
+	var which, when string
+	switch {
+	case p.accept("ALL"):
+		which = "ALL"
+	case p.accept("MODIFIED"):
+		which = "MODIFIED"
+	default:
+		return p.expected("ALL or MODIFIED")
+	}
+	switch {
+	case p.accept("OLD"):
+		when = "OLD"
+	case p.accept("NEW"):
+		when = "NEW"
+	default:
+		return p.expected("OLD or NEW")
+	}
+	if !p.acceptPunct("*") {
+		return malformed("Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause")
+	}
+	st.Returning = which + " " + when
+	return nil
+}
+
+// name is a table or index name: a bare or quoted identifier.
+func (p *parser) name() (string, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tQuoted:
+		p.next()
+		return t.text, nil
+	case t.kind == tIdent && !t.keyword():
+		p.next()
+		return t.text, nil
+	}
+	return "", p.expected("identifier")
+}
+
+// path is name { .name | [n] | ['name'] }.
+func (p *parser) path() (Path, error) {
+	first, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	return p.pathRest(Path{{Name: first, Index: -1}})
+}
+
+func (p *parser) pathRest(path Path) (Path, error) {
+	for {
+		switch {
+		case p.acceptPunct("."):
+			n, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, PathElem{Name: n, Index: -1})
+		case p.acceptPunct("["):
+			t := p.next()
+			switch t.kind {
+			case tNumber:
+				n, err := strconv.Atoi(t.text)
+				if err != nil || n < 0 {
+					return nil, malformed("Invalid list index: " + t.text)
+				}
+				path = append(path, PathElem{Index: n})
+			case tString:
+				path = append(path, PathElem{Name: t.text, Index: -1})
+			default:
+				p.pos--
+				return nil, p.expected("list index")
+			}
+			if err := p.expectPunct("]"); err != nil {
+				return nil, err
+			}
+		default:
+			return path, nil
+		}
+	}
+}
+
+// Expressions, loosest first: OR, AND, NOT, predicates, + -, primaries.
+
+func (p *parser) expr() (Expr, error) {
+	if p.depth++; p.depth > maxDepth {
+		return nil, malformed("Expression nesting too deep")
+	}
+	defer func() { p.depth-- }()
+	return p.or()
+}
+
+func (p *parser) or() (Expr, error) {
+	l, err := p.and()
+	for err == nil && p.accept("OR") {
+		var r Expr
+		if r, err = p.and(); err == nil {
+			l = &Binary{Op: "OR", L: l, R: r}
+		}
+	}
+	return l, err
+}
+
+func (p *parser) and() (Expr, error) {
+	l, err := p.not()
+	for err == nil && p.accept("AND") {
+		var r Expr
+		if r, err = p.not(); err == nil {
+			l = &Binary{Op: "AND", L: l, R: r}
+		}
+	}
+	return l, err
+}
+
+func (p *parser) not() (Expr, error) {
+	if p.accept("NOT") {
+		if p.depth++; p.depth > maxDepth {
+			return nil, malformed("Expression nesting too deep")
+		}
+		defer func() { p.depth-- }()
+		x, err := p.not()
+		if err != nil {
+			return nil, err
+		}
+		return &Not{X: x}, nil
+	}
+	return p.predicate()
+}
+
+var comparisons = map[string]string{"=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+func (p *parser) predicate() (Expr, error) {
+	l, err := p.additive()
+	if err != nil {
+		return nil, err
+	}
+	t := p.peek()
+	if op, ok := comparisons[t.text]; ok && t.kind == tPunct {
+		p.next()
+		r, err := p.additive()
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{Op: op, L: l, R: r}, nil
+	}
+	negated := false
+	if t.isKeyword("NOT") && (p.toks[p.pos+1].isKeyword("BETWEEN") || p.toks[p.pos+1].isKeyword("IN")) {
+		p.next()
+		negated = true
+	}
+	var out Expr
+	switch {
+	case p.accept("BETWEEN"):
+		lo, err := p.additive()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("AND"); err != nil {
+			return nil, err
+		}
+		hi, err := p.additive()
+		if err != nil {
+			return nil, err
+		}
+		out = &Between{X: l, Lo: lo, Hi: hi}
+	case p.accept("IN"):
+		closer := ")"
+		if p.acceptPunct("[") {
+			closer = "]"
+		} else if err := p.expectPunct("("); err != nil {
+			return nil, err
+		}
+		in := &In{X: l}
+		for {
+			v, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			in.List = append(in.List, v)
+			if !p.acceptPunct(",") {
+				break
+			}
+		}
+		if err := p.expectPunct(closer); err != nil {
+			return nil, err
+		}
+		out = in
+	case p.accept("IS"):
+		is := &Is{X: l, Not: p.accept("NOT")}
+		switch {
+		case p.accept("MISSING"):
+			is.What = "MISSING"
+		case p.accept("NULL"):
+			is.What = "NULL"
+		default:
+			return nil, p.expected("MISSING or NULL")
+		}
+		return is, nil
+	default:
+		return l, nil
+	}
+	if negated {
+		return &Not{X: out}, nil
+	}
+	return out, nil
+}
+
+func (p *parser) additive() (Expr, error) {
+	l, err := p.primary()
+	for err == nil {
+		t := p.peek()
+		if t.kind != tPunct || (t.text != "+" && t.text != "-") {
+			break
+		}
+		p.next()
+		var r Expr
+		if r, err = p.primary(); err == nil {
+			l = &Binary{Op: t.text, L: l, R: r}
+		}
+	}
+	return l, err
+}
+
+func (p *parser) primary() (Expr, error) {
+	if p.depth++; p.depth > maxDepth {
+		return nil, malformed("Expression nesting too deep")
+	}
+	defer func() { p.depth-- }()
+	t := p.peek()
+	switch t.kind {
+	case tParam:
+		p.next()
+		p.params++
+		return &Param{Index: p.params - 1}, nil
+	case tString:
+		p.next()
+		return &Str{S: t.text}, nil
+	case tNumber:
+		p.next()
+		return &Num{Text: t.text}, nil
+	case tQuoted:
+		path, err := p.path()
+		return &PathRef{Path: path}, err
+	case tIdent:
+		switch up := strings.ToUpper(t.text); {
+		case up == "TRUE" || up == "FALSE":
+			p.next()
+			return &Bool{V: up == "TRUE"}, nil
+		case up == "NULL":
+			p.next()
+			return &Null{}, nil
+		case up == "MISSING":
+			p.next()
+			return &Missing{}, nil
+		case t.keyword():
+			return nil, p.unexpected()
+		}
+		if next := p.toks[p.pos+1]; next.kind == tPunct && next.text == "(" {
+			return p.call()
+		}
+		path, err := p.path()
+		return &PathRef{Path: path}, err
+	case tPunct:
+		switch t.text {
+		case "-":
+			p.next()
+			if n := p.peek(); n.kind == tNumber {
+				p.next()
+				return &Num{Text: "-" + n.text}, nil
+			}
+			return nil, p.unexpected()
+		case "(":
+			p.next()
+			x, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			return x, p.expectPunct(")")
+		case "{":
+			return p.structLit()
+		case "[":
+			p.next()
+			elems, err := p.elems("]")
+			return &List{Elems: elems}, err
+		case "<<":
+			p.next()
+			elems, err := p.elems(">>")
+			return &Bag{Elems: elems}, err
+		}
+	}
+	return nil, p.unexpected()
+}
+
+func (p *parser) call() (Expr, error) {
+	name := strings.ToLower(p.next().text)
+	p.next() // (
+	c := &Call{Name: name}
+	if p.acceptPunct(")") {
+		return c, nil
+	}
+	for {
+		a, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Args = append(c.Args, a)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	return c, p.expectPunct(")")
+}
+
+// elems parses a comma-separated value list up to closer.
+func (p *parser) elems(closer string) ([]Expr, error) {
+	var out []Expr
+	if p.acceptPunct(closer) {
+		return out, nil
+	}
+	for {
+		v, err := p.additive()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	return out, p.expectPunct(closer)
+}
+
+func (p *parser) structLit() (Expr, error) {
+	p.next() // {
+	s := &Struct{}
+	if p.acceptPunct("}") {
+		return s, nil
+	}
+	for {
+		k := p.next()
+		if k.kind != tString && k.kind != tQuoted {
+			p.pos--
+			return nil, p.expected("string key")
+		}
+		if err := p.expectPunct(":"); err != nil {
+			return nil, err
+		}
+		v, err := p.additive()
+		if err != nil {
+			return nil, err
+		}
+		s.Keys = append(s.Keys, k.text)
+		s.Vals = append(s.Vals, v)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	return s, p.expectPunct("}")
+}

@@ -1,0 +1,272 @@
+package test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func pq(t *testing.T, c *dynamodb.Client, stmt string, params ...types.AttributeValue) (*dynamodb.ExecuteStatementOutput, error) {
+	t.Helper()
+	in := &dynamodb.ExecuteStatementInput{Statement: aws.String(stmt)}
+	if len(params) > 0 {
+		in.Parameters = params
+	}
+	return c.ExecuteStatement(bg, in)
+}
+
+func mustPQ(t *testing.T, c *dynamodb.Client, stmt string, params ...types.AttributeValue) []map[string]types.AttributeValue {
+	t.Helper()
+	out, err := pq(t, c, stmt, params...)
+	if err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return out.Items
+}
+
+func TestPartiQLInsertSelectUpdateDelete(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeN)
+	q := func(s string) string { return strings.ReplaceAll(s, "TBL", `"`+table+`"`) }
+
+	mustPQ(t, c, q(`INSERT INTO TBL VALUE {'pk': 'a', 'sk': 1, 'n': 10, 'm': {'deep': 'x', 'l': [1, 2, 3]}, 'tags': <<'p', 'q'>>}`))
+	mustPQ(t, c, q(`INSERT INTO TBL VALUE {'pk': 'a', 'sk': 2, 'n': 20}`))
+	mustPQ(t, c, q(`INSERT INTO TBL VALUE ?`), &types.AttributeValueMemberM{Value: avm{"pk": S("b"), "sk": N("1"), "n": N("30")}})
+
+	_, err := pq(t, c, q(`INSERT INTO TBL VALUE {'pk': 'a', 'sk': 1}`))
+	wantAPIError(t, err, "DuplicateItemException", "Duplicate primary key exists in table")
+
+	// Key SELECT (a Query), with a non-key filter, nested projection.
+	items := mustPQ(t, c, q(`SELECT m.deep, m.l[1], n FROM TBL WHERE pk = ? AND sk = 1`), S("a"))
+	if len(items) != 1 || str(t, items[0]["n"]) != "10" {
+		t.Fatalf("items %v", items)
+	}
+	m := items[0]["m"].(*types.AttributeValueMemberM).Value
+	if str(t, m["deep"]) != "x" || len(m["l"].(*types.AttributeValueMemberL).Value) != 1 {
+		t.Fatalf("projection %v", m)
+	}
+	items = mustPQ(t, c, q(`SELECT * FROM TBL WHERE pk = 'a' AND n > 15`))
+	if len(items) != 1 || str(t, items[0]["sk"]) != "2" {
+		t.Fatalf("filtered query %v", items)
+	}
+	items = mustPQ(t, c, q(`SELECT * FROM TBL WHERE pk = 'a' ORDER BY sk DESC`))
+	if len(items) != 2 || str(t, items[0]["sk"]) != "2" {
+		t.Fatalf("ORDER BY DESC %v", items)
+	}
+	// Full-table SELECT without key conditions is a scan.
+	items = mustPQ(t, c, q(`SELECT pk, sk FROM TBL WHERE n >= 20 OR contains(tags, 'p')`))
+	if len(items) != 3 {
+		t.Fatalf("scan %v", items)
+	}
+	items = mustPQ(t, c, q(`SELECT * FROM TBL WHERE tags IS MISSING AND n BETWEEN 15 AND 25`))
+	if len(items) != 1 || str(t, items[0]["n"]) != "20" {
+		t.Fatalf("IS MISSING %v", items)
+	}
+
+	// UPDATE with SET and REMOVE, RETURNING.
+	out, err := pq(t, c, q(`UPDATE TBL SET n = n + 5 SET m.deep = 'y' REMOVE tags WHERE pk = 'a' AND sk = 1 RETURNING ALL NEW *`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Items) != 1 || str(t, out.Items[0]["n"]) != "15" || out.Items[0]["tags"] != nil {
+		t.Fatalf("update returned %v", out.Items)
+	}
+	_, err = pq(t, c, q(`UPDATE TBL SET n = 1 WHERE pk = 'a'`))
+	wantAPIError(t, err, "ValidationException", "Where clause does not contain a mandatory equality on all key attributes")
+	_, err = pq(t, c, q(`UPDATE TBL SET n = 1 WHERE pk = 'zz' AND sk = 9`))
+	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	_, err = pq(t, c, q(`UPDATE TBL SET n = 1 WHERE pk = 'a' AND sk = 1 AND n = 999`))
+	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+
+	// DELETE: full key required; a false extra condition fails; a missing item is a no-op.
+	_, err = pq(t, c, q(`DELETE FROM TBL WHERE pk = 'a'`))
+	wantAPIError(t, err, "ValidationException", "Where clause does not contain a mandatory equality on all key attributes")
+	_, err = pq(t, c, q(`DELETE FROM TBL WHERE pk = 'a' AND sk = 2 AND n = 1`))
+	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	mustPQ(t, c, q(`DELETE FROM TBL WHERE pk = 'nope' AND sk = 1 AND n = 1`))
+	out, err = pq(t, c, q(`DELETE FROM TBL WHERE pk = 'a' AND sk = 2 RETURNING ALL OLD *`))
+	if err != nil || len(out.Items) != 1 || str(t, out.Items[0]["n"]) != "20" {
+		t.Fatalf("delete: %v %v", out, err)
+	}
+	if items := mustPQ(t, c, q(`SELECT * FROM TBL WHERE pk = 'a' AND sk = 2`)); len(items) != 0 {
+		t.Fatalf("deleted item still there: %v", items)
+	}
+}
+
+func TestPartiQLErrors(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	_, err := pq(t, c, `SELEC * FROM "`+table+`"`)
+	wantAPIError(t, err, "ValidationException", "Statement wasn't well formed, can't be processed: Expected data manipulation")
+	_, err = pq(t, c, `SELECT * FROM "`+table+`" WHERE pk = ?`)
+	wantAPIError(t, err, "ValidationException", "Number of parameters in request and statement don't match.")
+	_, err = pq(t, c, `SELECT * FROM "nope_`+table+`"`)
+	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	_, err = pq(t, c, `INSERT INTO "`+table+`" VALUE {'x': 1}`)
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Missing the key pk in the item")
+}
+
+func TestPartiQLPagingAndIndex(t *testing.T) {
+	c := ddb()
+	name := uniqueTable("PartiQLIndex")
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
+		TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName: aws.String("byG"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	for i := 0; i < 7; i++ {
+		g := "even"
+		if i%2 == 1 {
+			g = "odd"
+		}
+		mustPQ(t, c, fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'k%d', 'g': '%s', 'i': %d}`, name, i, g, i))
+	}
+	var got []string
+	var tok *string
+	for pages := 0; ; pages++ {
+		out, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{
+			Statement: aws.String(`SELECT pk FROM "` + name + `"`), Limit: aws.Int32(3), NextToken: tok, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range out.Items {
+			got = append(got, str(t, it["pk"]))
+		}
+		if tok = out.NextToken; tok == nil {
+			break
+		}
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+	}
+	sort.Strings(got)
+	if len(got) != 7 || got[0] != "k0" || got[6] != "k6" {
+		t.Fatalf("paged scan got %v", got)
+	}
+	items := mustPQ(t, c, `SELECT pk, i FROM "`+name+`"."byG" WHERE g = 'odd'`)
+	if len(items) != 3 {
+		t.Fatalf("index query %v", items)
+	}
+}
+
+func TestPartiQLBatchExecuteStatement(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	tq := `"` + table + `"`
+	mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'have', 'v': 1}`)
+	out, err := c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(`INSERT INTO ` + tq + ` VALUE {'pk': 'new'}`)},
+		{Statement: aws.String(`INSERT INTO ` + tq + ` VALUE {'pk': 'have'}`)},
+		{Statement: aws.String(`UPDATE ` + tq + ` SET v = 2 WHERE pk = ?`), Parameters: []types.AttributeValue{S("have")}},
+		{Statement: aws.String(`DELETE FROM ` + tq + ` WHERE v = 1`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Responses
+	if len(r) != 4 || r[0].Error != nil || r[2].Error != nil {
+		t.Fatalf("responses %+v", r)
+	}
+	if r[1].Error == nil || r[1].Error.Code != types.BatchStatementErrorCodeEnumDuplicateItem ||
+		aws.ToString(r[1].Error.Message) != "Duplicate primary key exists in table" {
+		t.Fatalf("duplicate: %+v", r[1].Error)
+	}
+	if r[3].Error == nil || r[3].Error.Code != types.BatchStatementErrorCodeEnumValidationError {
+		t.Fatalf("incomplete key: %+v", r[3].Error)
+	}
+	out, err = c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(`SELECT v FROM ` + tq + ` WHERE pk = 'have'`)},
+		{Statement: aws.String(`SELECT * FROM ` + tq + ` WHERE pk = 'missing'`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if str(t, out.Responses[0].Item["v"]) != "2" || out.Responses[1].Item != nil {
+		t.Fatalf("reads %+v", out.Responses)
+	}
+	many := make([]types.BatchStatementRequest, 26)
+	for i := range many {
+		many[i].Statement = aws.String(`SELECT * FROM ` + tq + ` WHERE pk = 'x'`)
+	}
+	_, err = c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: many})
+	wantAPIError(t, err, "ValidationException",
+		"1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to 25")
+}
+
+func TestPartiQLExecuteTransaction(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	tq := `"` + table + `"`
+	mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'acct1', 'bal': 100}`)
+	mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'acct2', 'bal': 0}`)
+	stmts := func(amount string) []types.ParameterizedStatement {
+		return []types.ParameterizedStatement{
+			{Statement: aws.String(`UPDATE ` + tq + ` SET bal = bal - ? WHERE pk = 'acct1' AND bal >= ?`), Parameters: []types.AttributeValue{N(amount), N(amount)}},
+			{Statement: aws.String(`UPDATE ` + tq + ` SET bal = bal + ? WHERE pk = 'acct2'`), Parameters: []types.AttributeValue{N(amount)}},
+			{Statement: aws.String(`INSERT INTO ` + tq + ` VALUE {'pk': ?}`), Parameters: []types.AttributeValue{S("log-" + amount)}},
+		}
+	}
+	token := fmt.Sprintf("pq-%d-%d", os.Getpid(), time.Now().UnixNano())
+	for i := 0; i < 2; i++ { // the repeat with the same token is not re-applied
+		if _, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: stmts("30"), ClientRequestToken: aws.String(token)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: stmts("31"), ClientRequestToken: aws.String(token)})
+	var ipm *types.IdempotentParameterMismatchException
+	if !errors.As(err, &ipm) {
+		t.Fatalf("got %v, want IdempotentParameterMismatchException", err)
+	}
+	// Insufficient funds and a duplicate insert cancel everything.
+	_, err = c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: append(stmts("500")[:2],
+		types.ParameterizedStatement{Statement: aws.String(`INSERT INTO ` + tq + ` VALUE {'pk': 'log-30'}`)})})
+	wantAPIError(t, err, "TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, None, DuplicateItem]")
+
+	read, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		TransactStatements: []types.ParameterizedStatement{
+			{Statement: aws.String(`SELECT bal FROM ` + tq + ` WHERE pk = 'acct1'`)},
+			{Statement: aws.String(`SELECT bal FROM ` + tq + ` WHERE pk = 'acct2'`)},
+			{Statement: aws.String(`SELECT * FROM ` + tq + ` WHERE pk = 'log-30'`)},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if str(t, read.Responses[0].Item["bal"]) != "70" || str(t, read.Responses[1].Item["bal"]) != "30" || read.Responses[2].Item == nil {
+		t.Fatalf("balances %+v", read.Responses)
+	}
+	if len(read.ConsumedCapacity) != 1 || aws.ToFloat64(read.ConsumedCapacity[0].CapacityUnits) != 6 {
+		t.Fatalf("capacity %+v", read.ConsumedCapacity)
+	}
+	// EXISTS is a condition check.
+	_, err = c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(`EXISTS(SELECT * FROM ` + tq + ` WHERE pk = 'acct1' AND bal > 1000)`)},
+		{Statement: aws.String(`DELETE FROM ` + tq + ` WHERE pk = 'acct2'`)},
+	}})
+	wantAPIError(t, err, "TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, None]")
+	_, err = c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(`SELECT * FROM ` + tq + ` WHERE bal > 1`)},
+	}})
+	wantAPIError(t, err, "ValidationException", "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+}

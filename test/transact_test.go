@@ -1,0 +1,467 @@
+package test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+type avm = map[string]types.AttributeValue
+
+func TestTransactWriteAllActions(t *testing.T) {
+	c := ddb()
+	t1 := createTable(t, c, "pk", "", "")
+	t2 := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeN)
+	put := func(table string, it avm) {
+		t.Helper()
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(t1, avm{"pk": S("upd"), "n": N("1")})
+	put(t1, avm{"pk": S("del")})
+	put(t2, avm{"pk": S("chk"), "sk": N("1"), "ok": BOOL(true)})
+
+	out, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(t1), Item: avm{"pk": S("new"), "v": S("x")},
+				ConditionExpression: aws.String("attribute_not_exists(pk)")}},
+			{Update: &types.Update{TableName: aws.String(t1), Key: avm{"pk": S("upd")},
+				UpdateExpression:          aws.String("SET n = n + :one"),
+				ExpressionAttributeValues: avm{":one": N("1")}}},
+			{Delete: &types.Delete{TableName: aws.String(t1), Key: avm{"pk": S("del")}}},
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(t2), Key: avm{"pk": S("chk"), "sk": N("1")},
+				ConditionExpression: aws.String("ok = :t"), ExpressionAttributeValues: avm{":t": BOOL(true)}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 writes of small items at 2 units each on t1; a 2-unit check on t2.
+	if len(out.ConsumedCapacity) != 2 {
+		t.Fatalf("ConsumedCapacity = %+v", out.ConsumedCapacity)
+	}
+	for _, cc := range out.ConsumedCapacity {
+		switch aws.ToString(cc.TableName) {
+		case t1:
+			if aws.ToFloat64(cc.CapacityUnits) != 6 || aws.ToFloat64(cc.WriteCapacityUnits) != 6 {
+				t.Fatalf("t1 capacity %+v", cc)
+			}
+		case t2:
+			if aws.ToFloat64(cc.CapacityUnits) != 2 || aws.ToFloat64(cc.ReadCapacityUnits) != 2 {
+				t.Fatalf("t2 capacity %+v", cc)
+			}
+		default:
+			t.Fatalf("unexpected table %v", aws.ToString(cc.TableName))
+		}
+	}
+	get := func(key string) avm {
+		g, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(t1), Key: avm{"pk": S(key)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Item
+	}
+	if get("new") == nil || get("del") != nil || str(t, get("upd")["n"]) != "2" {
+		t.Fatalf("transaction not applied: new=%v del=%v upd=%v", get("new"), get("del"), get("upd"))
+	}
+}
+
+func TestTransactWriteCanceled(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: avm{"pk": S("a"), "v": N("1"), "s": S("x")}})
+	_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S("b")}}},
+			{Update: &types.Update{TableName: aws.String(table), Key: avm{"pk": S("a")},
+				UpdateExpression:                    aws.String("SET v = :two"),
+				ConditionExpression:                 aws.String("v = :two"),
+				ExpressionAttributeValues:           avm{":two": N("2")},
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: avm{"pk": S("zz")},
+				ConditionExpression: aws.String("attribute_exists(pk)")}},
+		},
+	})
+	wantAPIError(t, err, "TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed, ConditionalCheckFailed]")
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || len(tce.CancellationReasons) != 3 {
+		t.Fatalf("reasons: %v", err)
+	}
+	r := tce.CancellationReasons
+	if aws.ToString(r[0].Code) != "None" || r[0].Message != nil {
+		t.Fatalf("reason 0: %+v", r[0])
+	}
+	if aws.ToString(r[1].Code) != "ConditionalCheckFailed" || aws.ToString(r[1].Message) != "The conditional request failed" ||
+		str(t, r[1].Item["v"]) != "1" {
+		t.Fatalf("reason 1: %+v", r[1])
+	}
+	if r[2].Item != nil {
+		t.Fatalf("reason 2 carries an item without ALL_OLD: %+v", r[2])
+	}
+	g, _ := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: avm{"pk": S("b")}})
+	if g.Item != nil {
+		t.Fatal("cancelled transaction applied its put")
+	}
+
+	// An update that fails at execution is a ValidationError reason.
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: aws.String(table), Key: avm{"pk": S("a")},
+				UpdateExpression: aws.String("SET v = s + :one"), ExpressionAttributeValues: avm{":one": N("1")}}},
+		},
+	})
+	if !errors.As(err, &tce) || aws.ToString(tce.CancellationReasons[0].Code) != "ValidationError" ||
+		aws.ToString(tce.CancellationReasons[0].Message) != "An operand in the update expression has an incorrect data type" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTransactWriteValidation(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S("a")}}},
+			{Delete: &types.Delete{TableName: aws.String(table), Key: avm{"pk": S("a")}}},
+		},
+	})
+	wantAPIError(t, err, "ValidationException", "Transaction request cannot include multiple operations on one item")
+
+	many := make([]types.TransactWriteItem, 101)
+	for i := range many {
+		many[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S(strconv.Itoa(i))}}}
+	}
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: many})
+	wantAPIError(t, err, "ValidationException",
+		"1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100")
+
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S("a")}},
+			Delete: &types.Delete{TableName: aws.String(table), Key: avm{"pk": S("a")}}},
+	}})
+	wantAPIError(t, err, "ValidationException", "TransactItems can only contain one of Check, Put, Update or Delete")
+
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("nope_" + table), Item: avm{"pk": S("a")}}},
+	}})
+	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: aws.String(table), Key: avm{"pk": N("1")}}},
+	}})
+	wantAPIError(t, err, "ValidationException", "The provided key element does not match the schema")
+
+	// All 100 is fine.
+	if _, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: many[:100]}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTransactWriteIdempotency(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	token := fmt.Sprintf("tok-%d-%d", os.Getpid(), time.Now().UnixNano())
+	in := func(by string) *dynamodb.TransactWriteItemsInput {
+		return &dynamodb.TransactWriteItemsInput{
+			ClientRequestToken: aws.String(token),
+			TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+				TableName: aws.String(table), Key: avm{"pk": S("ctr")},
+				UpdateExpression: aws.String("ADD n :by"), ExpressionAttributeValues: avm{":by": N(by)}}}},
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := c.TransactWriteItems(bg, in("1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, _ := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: avm{"pk": S("ctr")}})
+	if str(t, g.Item["n"]) != "1" {
+		t.Fatalf("repeated token re-applied: n=%v", g.Item["n"])
+	}
+	_, err := c.TransactWriteItems(bg, in("5"))
+	var ipm *types.IdempotentParameterMismatchException
+	if !errors.As(err, &ipm) {
+		t.Fatalf("got %v, want IdempotentParameterMismatchException", err)
+	}
+}
+
+func TestTransactGetItems(t *testing.T) {
+	c := ddb()
+	t1 := createTable(t, c, "pk", "", "")
+	t2 := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(t1), Item: avm{"pk": S("a"), "x": S("1"), "m": &types.AttributeValueMemberM{Value: avm{"deep": S("d"), "other": S("o")}}}})
+	c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(t2), Item: avm{"pk": S("b"), "sk": S("c"), "y": S("2")}})
+	out, err := c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		TransactItems: []types.TransactGetItem{
+			{Get: &types.Get{TableName: aws.String(t1), Key: avm{"pk": S("a")},
+				ProjectionExpression: aws.String("#m.deep"), ExpressionAttributeNames: map[string]string{"#m": "m"}}},
+			{Get: &types.Get{TableName: aws.String(t1), Key: avm{"pk": S("missing")}}},
+			{Get: &types.Get{TableName: aws.String(t2), Key: avm{"pk": S("b"), "sk": S("c")}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Responses) != 3 {
+		t.Fatalf("responses %+v", out.Responses)
+	}
+	m, ok := out.Responses[0].Item["m"].(*types.AttributeValueMemberM)
+	if len(out.Responses[0].Item) != 1 || !ok || len(m.Value) != 1 || str(t, m.Value["deep"]) != "d" {
+		t.Fatalf("projection: %+v", out.Responses[0].Item)
+	}
+	if out.Responses[1].Item != nil || str(t, out.Responses[2].Item["y"]) != "2" {
+		t.Fatalf("responses %+v", out.Responses)
+	}
+	if len(out.ConsumedCapacity) != 2 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 4 ||
+		aws.ToFloat64(out.ConsumedCapacity[0].ReadCapacityUnits) != 4 ||
+		aws.ToFloat64(out.ConsumedCapacity[0].Table.ReadCapacityUnits) != 4 ||
+		aws.ToFloat64(out.ConsumedCapacity[1].CapacityUnits) != 2 {
+		t.Fatalf("capacity %+v", out.ConsumedCapacity)
+	}
+	_, err = c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String(t1), Key: avm{"pk": S("a")}}},
+		{Get: &types.Get{TableName: aws.String(t1), Key: avm{"pk": S("a")}}},
+	}})
+	wantAPIError(t, err, "ValidationException", "Transaction request cannot include multiple operations on one item")
+}
+
+// TestTransactBankTransfer runs many concurrent transfers between accounts,
+// single-item writes on the same items, and readers. The total balance
+// never changes, and no read (TransactGetItems, Query) ever sees a
+// half-applied transfer.
+func TestTransactBankTransfer(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	const accounts, start = 10, 100
+	keys := make([]avm, accounts)
+	for i := range keys {
+		keys[i] = avm{"pk": S("bank"), "sk": S(fmt.Sprintf("acct%02d", i))}
+		it := avm{"pk": S("bank"), "sk": keys[i]["sk"], "bal": N(strconv.Itoa(start))}
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const total = accounts * start
+	var done, committed, cancelled, conflicts atomic.Int64
+	var wg sync.WaitGroup
+	fail := make(chan string, 1)
+	report := func(msg string) {
+		select {
+		case fail <- msg:
+		default:
+		}
+	}
+	for w := 0; w < 12; w++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(seed))
+			for i := 0; i < 60; i++ {
+				a, b := rng.Intn(accounts), rng.Intn(accounts-1)
+				if b >= a {
+					b++
+				}
+				amt := avm{":x": N(strconv.Itoa(1 + rng.Intn(20)))}
+				_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+					{Update: &types.Update{TableName: aws.String(table), Key: keys[a], UpdateExpression: aws.String("SET bal = bal - :x"),
+						ConditionExpression: aws.String("bal >= :x"), ExpressionAttributeValues: amt}},
+					{Update: &types.Update{TableName: aws.String(table), Key: keys[b], UpdateExpression: aws.String("SET bal = bal + :x"),
+						ExpressionAttributeValues: amt}},
+				}})
+				var tce *types.TransactionCanceledException
+				switch {
+				case err == nil:
+					committed.Add(1)
+				case errors.As(err, &tce):
+					cancelled.Add(1)
+				default:
+					report("transfer: " + err.Error())
+					return
+				}
+			}
+		}(int64(w))
+	}
+	// Single-item writers on the same items, touching another attribute.
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(seed))
+			for i := 0; i < 100; i++ {
+				_, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: keys[rng.Intn(accounts)],
+					UpdateExpression: aws.String("ADD touched :one"), ExpressionAttributeValues: avm{":one": N("1")}})
+				var tc *types.TransactionConflictException
+				if errors.As(err, &tc) {
+					conflicts.Add(1)
+				} else if err != nil {
+					report("single write: " + err.Error())
+					return
+				}
+			}
+		}(100 + int64(w))
+	}
+	var readers sync.WaitGroup
+	var reads atomic.Int64
+	for r := 0; r < 3; r++ {
+		readers.Add(1)
+		go func(useQuery bool) {
+			defer readers.Done()
+			for done.Load() == 0 {
+				sum := 0
+				if useQuery {
+					q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+						KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: avm{":p": S("bank")}})
+					if err != nil {
+						report("query: " + err.Error())
+						return
+					}
+					for _, it := range q.Items {
+						n, _ := strconv.Atoi(it["bal"].(*types.AttributeValueMemberN).Value)
+						sum += n
+					}
+				} else {
+					gets := make([]types.TransactGetItem, accounts)
+					for i := range gets {
+						gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(table), Key: keys[i]}}
+					}
+					out, err := c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: gets})
+					var tce *types.TransactionCanceledException
+					if errors.As(err, &tce) {
+						continue // a transfer held an item: DynamoDB cancels too
+					}
+					if err != nil {
+						report("transact get: " + err.Error())
+						return
+					}
+					for _, r := range out.Responses {
+						n, _ := strconv.Atoi(r.Item["bal"].(*types.AttributeValueMemberN).Value)
+						sum += n
+					}
+				}
+				reads.Add(1)
+				if sum != total {
+					report(fmt.Sprintf("read saw a partial transfer: total %d, want %d", sum, total))
+					return
+				}
+			}
+		}(r == 0)
+	}
+	wg.Wait()
+	done.Store(1)
+	readers.Wait()
+	select {
+	case msg := <-fail:
+		t.Fatal(msg)
+	default:
+	}
+	q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: avm{":p": S("bank")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, it := range q.Items {
+		n, _ := strconv.Atoi(it["bal"].(*types.AttributeValueMemberN).Value)
+		if n < 0 {
+			t.Fatalf("negative balance %d", n)
+		}
+		sum += n
+	}
+	if sum != total {
+		t.Fatalf("final total %d, want %d", sum, total)
+	}
+	if committed.Load() == 0 {
+		t.Fatal("no transfer committed")
+	}
+	t.Logf("committed %d, cancelled %d, single-write conflicts %d, consistent reads %d",
+		committed.Load(), cancelled.Load(), conflicts.Load(), reads.Load())
+}
+
+// TestTransactCPUFigures measures server CPU (utime+stime of the kura
+// process, from /proc) per TransactWriteItems of 4 puts against 4
+// separate PutItems, at concurrency 16. It runs only with
+// KURA_TX_BENCH=<operations per side>, e.g.
+//
+//	KURA_TX_BENCH=20000 go test ./test/ -run TestTransactCPUFigures -v
+func TestTransactCPUFigures(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("KURA_TX_BENCH"))
+	if n <= 0 {
+		t.Skip("set KURA_TX_BENCH=<operations> to measure")
+	}
+	args := append([]string{"--data-dir", t.TempDir()}, strings.Fields(os.Getenv("KURA_TX_BENCH_ARGS"))...)
+	k := startKura(t, args...)
+	c := k.client()
+	table := createTable(t, c, "pk", "", "")
+	const conc = 16
+	pad := strings.Repeat("x", 100)
+	run := func(name string, op func(w, i int) error) {
+		before := procCPU(t, k.cmd.Process.Pid)
+		startWall := time.Now()
+		var wg sync.WaitGroup
+		var errs atomic.Int64
+		per := n / conc
+		for w := 0; w < conc; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := 0; i < per; i++ {
+					if err := op(w, i); err != nil {
+						errs.Add(1)
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		cpu := procCPU(t, k.cmd.Process.Pid) - before
+		wall := time.Since(startWall)
+		ops := per * conc
+		t.Logf("%s: %d ops, %d errors, wall %v (%.0f ops/s), server CPU %v, %.1f µs CPU per op",
+			name, ops, errs.Load(), wall.Round(time.Millisecond), float64(ops)/wall.Seconds(), cpu,
+			float64(cpu.Microseconds())/float64(ops))
+	}
+	key := func(kind string, w, i, j int) string { return fmt.Sprintf("%s-%d-%d-%d", kind, w, i, j) }
+	run("TransactWriteItems(4 puts)", func(w, i int) error {
+		items := make([]types.TransactWriteItem, 4)
+		for j := range items {
+			items[j].Put = &types.Put{TableName: aws.String(table), Item: avm{"pk": S(key("tx", w, i, j)), "pad": S(pad)}}
+		}
+		_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		return err
+	})
+	run("4 x PutItem", func(w, i int) error {
+		for j := 0; j < 4; j++ {
+			if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: avm{"pk": S(key("put", w, i, j)), "pad": S(pad)}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// procCPU is a process's user+system CPU time from /proc/<pid>/stat.
+func procCPU(t *testing.T, pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)        // field 14 (utime)
+	st, _ := strconv.ParseInt(f[12], 10, 64)        // field 15 (stime)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ = 100
+}
