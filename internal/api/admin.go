@@ -1,0 +1,61 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// adminPrefix is the path of the operator endpoints, served only when
+// Options.Admin is set (kura --admin):
+//
+//	POST /admin/ttl/expire               run one TTL expiry pass now → {"Deleted": n}
+//	POST /admin/clock/advance?by=<dur>   move the server clock forward (Go
+//	                                     duration, e.g. 15m) → {"Now": RFC 3339}
+//
+// They let tests and users exercise TTL expiry, shard-iterator expiry and
+// stream retention without waiting.
+const adminPrefix = "/admin/"
+
+// adminBackend is what the admin endpoints need from the backend.
+type adminBackend interface {
+	ExpireTTL(ctx context.Context) (int, error)
+	AdvanceClock(d time.Duration) (time.Time, bool)
+}
+
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	ab, ok := s.backend.(adminBackend)
+	if r.Method != http.MethodPost || !ok {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	var out any
+	switch r.URL.Path {
+	case adminPrefix + "ttl/expire":
+		n, err := ab.ExpireTTL(r.Context())
+		if err != nil {
+			s.log.Error("admin: ttl expiry", "err", err)
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		out = map[string]int{"Deleted": n}
+	case adminPrefix + "clock/advance":
+		d, err := time.ParseDuration(r.URL.Query().Get("by"))
+		if err != nil || d < 0 {
+			http.Error(w, "by: want a non-negative Go duration such as 15m", http.StatusBadRequest)
+			return
+		}
+		now, ok := ab.AdvanceClock(d)
+		if !ok {
+			http.Error(w, "the server clock is not adjustable", http.StatusConflict)
+			return
+		}
+		out = map[string]string{"Now": now.UTC().Format(time.RFC3339Nano)}
+	default:
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out)
+}

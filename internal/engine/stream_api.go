@@ -1,0 +1,404 @@
+package engine
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+	sw "github.com/kura-db/kura/internal/wire/streamswire"
+)
+
+// Limits of the Streams API.
+const (
+	maxListStreams   = 100
+	maxDescribeShard = 100
+	maxGetRecords    = 1000
+	maxRecordsBytes  = 1 << 20 // GetRecords returns at most 1 MB
+)
+
+const nsStreams = "com.amazonaws.dynamodb.v20120810#"
+
+func streamErr(typ, msg string) *ddberr.Error {
+	return &ddberr.Error{Namespace: nsStreams, Type: typ, Status: 400, Message: msg}
+}
+
+func streamNotFound(arn string) *ddberr.Error {
+	return ddberr.ResourceNotFound("Requested resource not found: Stream: " + arn + " not found")
+}
+
+func shardNotFound(id string) *ddberr.Error {
+	return ddberr.ResourceNotFound("Requested resource not found: Shard: " + id + " not found")
+}
+
+func errExpiredIterator() *ddberr.Error {
+	return streamErr("ExpiredIteratorException", "The provided iterator exceeds the maximum age allowed.")
+}
+
+func errTrimmed() *ddberr.Error {
+	return streamErr("TrimmedDataAccessException", "The data you are trying to access has been trimmed.")
+}
+
+func errInvalidIterator() *ddberr.Error { return ddberr.Validation("Invalid ShardIterator") }
+
+// retention is how long records (and disabled streams) are kept.
+func (e *Engine) retention() time.Duration {
+	if e.cfg.StreamRetention > 0 {
+		return e.cfg.StreamRetention
+	}
+	return defaultRetention
+}
+
+// lookupStream finds a retained stream by ARN.
+func (e *Engine) lookupStream(arn string) (*streamState, error) {
+	e.streams.mu.Lock()
+	s, ok := e.streams.byARN[arn]
+	e.streams.mu.Unlock()
+	if !ok {
+		return nil, streamNotFound(arn)
+	}
+	return s, nil
+}
+
+// ListStreams lists the retained streams, optionally of one table, in
+// creation order, paged by ExclusiveStartStreamArn.
+func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.ListStreamsOutput, error) {
+	limit := maxListStreams
+	if in.Limit != nil && int(*in.Limit) < limit {
+		limit = int(*in.Limit)
+	}
+	name := cpDeref(in.TableName)
+	if strings.HasPrefix(name, "arn:") {
+		if i := strings.Index(name, ":table/"); i >= 0 {
+			name = name[i+len(":table/"):]
+		}
+	}
+	all := e.streams.list()
+	var list []*streamState
+	for _, s := range all {
+		if name == "" || s.meta.TableName == name {
+			list = append(list, s)
+		}
+	}
+	if name != "" && len(list) == 0 {
+		if _, ok := e.lookupTable(name); !ok {
+			return nil, tableNotFound(name)
+		}
+	}
+	if start := cpDeref(in.ExclusiveStartStreamArn); start != "" {
+		for i, s := range list {
+			if s.meta.ARN == start {
+				list = list[i+1:]
+				break
+			}
+		}
+	}
+	out := &sw.ListStreamsOutput{Streams: []sw.Stream{}}
+	for i, s := range list {
+		if i == limit {
+			out.LastEvaluatedStreamArn = cpPtr(list[i-1].meta.ARN)
+			break
+		}
+		out.Streams = append(out.Streams, sw.Stream{StreamArn: cpPtr(s.meta.ARN), StreamLabel: cpPtr(s.meta.Label),
+			TableName: cpPtr(s.meta.TableName)})
+	}
+	return out, nil
+}
+
+// DescribeStream describes a stream and its shards (lineage and sequence
+// number ranges), paged by ExclusiveStartShardId, or only the children of
+// one shard with ShardFilter CHILD_SHARDS.
+func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput) (*sw.DescribeStreamOutput, error) {
+	s, err := e.lookupStream(cpDeref(in.StreamArn))
+	if err != nil {
+		return nil, err
+	}
+	limit := maxDescribeShard
+	if in.Limit != nil && int(*in.Limit) < limit {
+		limit = int(*in.Limit)
+	}
+	s.mu.Lock()
+	m := cloneMeta(s.meta)
+	s.mu.Unlock()
+	d := &sw.StreamDescription{
+		StreamArn: cpPtr(m.ARN), StreamLabel: cpPtr(m.Label), StreamViewType: m.ViewType,
+		StreamStatus: streamEnabled, TableName: cpPtr(m.TableName),
+		CreationRequestDateTime: wire.NewTime(m.Created), Shards: []sw.Shard{},
+	}
+	if !m.Disabled.IsZero() {
+		d.StreamStatus = streamDisabled
+	}
+	for _, k := range m.KeySchema {
+		d.KeySchema = append(d.KeySchema, sw.KeySchemaElement{AttributeName: k.AttributeName, KeyType: k.KeyType})
+	}
+	shards := m.Shards
+	if f := in.ShardFilter; f != nil && f.Type == "CHILD_SHARDS" {
+		parent := cpDeref(f.ShardId)
+		var kids []shardMeta
+		for _, sh := range shards {
+			if sh.Parent == parent && parent != "" {
+				kids = append(kids, sh)
+			}
+		}
+		shards = kids
+	}
+	if start := cpDeref(in.ExclusiveStartShardId); start != "" {
+		for i, sh := range shards {
+			if sh.ID == start {
+				shards = shards[i+1:]
+				break
+			}
+		}
+	}
+	for i, sh := range shards {
+		if i == limit {
+			d.LastEvaluatedShardId = cpPtr(shards[i-1].ID)
+			break
+		}
+		out := sw.Shard{ShardId: cpPtr(sh.ID), SequenceNumberRange: &sw.SequenceNumberRange{
+			StartingSequenceNumber: cpPtr(formatSeq(sh.Start))}}
+		if sh.Parent != "" {
+			out.ParentShardId = cpPtr(sh.Parent)
+		}
+		if !sh.open() {
+			out.SequenceNumberRange.EndingSequenceNumber = cpPtr(formatSeq(sh.End))
+		}
+		d.Shards = append(d.Shards, out)
+	}
+	return &sw.DescribeStreamOutput{StreamDescription: d}, nil
+}
+
+// iterator is a decoded shard iterator: read records with numbers above
+// after, in one shard, issued at issued.
+type iterator struct {
+	table  uint64
+	stream uint32
+	shard  uint32
+	after  uint64
+	issued time.Time
+}
+
+const iteratorVersion = 1
+
+// encodeIterator renders an iterator as DynamoDB shapes them (the stream
+// ARN, "|1|", then an opaque part): a binary position and a MAC over the
+// ARN and the position, so that a forged or altered iterator is refused.
+func (e *Engine) encodeIterator(arn string, it iterator) string {
+	b := make([]byte, 0, 33+16)
+	b = append(b, iteratorVersion)
+	b = binary.BigEndian.AppendUint64(b, it.table)
+	b = binary.BigEndian.AppendUint32(b, it.stream)
+	b = binary.BigEndian.AppendUint32(b, it.shard)
+	b = binary.BigEndian.AppendUint64(b, it.after)
+	b = binary.BigEndian.AppendUint64(b, uint64(it.issued.UnixMilli()))
+	b = append(b, e.iteratorMAC(arn, b)...)
+	return arn + "|1|" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (e *Engine) iteratorMAC(arn string, payload []byte) []byte {
+	h := hmac.New(sha256.New, e.streams.key)
+	h.Write([]byte(arn))
+	h.Write([]byte{0})
+	h.Write(payload)
+	return h.Sum(nil)[:16]
+}
+
+func (e *Engine) decodeIterator(s string) (string, iterator, error) {
+	var it iterator
+	i := strings.LastIndex(s, "|1|")
+	if i < 0 {
+		return "", it, errInvalidIterator()
+	}
+	arn := s[:i]
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s[i+3:])
+	if err != nil || len(b) != 33+16 || b[0] != iteratorVersion {
+		return "", it, errInvalidIterator()
+	}
+	if !hmac.Equal(b[33:], e.iteratorMAC(arn, b[:33])) {
+		return "", it, errInvalidIterator()
+	}
+	it.table = binary.BigEndian.Uint64(b[1:])
+	it.stream = binary.BigEndian.Uint32(b[9:])
+	it.shard = binary.BigEndian.Uint32(b[13:])
+	it.after = binary.BigEndian.Uint64(b[17:])
+	it.issued = time.UnixMilli(int64(binary.BigEndian.Uint64(b[25:])))
+	return arn, it, nil
+}
+
+// GetShardIterator returns an iterator at a position of a shard.
+func (e *Engine) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorInput) (*sw.GetShardIteratorOutput, error) {
+	arn := cpDeref(in.StreamArn)
+	s, err := e.lookupStream(arn)
+	if err != nil {
+		return nil, err
+	}
+	typ := in.ShardIteratorType
+	seqStr := cpDeref(in.SequenceNumber)
+	needSeq := typ == "AT_SEQUENCE_NUMBER" || typ == "AFTER_SEQUENCE_NUMBER"
+	if needSeq && in.SequenceNumber == nil {
+		return nil, ddberr.Validation("Must provide SequenceNumber for iterator type " + typ)
+	}
+	if !needSeq && in.SequenceNumber != nil {
+		return nil, ddberr.Validation("Must not provide SequenceNumber for iterator type " + typ)
+	}
+	id := cpDeref(in.ShardId)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh := s.shard(id)
+	if sh == nil {
+		return nil, shardNotFound(id)
+	}
+	it := iterator{table: s.meta.TableID, stream: s.meta.No, shard: sh.No, issued: e.clock.Now()}
+	switch typ {
+	case "TRIM_HORIZON":
+		it.after = max(sh.Start-1, sh.Trimmed)
+	case "LATEST":
+		if sh.open() {
+			it.after = max(s.safe(e.streams), sh.Start-1)
+		} else {
+			it.after = sh.End
+		}
+	default:
+		n, ok := parseSeq(seqStr)
+		if !ok || n < sh.Start || !sh.open() && n > sh.End || sh.open() && n > e.streams.seq.Load() {
+			return nil, ddberr.Validation("Invalid SequenceNumber " + seqStr + " for shard " + id)
+		}
+		if n <= sh.Trimmed {
+			return nil, errTrimmed()
+		}
+		it.after = n
+		if typ == "AT_SEQUENCE_NUMBER" {
+			it.after = n - 1
+		}
+	}
+	return &sw.GetShardIteratorOutput{ShardIterator: cpPtr(e.encodeIterator(arn, it))}, nil
+}
+
+// GetRecords reads the records after an iterator's position, up to Limit
+// records, 1 MB, or the stream's safe watermark. The next iterator
+// continues after the last record returned; at the end of a closed shard
+// there is none.
+func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.GetRecordsOutput, error) {
+	arn, it, err := e.decodeIterator(cpDeref(in.ShardIterator))
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock.Now()
+	if now.Sub(it.issued) > iteratorLifetime {
+		return nil, errExpiredIterator()
+	}
+	limit := maxGetRecords
+	if in.Limit != nil && int(*in.Limit) < limit {
+		limit = int(*in.Limit)
+	}
+	e.streams.mu.Lock()
+	s, ok := e.streams.byID[streamKey{it.table, it.stream}]
+	e.streams.mu.Unlock()
+	if !ok || s.arn != arn {
+		return nil, streamNotFound(arn)
+	}
+	s.mu.Lock()
+	var sh shardMeta
+	found := false
+	for _, x := range s.meta.Shards {
+		if x.No == it.shard {
+			sh, found = x, true
+		}
+	}
+	upper := s.safe(e.streams)
+	view := s.meta.ViewType
+	s.mu.Unlock()
+	if !found {
+		return nil, ddberr.ResourceNotFound("Requested resource not found: Shard does not exist")
+	}
+	if it.after < sh.Trimmed {
+		return nil, errTrimmed()
+	}
+	if !sh.open() {
+		upper = min(upper, sh.End)
+	}
+	out := &sw.GetRecordsOutput{Records: []sw.Record{}}
+	pos := it.after
+	if upper > pos {
+		// The snapshot is taken after the watermark: every record at or
+		// below it has committed and is visible.
+		snap, err := e.store.NewSnapshot()
+		if err != nil {
+			return nil, err
+		}
+		defer snap.Close()
+		prefix := shardPrefix(it.table, it.stream, it.shard)
+		iter, err := snap.NewIterator(storage.IterOptions{
+			Lower: binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), pos+1),
+			Upper: binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), upper+1),
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer iter.Close()
+		var bytes int64
+		full := false
+		for len(out.Records) < limit && iter.Next() {
+			k := iter.Key()
+			n := binary.BigEndian.Uint64(k[len(k)-8:])
+			r, err := decodeStreamRecord(iter.Value())
+			if err != nil {
+				return nil, err
+			}
+			rec := e.wireRecord(arn, view, n, r)
+			size := cpDeref(rec.Dynamodb.SizeBytes)
+			if len(out.Records) > 0 && bytes+size > maxRecordsBytes {
+				full = true
+				break
+			}
+			bytes += size
+			out.Records = append(out.Records, rec)
+			pos = n
+		}
+		if err := iter.Err(); err != nil {
+			return nil, err
+		}
+		if !full && len(out.Records) < limit {
+			pos = upper // nothing else can appear at or below the watermark
+		}
+	}
+	if !sh.open() && pos >= sh.End {
+		return out, nil // end of a closed shard: no next iterator
+	}
+	it.after, it.issued = pos, now
+	out.NextShardIterator = cpPtr(e.encodeIterator(arn, it))
+	return out, nil
+}
+
+// wireRecord renders one stored record.
+func (e *Engine) wireRecord(arn, view string, n uint64, r *streamRecord) sw.Record {
+	seq := formatSeq(n)
+	h := sha256.Sum256([]byte(arn + "|" + seq))
+	rec := sw.Record{
+		AwsRegion:    cpPtr(e.cfg.Region),
+		EventID:      cpPtr(hex.EncodeToString(h[:16])),
+		EventName:    eventNames[r.Event],
+		EventSource:  cpPtr("aws:dynamodb"),
+		EventVersion: cpPtr("1.1"),
+		Dynamodb: &sw.StreamRecord{
+			ApproximateCreationDateTime: wire.NewTime(r.Created.Truncate(time.Second)),
+			Keys:                        r.Keys,
+			NewImage:                    r.New,
+			OldImage:                    r.Old,
+			SequenceNumber:              cpPtr(seq),
+			SizeBytes:                   cpPtr(r.sizeBytes()),
+			StreamViewType:              view,
+		},
+	}
+	if r.Service {
+		rec.UserIdentity = &sw.Identity{PrincipalId: cpPtr("dynamodb.amazonaws.com"), Type: cpPtr("Service")}
+	}
+	return rec
+}

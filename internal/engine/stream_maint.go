@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// trimChunk bounds the records one trimming transaction deletes.
+const trimChunk = 512
+
+// openStreams loads the streams, reconciles them with the catalog, rolls
+// over shards that outlived their period while Kura was down, and starts
+// the maintenance loop (rollover, retention). Callers are in Open.
+func (e *Engine) openStreams() error {
+	if err := e.loadStreams(); err != nil {
+		return err
+	}
+	e.reconcileStreams()
+	e.maintainStreams()
+	e.goBackground(func() {
+		for e.sleep(streamMaintenanceDur) {
+			e.maintainStreams()
+		}
+	})
+	return nil
+}
+
+func (e *Engine) shardPeriod() time.Duration {
+	if e.cfg.StreamShardPeriod > 0 {
+		return e.cfg.StreamShardPeriod
+	}
+	return defaultShardPeriod
+}
+
+// maintainStreams runs one round of stream upkeep: rollover of shards
+// older than the period, trimming of records older than the retention,
+// and removal of shards and disabled streams past it.
+func (e *Engine) maintainStreams() {
+	now := e.clock.Now()
+	cutoff := now.Add(-e.retention())
+	for _, s := range e.streams.list() {
+		select {
+		case <-e.closing:
+			return
+		default:
+		}
+		s.mu.Lock()
+		sh := s.activeShard()
+		roll := sh != nil && !now.Before(sh.Created.Add(e.shardPeriod()))
+		gone := !s.meta.Disabled.IsZero() && s.meta.Disabled.Before(cutoff)
+		s.mu.Unlock()
+		if gone {
+			if err := e.dropStream(s); err != nil {
+				slog.Warn("streams: removing an expired stream", "stream", s.arn, "err", err)
+			}
+			continue
+		}
+		if roll {
+			if err := e.rollover(s); err != nil {
+				slog.Warn("streams: shard rollover", "stream", s.arn, "err", err)
+			}
+		}
+		if err := e.trimStream(s, cutoff); err != nil {
+			slog.Warn("streams: trimming", "stream", s.arn, "err", err)
+		}
+	}
+}
+
+// trimStream deletes the records created before cutoff, shard by shard,
+// recording the trim point in the metadata first (so a reader behind it
+// gets TrimmedDataAccessException, never a silent gap), and forgets
+// closed shards that are empty and older than the retention.
+func (e *Engine) trimStream(s *streamState, cutoff time.Time) error {
+	s.mu.Lock()
+	shards := cloneMeta(s.meta).Shards
+	s.mu.Unlock()
+	for _, sh := range shards {
+		prefix := shardPrefix(s.id.table, s.id.no, sh.No)
+		for {
+			keys, last, err := e.expiredRecords(prefix, cutoff)
+			if err != nil || len(keys) == 0 {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			if err := e.setTrimmed(s, sh.No, last); err != nil {
+				return err
+			}
+			if err := e.commit(false, func(txn storage.Txn) error {
+				// The floor keeps numbers increasing after a restart even
+				// when every record has been trimmed.
+				if err := txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, e.streams.seq.Load())); err != nil {
+					return err
+				}
+				for _, k := range keys {
+					if err := txn.Delete(k); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			if len(keys) < trimChunk {
+				break
+			}
+		}
+	}
+	return e.forgetShards(s, cutoff)
+}
+
+// expiredRecords lists up to trimChunk keys of a shard's records created
+// before cutoff, from the oldest, and the highest number among them.
+func (e *Engine) expiredRecords(prefix []byte, cutoff time.Time) ([][]byte, uint64, error) {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer snap.Close()
+	upper := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), math.MaxUint64)
+	it, err := snap.NewIterator(storage.IterOptions{Lower: prefix, Upper: upper})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer it.Close()
+	var keys [][]byte
+	var last uint64
+	for len(keys) < trimChunk && it.Next() {
+		created, ok := createdOf(it.Value())
+		if ok && !created.Before(cutoff) {
+			break
+		}
+		k := bytes.Clone(it.Key())
+		keys = append(keys, k)
+		last = binary.BigEndian.Uint64(k[len(k)-8:])
+	}
+	return keys, last, it.Err()
+}
+
+// setTrimmed persists a shard's new trim point.
+func (e *Engine) setTrimmed(s *streamState, shard uint32, upto uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := cloneMeta(s.meta)
+	for i := range m.Shards {
+		if m.Shards[i].No == shard && m.Shards[i].Trimmed < upto {
+			m.Shards[i].Trimmed = upto
+		}
+	}
+	if err := e.commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+		return err
+	}
+	s.meta = m
+	return nil
+}
+
+// forgetShards drops closed shards closed before cutoff whose records are
+// all trimmed (DynamoDB stops listing them after the retention).
+func (e *Engine) forgetShards(s *streamState, cutoff time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := cloneMeta(s.meta)
+	kept := m.Shards[:0]
+	for _, sh := range m.Shards {
+		if !sh.open() && sh.Closed.Before(cutoff) && sh.Trimmed >= sh.End {
+			continue
+		}
+		kept = append(kept, sh)
+	}
+	if len(kept) == len(s.meta.Shards) || len(kept) == 0 {
+		return nil
+	}
+	m.Shards = kept
+	if err := e.commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+		return err
+	}
+	s.meta = m
+	return nil
+}
+
+// dropStream removes a disabled stream past the retention: its records in
+// chunks, then its metadata.
+func (e *Engine) dropStream(s *streamState) error {
+	lower := streamPrefix(s.id.table, s.id.no)
+	upper := streamPrefix(s.id.table, s.id.no+1)
+	if s.id.no == math.MaxUint32 {
+		upper = binary.BigEndian.AppendUint64([]byte{prefixStream}, s.id.table+1)
+	}
+	if err := e.commit(false, func(txn storage.Txn) error {
+		return txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, e.streams.seq.Load()))
+	}); err != nil {
+		return err
+	}
+	for {
+		n, err := e.purgeSome(lower, upper)
+		if err != nil {
+			return err
+		}
+		if n < purgeChunk {
+			break
+		}
+	}
+	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+		return txn.Delete(streamMetaKey(s.id.table, s.id.no))
+	}); err != nil {
+		return err
+	}
+	e.streams.mu.Lock()
+	e.streams.remove(s)
+	e.streams.mu.Unlock()
+	return nil
+}

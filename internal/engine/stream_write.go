@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"errors"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// errStreamTxn reports a transaction not begun on the engine's store (its
+// sequence numbers could not be released).
+var errStreamTxn = errors.New("engine: stream record in a foreign transaction")
+
+// streamWrites appends the stream record of one item change to txn, the
+// item's own transaction, so that the record commits exactly when the
+// item does. No record is written when the table has no enabled stream or
+// when the write changed nothing (old and new equal). The record carries
+// what the stream's view type asks for; a deletion by the TTL expirer is
+// marked as the service's.
+func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+	if old == nil && new == nil {
+		return nil
+	}
+	s, err := e.streamFor(t)
+	if s == nil || err != nil {
+		return err
+	}
+	if old != nil && new != nil && attr.ItemsEqual(old, new) {
+		return nil
+	}
+	st, ok := txn.(*streamTxn)
+	if !ok {
+		return errStreamTxn
+	}
+	r := streamRecord{Created: e.clock.Now()}
+	switch {
+	case old == nil:
+		r.Event = eventInsert
+		r.Keys = t.keyItem(new)
+	case new == nil:
+		r.Event = eventRemove
+		r.Keys = t.keyItem(old)
+		r.Service = e.ttlMarked(t, old)
+	default:
+		r.Event = eventModify
+		r.Keys = t.keyItem(new)
+	}
+	switch s.view {
+	case "NEW_IMAGE":
+		r.New = new
+	case "OLD_IMAGE":
+		r.Old = old
+	case "NEW_AND_OLD_IMAGES":
+		r.New, r.Old = new, old
+	}
+	value := encodeStreamRecord(&r)
+
+	// Allocate the number and register it in flight atomically, so that a
+	// reader's watermark never passes it before the commit resolves it.
+	s.mu.Lock()
+	sh := s.activeShard()
+	if sh == nil { // disabled concurrently: the write no longer records
+		s.mu.Unlock()
+		return nil
+	}
+	n := e.streams.seq.Add(1)
+	s.inflight[n] = struct{}{}
+	s.last = n
+	shardNo := sh.No
+	s.mu.Unlock()
+	st.pending = append(st.pending, pendingSeq{s: s, n: n})
+	return txn.Set(streamRecordKey(s.id.table, s.id.no, shardNo, n), value)
+}
