@@ -498,3 +498,40 @@ func namesIn(expr string, all map[string]string) map[string]string {
 	}
 	return out
 }
+
+// Index key size limits, item collection metrics of BatchWriteItem and
+// reads naming a vector index, through the SDK.
+func TestIndexLimitsAndCollectionMetrics(t *testing.T) {
+	c := ddb()
+	table := threeIndexTable(t, c)
+	_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item{"pk": S("p"), "sk": S("s"), "g": S(strings.Repeat("g", 2049))}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Size limit exceeded for Index Key g Actual Size: 2049 bytes Max Size: 2048 bytes IndexName: GAll")
+	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item{"pk": S("p"), "sk": S("s"), "l": S(strings.Repeat("l", 1025))}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Size limit exceeded for Index Key l Actual Size: 1025 bytes Max Size: 1024 bytes IndexName: LKeys")
+	put(t, c, table, item{"pk": S("p"), "sk": S("s"), "g": S(strings.Repeat("g", 2048)), "l": S(strings.Repeat("l", 1024))})
+
+	out, err := c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{ReturnItemCollectionMetrics: types.ReturnItemCollectionMetricsSize,
+		RequestItems: map[string][]types.WriteRequest{table: {
+			{PutRequest: &types.PutRequest{Item: item{"pk": S("p"), "sk": S("t"), "l": S("x")}}},
+			{PutRequest: &types.PutRequest{Item: item{"pk": S("q"), "sk": S("t")}}},
+			{DeleteRequest: &types.DeleteRequest{Key: item{"pk": S("p"), "sk": S("s")}}},
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := out.ItemCollectionMetrics[table]
+	if len(ms) != 2 || str(t, ms[0].ItemCollectionKey["pk"]) != "p" || str(t, ms[1].ItemCollectionKey["pk"]) != "q" ||
+		fmt.Sprint(ms[0].SizeEstimateRangeGB) != "[0 1]" {
+		t.Fatalf("ItemCollectionMetrics: %+v", out.ItemCollectionMetrics)
+	}
+
+	vt := createVectorTable(t, c, false, nil, vecIndex("vix", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll))
+	_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(vt), IndexName: aws.String("vix"),
+		KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: item{":p": S("x")}})
+	wantAPIError(t, err, "ValidationException", "Query operation not supported on this index type.")
+	_, err = c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(vt), IndexName: aws.String("vix")})
+	if err == nil || (!strings.Contains(err.Error(), "Scan operation not supported on this index type") &&
+		!strings.Contains(err.Error(), "Cannot read from backfilling global secondary index: vix")) {
+		t.Fatalf("Scan of a vector index: %v", err)
+	}
+}

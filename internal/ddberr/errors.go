@@ -128,9 +128,11 @@ func LimitExceeded(msg string) *Error {
 	return newErr(nsDynamo, "LimitExceededException", 400, msg)
 }
 
-// ItemCollectionSizeLimitExceeded is returned when an LSI collection passes 10 GB.
+// ItemCollectionSizeLimitExceeded is returned when a write would take an
+// item collection of a table with LSIs past 10 GB. The text is the one
+// DynamoDB's error reference documents for it.
 func ItemCollectionSizeLimitExceeded() *Error {
-	return newErr(nsDynamo, "ItemCollectionSizeLimitExceededException", 400, "Item collection size limit exceeded")
+	return newErr(nsDynamo, "ItemCollectionSizeLimitExceededException", 400, "Collection size exceeded")
 }
 
 // TransactionCanceled carries per-action reasons.
