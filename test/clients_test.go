@@ -14,7 +14,7 @@ func TestBoto3(t *testing.T) {
 	if exec.Command("python3", "-c", "import boto3").Run() != nil {
 		t.Skip("python3 with boto3 not available")
 	}
-	k := startKura(t, "--in-memory")
+	k := startKura(t, "--in-memory", "--admin")
 	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_boto3")
 	cmd.Dir = "clients/python"
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "PYTHONDONTWRITEBYTECODE=1")
@@ -76,6 +76,15 @@ func TestAWSCLI(t *testing.T) {
 		"--projection-expression", "message_content", "--query", "Item.message_content.S", "--output", "text")
 	if strings.TrimSpace(out) != "こんにちは" {
 		t.Fatalf("get-item --query text: %q", out)
+	}
+	out = awsCLI(t, k.endpoint, "update-time-to-live", "--table-name", "ChatMessages",
+		"--time-to-live-specification", "Enabled=true,AttributeName=ttl")
+	if !strings.Contains(out, `"Enabled": true`) || !strings.Contains(out, `"AttributeName": "ttl"`) {
+		t.Fatalf("update-time-to-live output:\n%s", out)
+	}
+	out = awsCLI(t, k.endpoint, "describe-time-to-live", "--table-name", "ChatMessages", "--query", "TimeToLiveDescription.TimeToLiveStatus", "--output", "text")
+	if strings.TrimSpace(out) != "ENABLED" {
+		t.Fatalf("describe-time-to-live: %q", out)
 	}
 	out = awsCLI(t, k.endpoint, "describe-table", "--table-name", "ChatMessages", "--query", "Table.[TableStatus,ItemCount]", "--output", "text")
 	if strings.Fields(out)[0] != "ACTIVE" {

@@ -657,7 +657,7 @@ type SearchVectorsInput struct {
 
 type SearchVectorsOutput struct {
 	ConsumedCapacity *VectorCapacity    `json:"ConsumedCapacity,omitempty"`
-	SearchResults    []SearchResultItem `json:"SearchResults,omitempty"`
+	SearchResults    []SearchResultItem `json:"SearchResults,omitzero"`
 }
 
 type StartBulkPutItemsInput struct {

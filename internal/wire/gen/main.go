@@ -33,7 +33,7 @@ var alwaysPresent = map[string]bool{
 	"ListTablesOutput.TableNames":           true,
 	"ListTagsOfResourceOutput.Tags":         true,
 	"ExecuteStatementOutput.Items":          true,
-	"SearchVectorsOutput.Items":             true,
+	"SearchVectorsOutput.SearchResults":     true,
 	"GetItemOutput.Item":                    true,
 	"GetRecordsOutput.Records":              true,
 	"ListStreamsOutput.Streams":             true,

@@ -5,7 +5,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   DynamoDBClient, CreateTableCommand, DeleteTableCommand, DescribeTableCommand,
+  SearchVectorsCommand, PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import {
+  DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand,
+} from "@aws-sdk/client-dynamodb-streams";
 import {
   DynamoDBDocumentClient, PutCommand, GetCommand, UpdateCommand, QueryCommand,
   BatchWriteCommand, paginateQuery,
@@ -17,6 +21,10 @@ const client = new DynamoDBClient({
   credentials: { accessKeyId: "local", secretAccessKey: "local" },
 });
 const doc = DynamoDBDocumentClient.from(client);
+const streams = new DynamoDBStreamsClient({
+  endpoint, region: "us-east-1",
+  credentials: { accessKeyId: "local", secretAccessKey: "local" },
+});
 const unique = (p) => `${p}-${Math.random().toString(16).slice(2, 10)}`;
 
 async function withTable(input, fn) {
@@ -134,5 +142,93 @@ test("W4 chat log: messages in order, sparse GSI newest first with Limit 20", as
     assert.equal(convs.Items[0].conversation_id, "conv-24");
     assert.ok(convs.LastEvaluatedKey);
     assert.deepEqual(Object.keys(convs.Items[0]).sort(), ["conversation_id", "gsi_pk_user", "message_content", "timestamp"]);
+  });
+});
+
+// Deterministic 1024-dim embedding: hashed character bigrams, L2-normalised.
+function embed(text) {
+  const v = new Array(1024).fill(0);
+  for (let i = 0; i + 1 < text.length; i++) {
+    let h = 2166136261;
+    for (const c of text.slice(i, i + 2)) h = Math.imul(h ^ c.codePointAt(0), 16777619) >>> 0;
+    v[h % 1024] += 1;
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => x / n);
+}
+
+test("W2 RAG chunks: vector index, SearchVectorsCommand ranks by cosine distance", async () => {
+  const chunks = {
+    "conan#0001": "俺は高校生探偵・工藤新一。幼馴染で同級生の毛利蘭と遊園地に遊びに行って",
+    "conan#0002": "たったひとつの真実見抜く見た目は子供、頭脳は大人その名は、名探偵コナン",
+    "onepiece#0001": "富、名声、力。かつてこの世の全てを手に入れた男、海賊王ゴールド・ロジャー",
+  };
+  await withTable({
+    TableName: unique("w2"), BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: ["DocId", "SortKey"].map(S),
+    KeySchema: [HASH("DocId"), RANGE("SortKey")],
+    VectorIndexes: [{
+      IndexName: "NarrationChunkIndex", VectorAttribute: { AttributeName: "Embedding" },
+      Dimensions: 1024, DistanceFunction: "COSINE",
+      Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["ChunkText"] },
+    }],
+  }, async (t) => {
+    for (const [key, text] of Object.entries(chunks)) {
+      const [doc, sk] = key.split("#");
+      await client.send(new PutItemCommand({ TableName: t, Item: {
+        DocId: { S: doc }, SortKey: { S: `CHUNK#${sk}` }, ChunkText: { S: text }, Title: { S: doc },
+        Embedding: { L: embed(text).map((x) => ({ N: String(x) })) },
+      } }));
+    }
+    const out = await client.send(new SearchVectorsCommand({
+      TableName: t, IndexName: "NarrationChunkIndex", TopK: 5,
+      SearchVector: embed(chunks["conan#0002"]).map((x) => ({ N: String(x) })),
+      ReturnConsumedCapacity: "TOTAL",
+    }));
+    const hits = out.SearchResults;
+    assert.equal(hits.length, 3);
+    assert.equal(hits[0].Item.SortKey.S, "CHUNK#0002");
+    assert.equal(hits[0].Item.DocId.S, "conan");
+    assert.ok(hits[0].Item.ChunkText.S.startsWith("たったひとつ"));
+    assert.equal(hits[0].Item.Title, undefined); // not projected
+    assert.equal(hits[0].Item.Embedding, undefined);
+    assert.ok(Math.abs(hits[0].Score) < 1e-5); // identical vector: cosine distance 0
+    assert.ok(hits.every((h, i) => i === 0 || h.Score >= hits[i - 1].Score));
+    assert.ok(out.ConsumedCapacity);
+    await assert.rejects(
+      client.send(new SearchVectorsCommand({
+        TableName: t, IndexName: "NarrationChunkIndex", TopK: 101,
+        SearchVector: embed("x").map((x) => ({ N: String(x) })),
+      })),
+      (e) => e.name === "ValidationException",
+    );
+  });
+});
+
+test("W4 stream feed: NEW_AND_OLD_IMAGES records through the Streams client", async () => {
+  await withTable({
+    TableName: unique("w4s"), BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: ["conversation_id", "timestamp"].map(S),
+    KeySchema: [HASH("conversation_id"), RANGE("timestamp")],
+    StreamSpecification: { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" },
+  }, async (t) => {
+    const key = { conversation_id: "c1", timestamp: "2025-11-05T10:00:00Z" };
+    await doc.send(new PutCommand({ TableName: t, Item: { ...key, message_content: "hi" } }));
+    await doc.send(new UpdateCommand({ TableName: t, Key: key, UpdateExpression: "SET message_content = :m", ExpressionAttributeValues: { ":m": "hi!" } }));
+    const arn = (await client.send(new DescribeTableCommand({ TableName: t }))).Table.LatestStreamArn;
+    const desc = await streams.send(new DescribeStreamCommand({ StreamArn: arn }));
+    const records = [];
+    for (const shard of desc.StreamDescription.Shards) {
+      let it = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
+      while (it) {
+        const out = await streams.send(new GetRecordsCommand({ ShardIterator: it }));
+        records.push(...out.Records);
+        if (out.Records.length === 0) break;
+        it = out.NextShardIterator;
+      }
+    }
+    assert.deepEqual(records.map((r) => r.eventName), ["INSERT", "MODIFY"]);
+    assert.equal(records[1].dynamodb.OldImage.message_content.S, "hi");
+    assert.equal(records[1].dynamodb.NewImage.message_content.S, "hi!");
   });
 });

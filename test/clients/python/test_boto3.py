@@ -221,5 +221,65 @@ class W4ChatLog(unittest.TestCase):
             ddb.delete_table(TableName=t)
 
 
+class W4StreamsAndTTL(unittest.TestCase):
+    """W4's stream feed and TTL expiry, read with the dynamodbstreams client.
+
+    Needs Kura started with --admin (POST /admin/ttl/expire runs expiry now).
+    """
+
+    def test_stream_records_and_ttl_removals(self):
+        import json
+        import urllib.request
+
+        ddb, streams = client(), client("dynamodbstreams")
+        t = unique("w4s")
+        ddb.create_table(
+            TableName=t, BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("conversation_id", "timestamp")],
+            KeySchema=[{"AttributeName": "conversation_id", "KeyType": "HASH"}, {"AttributeName": "timestamp", "KeyType": "RANGE"}],
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        try:
+            ttl = ddb.update_time_to_live(TableName=t, TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"})
+            self.assertEqual(ttl["TimeToLiveSpecification"], {"Enabled": True, "AttributeName": "ttl"})
+            self.assertEqual(ddb.describe_time_to_live(TableName=t)["TimeToLiveDescription"]["TimeToLiveStatus"], "ENABLED")
+            now = int(time.time())
+            key = {"conversation_id": {"S": "c1"}, "timestamp": {"S": "2025-11-05T10:00:00Z"}}
+            ddb.put_item(TableName=t, Item={**key, "message_content": {"S": "hello"}, "ttl": {"N": str(now + 3600)}})
+            ddb.update_item(TableName=t, Key=key, UpdateExpression="SET message_content = :m",
+                            ExpressionAttributeValues={":m": {"S": "hello, edited"}})
+            ddb.put_item(TableName=t, Item={"conversation_id": {"S": "c2"}, "timestamp": {"S": "2023-01-01T00:00:00Z"},
+                                            "message_content": {"S": "old"}, "ttl": {"N": str(now - 60)}})
+            req = urllib.request.Request(ENDPOINT + "/admin/ttl/expire", method="POST", data=b"")
+            with urllib.request.urlopen(req) as resp:
+                self.assertGreaterEqual(json.load(resp)["Deleted"], 1)
+            self.assertNotIn("Item", ddb.get_item(TableName=t, Key={"conversation_id": {"S": "c2"}, "timestamp": {"S": "2023-01-01T00:00:00Z"}}))
+
+            arn = ddb.describe_table(TableName=t)["Table"]["LatestStreamArn"]
+            self.assertEqual([s["StreamArn"] for s in streams.list_streams(TableName=t)["Streams"]], [arn])
+            desc = streams.describe_stream(StreamArn=arn)["StreamDescription"]
+            self.assertEqual(desc["StreamViewType"], "NEW_AND_OLD_IMAGES")
+            records = []
+            for shard in desc["Shards"]:
+                it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+                while it:
+                    out = streams.get_records(ShardIterator=it, Limit=100)
+                    records += out["Records"]
+                    if not out["Records"]:
+                        break
+                    it = out.get("NextShardIterator")
+            self.assertEqual([r["eventName"] for r in records], ["INSERT", "MODIFY", "INSERT", "REMOVE"])
+            modify = records[1]["dynamodb"]
+            self.assertEqual(modify["OldImage"]["message_content"]["S"], "hello")
+            self.assertEqual(modify["NewImage"]["message_content"]["S"], "hello, edited")
+            self.assertNotIn("userIdentity", records[1])
+            removal = records[3]
+            self.assertEqual(removal["userIdentity"], {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"})
+            self.assertEqual(removal["dynamodb"]["OldImage"]["message_content"]["S"], "old")
+            seqs = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+            self.assertEqual(seqs, sorted(seqs))
+        finally:
+            ddb.delete_table(TableName=t)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
