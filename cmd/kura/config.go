@@ -24,6 +24,16 @@ type config struct {
 	AccountID   string
 	LogLevel    slog.Level
 	CreateDelay time.Duration
+	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
+	Admin bool
+	// TTLInterval is the period of the background TTL expirer.
+	TTLInterval time.Duration
+	// StreamShardPeriod is how long a stream shard stays open.
+	StreamShardPeriod time.Duration
+	PprofAddr         string
+	// VectorMaxTopK raises SearchVectors' TopK cap above DynamoDB's 100 (a
+	// Kura extension; 0 keeps DynamoDB's cap).
+	VectorMaxTopK int
 }
 
 // Addr is the listen address with --port applied.
@@ -59,6 +69,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.CreateDelay, "create-delay", 0, "how long new tables and indexes stay CREATING")
+	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
+	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
+	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
+	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")
+	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: kura [flags]\n\nA DynamoDB-compatible server. Each flag can also be set with KURA_<FLAG>, e.g. KURA_DATA_DIR.")
 		fs.PrintDefaults()
@@ -87,6 +102,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		return nil, fmt.Errorf("invalid --port %d", c.Port)
+	}
+	if c.TTLInterval < 0 || c.StreamShardPeriod <= 0 {
+		return nil, fmt.Errorf("invalid --ttl-interval %v or --stream-shard-period %v", c.TTLInterval, c.StreamShardPeriod)
 	}
 	if c.CreateDelay < 0 {
 		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)

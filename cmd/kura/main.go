@@ -3,6 +3,12 @@
 //	kura [--listen 127.0.0.1:8000] [--port N] [--data-dir ./kura-data]
 //	     [--in-memory] [--sync=true] [--region us-east-1]
 //	     [--account-id 000000000000] [--log-level info] [--create-delay 0]
+//	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
+//	     [--pprof 127.0.0.1:6060]
+//
+// --pprof (off by default) serves net/http/pprof on its own address, never
+// on the DynamoDB listener, e.g. for
+// go tool pprof http://127.0.0.1:6060/debug/pprof/profile?seconds=10
 //
 // Every flag has a KURA_* environment equivalent (flag wins). On SIGINT or
 // SIGTERM kura stops accepting connections, finishes in-flight requests,
@@ -20,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -29,6 +36,9 @@ import (
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
 )
+
+// defaultGCPercent is the GOGC value kura runs with unless GOGC is set.
+const defaultGCPercent = 400
 
 // shutdownTimeout bounds how long in-flight requests may run after a signal.
 const shutdownTimeout = 30 * time.Second
@@ -41,6 +51,12 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kura:", err)
 		os.Exit(2)
+	}
+	if os.Getenv("GOGC") == "" {
+		// Kura's live heap is small and its garbage short-lived (request
+		// buffers, decoded items): collecting at 4x the live heap instead
+		// of 2x costs a few MB under load and saves a good share of CPU.
+		debug.SetGCPercent(defaultGCPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -65,14 +81,26 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (err error) {
 		}
 	}()
 
-	eng, err := engine.Open(store, engine.Config{
-		Region:      cfg.Region,
-		AccountID:   cfg.AccountID,
-		Sync:        cfg.Sync,
-		CreateDelay: cfg.CreateDelay,
-	})
+	ecfg := engine.Config{
+		Region:            cfg.Region,
+		AccountID:         cfg.AccountID,
+		Sync:              cfg.Sync,
+		CreateDelay:       cfg.CreateDelay,
+		TTLInterval:       cfg.TTLInterval,
+		StreamShardPeriod: cfg.StreamShardPeriod,
+	}
+	if cfg.TTLInterval == 0 {
+		ecfg.TTLInterval = -1 // background expiry off; /admin/ttl/expire still works
+	}
+	if cfg.Admin {
+		ecfg.Clock = &engine.AdminClock{} // /admin/clock/advance moves it forward
+	}
+	eng, err := engine.Open(store, ecfg)
 	if err != nil {
 		return fmt.Errorf("opening engine: %w", err)
+	}
+	if cfg.VectorMaxTopK > 0 {
+		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
 	}
 	defer func() {
 		if cerr := eng.Close(); cerr != nil && err == nil {
@@ -85,10 +113,18 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) (err error) {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           api.NewServer(eng, api.Options{Logger: log}),
+		Handler:           api.NewServer(eng, api.Options{Logger: log, Admin: cfg.Admin}),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       5 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if cfg.PprofAddr != "" {
+		stopPprof, err := startPprof(cfg.PprofAddr, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopPprof()
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -175,7 +175,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = ctJSON
-	h["X-Amzn-Requestid"] = []string{newRequestID()}
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		zb := getBuf()
 		defer putBuf(zb)
@@ -187,8 +186,18 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, body [
 		body = zb.Bytes()
 		h["Content-Encoding"] = ceGzip
 	}
-	h["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	// The three per-response values share one string and one slice.
+	var tmp [requestIDLen + 2*20]byte
+	b := appendRequestID(tmp[:0])
+	b = strconv.AppendUint(b, uint64(crc32.ChecksumIEEE(body)), 10)
+	crcEnd := len(b)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	all := string(b)
+	vals := [3]string{all[:requestIDLen], all[requestIDLen:crcEnd], all[crcEnd:]}
+	vs := vals[:]
+	h["X-Amzn-Requestid"] = vs[0:1:1]
+	h["X-Amz-Crc32"] = vs[1:2:2]
+	h["Content-Length"] = vs[2:3:3]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -211,16 +220,24 @@ func acceptsGzip(ae string) bool {
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
+// requestIDLen is the length of a request id.
+const requestIDLen = 52
+
 // newRequestID returns a random 52-character id shaped like DynamoDB's.
 func newRequestID() string {
-	var b [52]byte
+	var b [requestIDLen]byte
+	return string(appendRequestID(b[:0]))
+}
+
+// appendRequestID appends a new request id to dst.
+func appendRequestID(dst []byte) []byte {
 	var r uint64
-	for i := range b {
+	for i := 0; i < requestIDLen; i++ {
 		if i%12 == 0 {
 			r = rand.Uint64()
 		}
-		b[i] = idAlphabet[r&31]
+		dst = append(dst, idAlphabet[r&31])
 		r >>= 5
 	}
-	return string(b[:])
+	return dst
 }

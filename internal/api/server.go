@@ -27,6 +27,8 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxRequestBytes bounds a request body; 0 means DefaultMaxRequestBytes.
 	MaxRequestBytes int64
+	// Admin enables the /admin/ endpoints (admin.go).
+	Admin bool
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -34,11 +36,12 @@ type Server struct {
 	backend Backend
 	log     *slog.Logger
 	maxBody int64
+	admin   bool
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
-	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes}
+	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -50,6 +53,10 @@ func NewServer(b Backend, opts Options) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.admin && strings.HasPrefix(r.URL.Path, adminPrefix) {
+		s.serveAdmin(w, r)
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodGet, http.MethodHead:
@@ -82,6 +89,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var h handler
 	if strings.HasPrefix(target, targetPrefix) {
 		h = routes[target[len(targetPrefix):]]
+	} else if strings.HasPrefix(target, streamsTargetPrefix) {
+		h = streamsRoutes[target[len(streamsTargetPrefix):]]
 	}
 	if h == nil {
 		// DynamoDB parses the body before it routes.
@@ -118,7 +127,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, h handler, bod
 	}
 	ob := getBuf()
 	defer putBuf(ob)
-	if err := encodeJSON(ob, out); err != nil {
+	if err := encodeOutput(ob, out); err != nil {
 		s.log.Error("encoding response", "target", r.Header.Get("X-Amz-Target"), "err", err)
 		s.writeError(w, r, ddberr.Internal("Internal server error"), 0)
 		return

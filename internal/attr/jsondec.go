@@ -87,6 +87,10 @@ type decoder struct {
 	i    int
 	serr *SerializationError
 	verr *ddberr.Error
+	// loose is set when the input used something encoding/json's syntax
+	// check may reject (skipped unknown members, numbers for BOOL/NULL);
+	// DecodeItemJSONAt then declines.
+	loose bool
 }
 
 func (d *decoder) finish() error {
@@ -273,6 +277,7 @@ func (d *decoder) value(depth, rec int) Value {
 		}
 		t := TypeFromString(key)
 		if t == TypeNone {
+			d.loose = true
 			d.skip(rec + 1)
 			continue
 		}
@@ -453,6 +458,7 @@ func (d *decoder) boolean() bool {
 	case c == 'f' && d.lit("false"):
 		return false
 	case c == '-' || isDigit(c):
+		d.loose = true
 		// DynamoDB's deserialiser accepts fractional numbers here.
 		if d.numberClass() == "java.lang.Double" {
 			j := d.i
@@ -521,6 +527,9 @@ func (d *decoder) str() (string, bool) {
 	start := d.i
 	ascii := true
 	for d.i < len(d.b) {
+		if d.i = skipPlain(d.b, d.i); d.i >= len(d.b) {
+			break
+		}
 		c := d.b[d.i]
 		switch {
 		case c == '"':

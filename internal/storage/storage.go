@@ -25,6 +25,14 @@ type Store interface {
 	Close() error
 }
 
+// PointReader is implemented by stores that can read one key's latest
+// committed value without a snapshot (a single-key read is consistent by
+// itself). Get returns ErrNotFound for a missing key and ErrClosed after
+// Close; the returned slice is owned by the caller.
+type PointReader interface {
+	Get(key []byte) ([]byte, error)
+}
+
 // Reader reads keys. Returned slices are owned by the caller.
 type Reader interface {
 	Get(key []byte) ([]byte, error)

@@ -126,6 +126,30 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 	return &snapshot{snap: s.newSnap()}, nil
 }
 
+// Get reads key's latest committed value without taking a snapshot
+// (storage.PointReader).
+func (s *Store) Get(key []byte) ([]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, storage.ErrClosed
+	}
+	v, c, err := s.db.Get(key)
+	if errors.Is(err, cpebble.ErrNotFound) {
+		return nil, storage.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := append(make([]byte, 0, len(v)), v...)
+	if err := c.Close(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var _ storage.PointReader = (*Store)(nil)
+
 // Begin starts a read-write transaction.
 func (s *Store) Begin() (storage.Txn, error) {
 	s.mu.RLock()

@@ -1,0 +1,222 @@
+package api
+
+import "github.com/kura-db/kura/internal/wire"
+
+// Member decoders of the fast path (see fast_decode.go). Each decodes the
+// members it knows once and declines every other member, among them the
+// legacy conditional members (Expected, KeyConditions, QueryFilter,
+// AttributeUpdates), which keep the encoding/json path.
+
+type (
+	getIn        wire.GetItemInput
+	putIn        wire.PutItemInput
+	deleteIn     wire.DeleteItemInput
+	updateIn     wire.UpdateItemInput
+	queryIn      wire.QueryInput
+	batchWriteIn wire.BatchWriteItemInput
+)
+
+func (in *getIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(&in.TableName)
+	case "Key":
+		return d.once(1) && d.item(&in.Key)
+	case "ConsistentRead":
+		return d.once(2) && d.boolPtr(&in.ConsistentRead)
+	case "ProjectionExpression":
+		return d.once(3) && d.strPtr(&in.ProjectionExpression)
+	case "ExpressionAttributeNames":
+		return d.once(4) && d.names(&in.ExpressionAttributeNames)
+	case "ReturnConsumedCapacity":
+		return d.once(5) && d.str(&in.ReturnConsumedCapacity)
+	case "AttributesToGet":
+		return d.once(6) && d.strList(&in.AttributesToGet)
+	}
+	return false
+}
+
+func (in *putIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(&in.TableName)
+	case "Item":
+		return d.once(1) && d.item(&in.Item)
+	case "ConditionExpression":
+		return d.once(2) && d.strPtr(&in.ConditionExpression)
+	case "ExpressionAttributeNames":
+		return d.once(3) && d.names(&in.ExpressionAttributeNames)
+	case "ExpressionAttributeValues":
+		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+	case "ReturnValues":
+		return d.once(5) && d.str(&in.ReturnValues)
+	}
+	return d.writeEnum(key, &in.ConditionalOperator, &in.ReturnConsumedCapacity,
+		&in.ReturnItemCollectionMetrics, &in.ReturnValuesOnConditionCheckFailure)
+}
+
+func (in *deleteIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(&in.TableName)
+	case "Key":
+		return d.once(1) && d.item(&in.Key)
+	case "ConditionExpression":
+		return d.once(2) && d.strPtr(&in.ConditionExpression)
+	case "ExpressionAttributeNames":
+		return d.once(3) && d.names(&in.ExpressionAttributeNames)
+	case "ExpressionAttributeValues":
+		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+	case "ReturnValues":
+		return d.once(5) && d.str(&in.ReturnValues)
+	}
+	return d.writeEnum(key, &in.ConditionalOperator, &in.ReturnConsumedCapacity,
+		&in.ReturnItemCollectionMetrics, &in.ReturnValuesOnConditionCheckFailure)
+}
+
+func (in *updateIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(&in.TableName)
+	case "Key":
+		return d.once(1) && d.item(&in.Key)
+	case "ConditionExpression":
+		return d.once(2) && d.strPtr(&in.ConditionExpression)
+	case "ExpressionAttributeNames":
+		return d.once(3) && d.names(&in.ExpressionAttributeNames)
+	case "ExpressionAttributeValues":
+		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+	case "ReturnValues":
+		return d.once(5) && d.str(&in.ReturnValues)
+	case "UpdateExpression":
+		return d.once(6) && d.strPtr(&in.UpdateExpression)
+	}
+	return d.writeEnum(key, &in.ConditionalOperator, &in.ReturnConsumedCapacity,
+		&in.ReturnItemCollectionMetrics, &in.ReturnValuesOnConditionCheckFailure)
+}
+
+// writeEnum decodes the enum members shared by the single-item writes
+// (member bits 16..19).
+func (d *fdec) writeEnum(key []byte, condOp, rcc, ricm, rvccf *string) bool {
+	switch string(key) {
+	case "ConditionalOperator":
+		return d.once(16) && d.str(condOp)
+	case "ReturnConsumedCapacity":
+		return d.once(17) && d.str(rcc)
+	case "ReturnItemCollectionMetrics":
+		return d.once(18) && d.str(ricm)
+	case "ReturnValuesOnConditionCheckFailure":
+		return d.once(19) && d.str(rvccf)
+	}
+	return false
+}
+
+func (in *queryIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(&in.TableName)
+	case "KeyConditionExpression":
+		return d.once(1) && d.strPtr(&in.KeyConditionExpression)
+	case "ExpressionAttributeValues":
+		return d.once(2) && d.item(&in.ExpressionAttributeValues)
+	case "ExpressionAttributeNames":
+		return d.once(3) && d.names(&in.ExpressionAttributeNames)
+	case "Limit":
+		return d.once(4) && d.int32Ptr(&in.Limit)
+	case "ExclusiveStartKey":
+		return d.once(5) && d.item(&in.ExclusiveStartKey)
+	case "IndexName":
+		return d.once(6) && d.strPtr(&in.IndexName)
+	case "FilterExpression":
+		return d.once(7) && d.strPtr(&in.FilterExpression)
+	case "ProjectionExpression":
+		return d.once(8) && d.strPtr(&in.ProjectionExpression)
+	case "ScanIndexForward":
+		return d.once(9) && d.boolPtr(&in.ScanIndexForward)
+	case "ConsistentRead":
+		return d.once(10) && d.boolPtr(&in.ConsistentRead)
+	case "Select":
+		return d.once(11) && d.str(&in.Select)
+	case "ReturnConsumedCapacity":
+		return d.once(12) && d.str(&in.ReturnConsumedCapacity)
+	case "AttributesToGet":
+		return d.once(13) && d.strList(&in.AttributesToGet)
+	case "ConditionalOperator":
+		return d.once(14) && d.str(&in.ConditionalOperator)
+	}
+	return false
+}
+
+func (in *batchWriteIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "RequestItems":
+		return d.once(0) && d.requestItems(&in.RequestItems)
+	case "ReturnConsumedCapacity":
+		return d.once(1) && d.str(&in.ReturnConsumedCapacity)
+	case "ReturnItemCollectionMetrics":
+		return d.once(2) && d.str(&in.ReturnItemCollectionMetrics)
+	}
+	return false
+}
+
+// requestItems reads BatchWriteItem's table name → [WriteRequest] map.
+func (d *fdec) requestItems(dst *map[string][]wire.WriteRequest) bool {
+	m := make(map[string][]wire.WriteRequest)
+	ok := d.object(func(table []byte) bool {
+		if _, dup := m[string(table)]; dup {
+			return false
+		}
+		if d.peek() != '[' {
+			return false
+		}
+		d.i++
+		wrs := []wire.WriteRequest{}
+		if d.peek() == ']' {
+			d.i++
+			m[string(table)] = wrs
+			return true
+		}
+		for {
+			var wr wire.WriteRequest
+			if !d.writeRequest(&wr) {
+				return false
+			}
+			wrs = append(wrs, wr)
+			switch d.peek() {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				m[string(table)] = wrs
+				return true
+			default:
+				return false
+			}
+		}
+	})
+	*dst = m
+	return ok
+}
+
+// writeRequest reads {"PutRequest": {"Item": …}} or {"DeleteRequest":
+// {"Key": …}} (both members are kept when both are given, as encoding/json
+// does; the engine rejects that).
+func (d *fdec) writeRequest(wr *wire.WriteRequest) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "PutRequest":
+			if wr.PutRequest != nil {
+				return false
+			}
+			wr.PutRequest = new(wire.PutRequest)
+			return d.single("Item", &wr.PutRequest.Item)
+		case "DeleteRequest":
+			if wr.DeleteRequest != nil {
+				return false
+			}
+			wr.DeleteRequest = new(wire.DeleteRequest)
+			return d.single("Key", &wr.DeleteRequest.Key)
+		}
+		return false
+	})
+}
