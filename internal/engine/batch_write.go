@@ -43,8 +43,9 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 		tally.addIndexes(w.t.Name, w.t.writeUnitsOf(results[i]))
 	}
 	return &wire.BatchWriteItemOutput{
-		UnprocessedItems: map[string][]wire.WriteRequest{},
-		ConsumedCapacity: tally.list(in.ReturnConsumedCapacity),
+		UnprocessedItems:      map[string][]wire.WriteRequest{},
+		ConsumedCapacity:      tally.list(in.ReturnConsumedCapacity),
+		ItemCollectionMetrics: e.batchCollectionMetrics(in.ReturnItemCollectionMetrics, writes),
 	}, nil
 }
 
@@ -81,6 +82,11 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 	}
 	unlock := e.lockStripes(keys)
 	defer unlock()
+	tables, pks := make([]*Table, len(writes)), make([]primaryKey, len(writes))
+	for i, w := range writes {
+		tables[i], pks[i] = w.t, w.key
+	}
+	defer e.lockCollections(tables, pks)() // LSI tables (index_collection.go)
 	changed := make([]bool, len(writes))
 	for attempt := 0; ; attempt++ {
 		err := e.tryBatchWrites(iws, keys, results, changed)

@@ -19,6 +19,7 @@ import (
 //	"m" "next-table-id"        → next table ID (uint64 BE)
 //	"m" "clean"                → present after a clean Close (stats are valid)
 //	"m" "stats/" tableID(8)    → ItemCount(8) TableSizeBytes(8) at last Close
+//	"m" "istats/" tableID(8)   → the table's index statistics at last Close (index_online.go)
 //	"m" "purge/" tableID(8)    → a deleted table whose items are still being removed
 const prefixMeta = 'm'
 
@@ -68,6 +69,7 @@ type tableRecord struct {
 	PITR        pitrRecord            `json:"pitr"`
 	Indexes     []indexRecord         `json:"indexes,omitempty"`
 	NextIndexID uint32                `json:"nextIndexId"`
+	TTL         *ttlRecord            `json:"ttl,omitempty"` // ttl_update.go
 }
 
 type indexRecord struct {
@@ -113,7 +115,7 @@ func (r *tableRecord) settle(now time.Time) {
 	r.ReadyAt = time.Time{}
 	for i := range r.Desc.GlobalSecondaryIndexes {
 		g := &r.Desc.GlobalSecondaryIndexes[i]
-		if g.IndexStatus != StatusDeleting {
+		if g.IndexStatus != StatusDeleting && !cpDeref(g.Backfilling) {
 			g.IndexStatus = StatusActive
 		}
 	}
@@ -128,6 +130,7 @@ func (r *tableRecord) settle(now time.Time) {
 	if len(kept) == 0 {
 		r.Desc.GlobalSecondaryIndexes = nil
 	}
+	settleVectors(&r.Desc)
 }
 
 func (r *tableRecord) indexID(name string) (uint32, bool) {
@@ -171,6 +174,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		if err != nil {
 			return nil, err
 		}
+		ix.Status, ix.Backfilling = g.IndexStatus, cpDeref(g.Backfilling)
 		t.GSIs = append(t.GSIs, ix)
 	}
 	for _, l := range rec.Desc.LocalSecondaryIndexes {
@@ -179,8 +183,13 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 			return nil, err
 		}
 		ix.Local = true
+		ix.Status = StatusActive
 		t.LSIs = append(t.LSIs, ix)
 	}
+	if t.Vectors, err = buildVectorIndexes(rec, types); err != nil {
+		return nil, err
+	}
+	t.stats.live.Store(newLiveIndexes(t))
 	return t, nil
 }
 
@@ -189,11 +198,26 @@ func buildIndex(rec *tableRecord, name string, ks []wire.KeySchemaElement, p *wi
 	if !ok {
 		return nil, fmt.Errorf("engine: table %s: index %s has no ID", rec.Name, name)
 	}
-	h, r, err := parseKeySchema(ks, types)
-	if err != nil {
-		return nil, fmt.Errorf("engine: table %s index %s: %w", rec.Name, name, err)
+	ix := &Index{Name: name, ID: id}
+	for _, k := range ks {
+		kn := cpDeref(k.AttributeName)
+		ka := KeyAttr{Name: kn, Type: types[kn]}
+		if ka.Type == attr.TypeNone {
+			return nil, fmt.Errorf("engine: table %s index %s: key attribute %s has no definition", rec.Name, name, kn)
+		}
+		if k.KeyType == "HASH" {
+			ix.Hashes = append(ix.Hashes, ka)
+		} else {
+			ix.Ranges = append(ix.Ranges, ka)
+		}
 	}
-	ix := &Index{Name: name, ID: id, Hash: h, Range: r}
+	if len(ix.Hashes) == 0 {
+		return nil, fmt.Errorf("engine: table %s index %s: no HASH key", rec.Name, name)
+	}
+	ix.Hash = ix.Hashes[0]
+	if len(ix.Ranges) > 0 {
+		ix.Range = &ix.Ranges[0]
+	}
 	if p != nil {
 		ix.Projection = p.ProjectionType
 		if p.ProjectionType == ProjectInclude {
@@ -265,6 +289,7 @@ func (e *Engine) installTable(rec *tableRecord) (*Table, error) {
 	e.mu.Lock()
 	e.tables[rec.Name] = t
 	e.mu.Unlock()
+	e.observeStreams(t)
 	return t, nil
 }
 
@@ -329,6 +354,7 @@ func (e *Engine) loadCatalog() error {
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
+	restored := map[indexRef]bool{}
 	if clean {
 		for _, rec := range recs {
 			v, err := snap.Get(metaStatsKey(rec.ID))
@@ -336,6 +362,9 @@ func (e *Engine) loadCatalog() error {
 				s := e.statsFor(rec.ID)
 				s.items.Store(int64(binary.BigEndian.Uint64(v)))
 				s.bytes.Store(int64(binary.BigEndian.Uint64(v[8:])))
+			}
+			if err := e.loadIndexStats(snap, rec.ID, restored); err != nil {
+				return err
 			}
 		}
 		// From now on the stored statistics are stale until the next Close.
@@ -379,7 +408,7 @@ func (e *Engine) loadCatalog() error {
 			e.scheduleRemoval(rec.Name, rec.ID, rec.DeleteAt)
 		}
 	}
-	return nil
+	return e.resumeIndexWork(restored)
 }
 
 // allocTableID reserves a new table ID inside txn (callers hold e.ddl).
@@ -447,6 +476,9 @@ func (e *Engine) purge(id uint64) {
 	}
 	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
 		if err := txn.Delete(metaStatsKey(id)); err != nil {
+			return err
+		}
+		if err := txn.Delete(metaIndexStatsKey(id)); err != nil {
 			return err
 		}
 		return txn.Delete(metaPurgeKey(id))
@@ -545,6 +577,9 @@ func (e *Engine) saveStats() error {
 			v := binary.BigEndian.AppendUint64(nil, uint64(s.items.Load()))
 			v = binary.BigEndian.AppendUint64(v, uint64(s.bytes.Load()))
 			if err := txn.Set(metaStatsKey(t.ID), v); err != nil {
+				return err
+			}
+			if err := txn.Set(metaIndexStatsKey(t.ID), t.indexStatsValue()); err != nil {
 				return err
 			}
 		}

@@ -28,6 +28,16 @@ type Config struct {
 	// DeleteDelay is how long a deleted table stays DELETING.
 	DeleteDelay time.Duration
 	Clock       Clock
+	// StreamShardPeriod is how long a stream shard stays open before it
+	// rolls over to a child shard (default 4h, as DynamoDB).
+	StreamShardPeriod time.Duration
+	// StreamRetention is how long stream records, and disabled streams,
+	// are kept (default 24h).
+	StreamRetention time.Duration
+	// TTLInterval is the period of the background TTL expirer (default
+	// 30s); a negative value disables the background pass (ExpireTTL
+	// still works).
+	TTLInterval time.Duration
 }
 
 // Engine is one Kura database.
@@ -35,11 +45,16 @@ type Engine struct {
 	cfg   Config
 	store storage.Store
 	clock Clock
+	// point reads single items without a snapshot when the store can
+	// (see getItem); nil otherwise.
+	point storage.PointReader
 
 	mu     sync.RWMutex
 	tables map[string]*Table // by name; values are immutable, swapped on change
 
 	locks [1024]sync.Mutex // striped per-item locks, see lockFor
+
+	tx txState // items held by in-flight transactions, idempotency tokens
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
 	ddl    sync.Mutex
@@ -48,6 +63,13 @@ type Engine struct {
 	statsMu    sync.Mutex
 	stats      map[uint64]*tableStats // by table ID
 	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
+
+	streams *streamRegistry // stream_state.go
+	ttl     ttlState        // ttl_expire.go
+
+	vec vectorState // vector indexes (vector_store.go)
+
+	coll collectionState // item collections of LSI tables (index_collection.go)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -68,16 +90,24 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:     cfg,
-		store:   store,
+		store:   streamStore{store}, // carries stream sequence numbers per txn
 		clock:   cfg.Clock,
 		tables:  make(map[string]*Table),
 		stats:   make(map[uint64]*tableStats),
 		closing: make(chan struct{}),
 		nextID:  1,
 	}
+	e.point, _ = store.(storage.PointReader)
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
+	if err := e.openStreams(); err != nil {
+		return nil, err
+	}
+	if err := e.openVectors(); err != nil {
+		return nil, err
+	}
+	e.startTTL()
 	return e, nil
 }
 
@@ -93,6 +123,9 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.ddl.Unlock()
 	e.bg.Wait()
+	if err := e.closeVectors(); err != nil {
+		return err
+	}
 	return e.saveStats()
 }
 

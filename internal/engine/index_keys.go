@@ -185,7 +185,8 @@ func (t *Table) indexKeyItem(ix *Index, it attr.Item) attr.Item {
 // checkIndexKeys applies DynamoDB's rules to the index key attributes of
 // an item about to be written: an attribute present with another type than
 // declared is a type mismatch (naming the first index by name that uses
-// it), and S/B key attributes may not be empty. fromUpdate selects the
+// it), S/B key attributes may not be empty nor over their size limit
+// (index_limits.go). fromUpdate selects the
 // UpdateItem wording of the empty-value error.
 func (t *Table) checkIndexKeys(it attr.Item, fromUpdate bool) error {
 	if it == nil {
@@ -199,6 +200,9 @@ func (t *Table) checkIndexKeys(it attr.Item, fromUpdate bool) error {
 			}
 			if v.T != k.Type {
 				return ddberr.InvalidParam("Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.Name, k.Type, v.T, ix.Name)
+			}
+			if err := ix.checkIndexKeySize(k.Name, v); err != nil {
+				return err
 			}
 			kind := ""
 			switch {

@@ -167,6 +167,12 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
 		}
 		cursor = next
 	}
+	if t, cur, ok := e.currentIndex(table, tableID, ix); ok {
+		if err := e.settleIndexStats(t, cur); err != nil {
+			log.Error("index backfill: recounting the index failed", "err", err)
+			return
+		}
+	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	t, _, ok := e.currentIndex(table, tableID, ix)
@@ -222,7 +228,7 @@ func (e *Engine) backfillChunk(t *Table, ix *Index, cursor, end []byte) (next []
 		if item == nil {
 			continue
 		}
-		if !ix.indexed(item) || !validIndexKeyValues(ix, item) {
+		if !ix.indexed(item) || !validIndexKeyValues(ix, item) || !ix.indexKeySizesValid(item) {
 			if hasAnyKeyAttr(ix, item) {
 				bad++
 			}
@@ -240,7 +246,15 @@ func (e *Engine) backfillChunk(t *Table, ix *Index, cursor, end []byte) (next []
 		}
 		newEntries = append(newEntries, entry)
 	}
-	if err := txn.Commit(storage.CommitOptions{}); err != nil {
+	// The commit holds the stripe locks of the chunk's items, so no writer
+	// of one of them is between its Begin and its Commit meanwhile: a write
+	// that committed after the chunk began makes the chunk conflict (and
+	// retry), and a writer never conflicts with a chunk (it would retry at
+	// once, and could exhaust its retries while the chunk is applied).
+	unlock := e.lockStripes(keys)
+	err = txn.Commit(storage.CommitOptions{})
+	unlock()
+	if err != nil {
 		return nil, 0, 0, 0, err
 	}
 	s := t.indexStatsFor(ix.ID)
@@ -313,9 +327,10 @@ func (e *Engine) purgeIndex(tableID uint64, indexID uint32, fresh bool) {
 }
 
 // resumeIndexWork is Open's part for indexes: backfills and purges left
-// unfinished, and a recount of every index's statistics (they are not
-// persisted).
-func (e *Engine) resumeIndexWork() error {
+// unfinished, and a recount of the statistics of every index not in
+// restored (the indexes whose statistics a clean Close saved, see
+// loadIndexStats).
+func (e *Engine) resumeIndexWork(restored map[indexRef]bool) error {
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return err
@@ -357,16 +372,21 @@ func (e *Engine) resumeIndexWork() error {
 		}
 	}
 	if len(tables) > 0 {
-		e.goBackground(func() { e.recountIndexes(tables) })
+		e.goBackground(func() { e.recountIndexes(tables, restored) })
 	}
 	return nil
 }
 
 // recountIndexes recomputes ItemCount/IndexSizeBytes of every live index
-// from storage, keeping the deltas of writes that commit meanwhile.
-func (e *Engine) recountIndexes(tables []*Table) {
+// not in restored from storage, keeping the deltas of writes that commit
+// meanwhile. Interrupted by Close, it leaves the statistics dirty so that
+// they are not saved as valid.
+func (e *Engine) recountIndexes(tables []*Table, restored map[indexRef]bool) {
 	for _, t := range tables {
 		for _, ix := range t.liveIndexes().list {
+			if restored[indexRef{t.ID, ix.ID}] {
+				continue
+			}
 			s := t.indexStatsFor(ix.ID)
 			i0, b0 := s.items.Load(), s.bytes.Load()
 			snap, err := e.store.NewSnapshot()
@@ -387,6 +407,7 @@ func (e *Engine) recountIndexes(tables []*Table) {
 					case <-e.closing:
 						it.Close()
 						snap.Close()
+						e.statsDirty.Store(true)
 						return
 					default:
 					}
@@ -398,4 +419,93 @@ func (e *Engine) recountIndexes(tables []*Table) {
 			s.bytes.Add(size - b0)
 		}
 	}
+}
+
+// indexRef names one index of one table.
+type indexRef struct {
+	table uint64
+	index uint32
+}
+
+// Per-index statistics saved by a clean Close, next to the table's:
+//
+//	"m" "istats/" tableID(8) → { indexID(4) ItemCount(8) IndexSizeBytes(8) }…
+func metaIndexStatsKey(tableID uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte("mistats/"), tableID)
+}
+
+// indexStatsValue encodes the statistics of t's live indexes.
+func (t *Table) indexStatsValue() []byte {
+	var v []byte
+	for _, ix := range t.liveIndexes().list {
+		s := t.indexStatsFor(ix.ID)
+		v = binary.BigEndian.AppendUint32(v, ix.ID)
+		v = binary.BigEndian.AppendUint64(v, uint64(s.items.Load()))
+		v = binary.BigEndian.AppendUint64(v, uint64(s.bytes.Load()))
+	}
+	return v
+}
+
+// loadIndexStats restores the index statistics a clean Close saved for
+// table id, adding each restored index to restored.
+func (e *Engine) loadIndexStats(r storage.Reader, id uint64, restored map[indexRef]bool) error {
+	v, err := r.Get(metaIndexStatsKey(id))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(v)%20 != 0 {
+		return nil // unreadable: the indexes are recounted
+	}
+	ts := e.statsFor(id)
+	for ; len(v) > 0; v = v[20:] {
+		ixID := binary.BigEndian.Uint32(v)
+		s, _ := ts.indexes.LoadOrStore(ixID, &tableStats{})
+		s.(*tableStats).items.Store(int64(binary.BigEndian.Uint64(v[4:])))
+		s.(*tableStats).bytes.Store(int64(binary.BigEndian.Uint64(v[12:])))
+		restored[indexRef{id, ixID}] = true
+	}
+	return nil
+}
+
+// settleIndexStats makes a backfilled index's ItemCount/IndexSizeBytes
+// exact. While the backfill runs, a write to an item it has not reached
+// yet counts the removal of an entry that was never written (and the
+// backfill then finds the writer's entry and does not count it), so the
+// running figures drift. Once every item is indexed the index is counted
+// once from a snapshot taken while every item stripe lock is held: each
+// write has then either committed and recorded its statistics, or neither,
+// so the count replaces exactly the figures of the writes it includes.
+func (e *Engine) settleIndexStats(t *Table, ix *Index) error {
+	s := t.indexStatsFor(ix.ID)
+	for i := range e.locks {
+		e.locks[i].Lock()
+	}
+	i0, b0 := s.items.Load(), s.bytes.Load()
+	snap, err := e.store.NewSnapshot()
+	for i := len(e.locks) - 1; i >= 0; i-- {
+		e.locks[i].Unlock()
+	}
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	it, err := snap.NewIterator(storage.IterOptions{Lower: indexPrefix(t.ID, ix.ID), Upper: indexPrefix(t.ID, ix.ID+1)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var items, size int64
+	for it.Next() {
+		items++
+		size += itemSizeFromStored(it.Value()) + indexOverhead
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	s.items.Add(items - i0)
+	s.bytes.Add(size - b0)
+	return nil
 }

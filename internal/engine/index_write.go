@@ -51,7 +51,8 @@ func (t *Table) indexChanges(old, new attr.Item, out []indexChange) []indexChang
 
 // indexWrites maintains the table's secondary indexes for one item change,
 // inside the item's storage transaction: index key attributes are checked
-// first (an error aborts the transaction), then each index's old entry is
+// first (an error aborts the transaction), then the item collection size
+// (LSI tables, index_collection.go), then each index's old entry is
 // deleted and its new one written, skipping entries that do not change.
 func (e *Engine) indexWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
 	live := t.liveIndexes()
@@ -59,6 +60,9 @@ func (e *Engine) indexWrites(txn storage.Txn, t *Table, old, new attr.Item) erro
 		return nil
 	}
 	if err := t.checkIndexKeys(new, false); err != nil {
+		return err
+	}
+	if err := e.collectionWrite(txn, t, old, new); err != nil {
 		return err
 	}
 	var buf [4]indexChange

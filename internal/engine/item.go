@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"hash/fnv"
 	"sync"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -150,9 +149,7 @@ func itemSize(it attr.Item) int {
 // one item holds it across its read-check-write, so concurrent writers of
 // the same item queue instead of failing on storage conflicts.
 func (e *Engine) lockFor(key []byte) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write(key)
-	return &e.locks[h.Sum32()%uint32(len(e.locks))]
+	return &e.locks[e.stripeOf(key)]
 }
 
 // itemWrite is one single-item write for writeItem.
@@ -181,17 +178,22 @@ func (r writeResult) units() float64 {
 }
 
 // writeItem is the one read-check-write path every single-item writer
-// uses (PutItem, UpdateItem, DeleteItem, BatchWriteItem): under the item's
-// stripe lock it begins a storage transaction, reads the current item,
-// lets w.apply check the condition and compute the new item, checks the
-// size limit, writes or deletes the item, runs the derived-writes hook in
-// the same transaction and commits. A storage conflict retries the whole
-// sequence. Table statistics are updated after the commit.
+// uses (PutItem, UpdateItem, DeleteItem, BatchWriteItem): it refuses an
+// item an in-flight transaction holds (TransactionConflictException, as
+// DynamoDB does), then under the item's stripe lock begins a storage
+// transaction, stages the write with stageWrite and commits. A storage
+// conflict retries the whole sequence. Table statistics are updated after
+// the commit. Transactions (transact_write.go) stage several items with
+// the same stageWrite inside one storage transaction.
 func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error) {
 	key := w.table.storageKey(w.key)
+	if e.txHeld(key) {
+		return writeResult{}, ddberr.TransactionConflict(msgTxConflict)
+	}
 	mu := e.lockFor(key)
 	mu.Lock()
 	defer mu.Unlock()
+	defer e.lockCollection(w.table, w.key)() // LSI tables (index_collection.go)
 	for attempt := 0; ; attempt++ {
 		res, err := e.tryWrite(w, key)
 		if !errors.Is(err, storage.ErrConflict) {
@@ -208,22 +210,40 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 
 // tryWrite is one attempt of writeItem.
 func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
-	var res writeResult
 	txn, err := e.store.Begin()
 	if err != nil {
-		return res, err
+		return writeResult{}, err
 	}
 	defer txn.Rollback()
-	if res.Old, err = readItem(txn, key); err != nil {
+	res, changed, err := e.stageWrite(txn, w, key)
+	if err != nil || !changed {
 		return res, err
+	}
+	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
+		return res, err
+	}
+	e.writeStats(w.table, res)
+	return res, nil
+}
+
+// stageWrite is the body of every item write, inside a caller's storage
+// transaction: read the current item (key is w's storage key), let w.apply
+// check the condition and compute the new item, check the size limit,
+// write or delete the item and run the derived writes (index entries,
+// stream records) in the same transaction. changed is false when nothing
+// was written (deleting a missing item). The caller commits, then calls
+// writeStats.
+func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res writeResult, changed bool, err error) {
+	if res.Old, err = readItem(txn, key); err != nil {
+		return res, false, err
 	}
 	res.OldSize = itemSize(res.Old)
 	if res.New, err = w.apply(res.Old); err != nil {
-		return res, err
+		return res, false, err
 	}
 	res.NewSize = itemSize(res.New)
 	if res.NewSize > maxItemSize {
-		return res, ddberr.Validation(w.tooBig)
+		return res, false, ddberr.Validation(w.tooBig)
 	}
 	switch {
 	case res.New != nil:
@@ -231,27 +251,36 @@ func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
 	case res.Old != nil:
 		err = txn.Delete(key)
 	default:
-		return res, nil // deleting a missing item changes nothing
+		return res, false, nil // deleting a missing item changes nothing
 	}
 	if err != nil {
-		return res, err
+		return res, false, err
 	}
 	if err := e.derivedWrites(txn, w.table, res.Old, res.New); err != nil {
-		return res, err
+		return res, false, err
 	}
-	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
-		return res, err
-	}
-	e.addStats(w.table, itemCountDelta(res.Old, res.New), int64(res.NewSize-res.OldSize))
-	return res, nil
+	return res, true, nil
+}
+
+// writeStats records a committed item write in the table's statistics.
+func (e *Engine) writeStats(t *Table, res writeResult) {
+	e.addStats(t, itemCountDelta(res.Old, res.New), int64(res.NewSize-res.OldSize))
+	e.addIndexStats(t, res.Old, res.New)
+	e.vectorApply(t, res.Old, res.New)
 }
 
 // derivedWrites is the hook where writes derived from an item change join
-// the item's own transaction: secondary-index entries and stream records.
-// old and new are the item before and after (nil when absent). Tables have
-// no indexes or streams yet, so nothing is derived.
+// the item's own transaction: secondary-index entries (index_write.go) and
+// stream records (stream_write.go). old and new are the item before and
+// after (nil when absent).
 func (e *Engine) derivedWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
-	return nil
+	if err := e.indexWrites(txn, t, old, new); err != nil {
+		return err
+	}
+	if err := e.vectorWrites(txn, t, old, new); err != nil {
+		return err
+	}
+	return e.streamWrites(txn, t, old, new)
 }
 
 // itemCountDelta is the change in a table's item count from old to new.

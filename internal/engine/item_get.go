@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -37,9 +39,20 @@ func (e *Engine) GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetI
 	return out, nil
 }
 
-// getItem reads one item from a fresh snapshot (nil when absent). Kura has
-// one copy of the data, so every read is strongly consistent.
+// getItem reads one item (nil when absent): with the store's
+// snapshot-free point read when it has one, else from a fresh snapshot.
+// Kura has one copy of the data, so every read is strongly consistent.
 func (e *Engine) getItem(t *Table, k primaryKey) (attr.Item, error) {
+	if e.point != nil {
+		b, err := e.point.Get(t.storageKey(k))
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return attr.DecodeItem(b)
+	}
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return nil, err

@@ -32,6 +32,9 @@ func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOut
 		return nil, err
 	}
 	if in.IndexName != nil {
+		if err := t.checkVectorRead(*in.IndexName, true); err != nil {
+			return nil, err
+		}
 		return e.queryIndex(in, x, t)
 	}
 	kc, err := t.analyzeKeyCondition(x.key)

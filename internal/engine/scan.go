@@ -31,6 +31,9 @@ func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput
 		return nil, ddberr.Validation(msg)
 	}
 	if in.IndexName != nil {
+		if err := t.checkVectorRead(*in.IndexName, false); err != nil {
+			return nil, err
+		}
 		return e.scanIndex(in, x, t)
 	}
 	seg, total := 0, 1

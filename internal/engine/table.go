@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,6 +48,14 @@ type Index struct {
 	// attributes (nil otherwise).
 	Projection string
 	NonKey     []string
+	// Hashes and Ranges are every key attribute in key-schema order: one
+	// each for tables' LSIs and classic GSIs, up to four each for
+	// multi-attribute GSI keys (Hash and Range are their first elements).
+	Hashes, Ranges []KeyAttr
+	// Status is the GSI's IndexStatus (LSIs are always ACTIVE); Backfilling
+	// is set while an index added by UpdateTable is being filled.
+	Status      string
+	Backfilling bool
 }
 
 // Table is the in-memory form of one table's metadata. Tables are immutable
@@ -68,6 +77,8 @@ type Table struct {
 	// GSIs and LSIs in the order they were defined.
 	GSIs []*Index
 	LSIs []*Index
+	// Vectors are the vector indexes (vector_schema.go).
+	Vectors []*VectorIndex
 
 	rec   *tableRecord // the persisted record this Table was built from
 	stats *tableStats  // shared by every version of the same table ID
@@ -103,6 +114,10 @@ func (t *Table) ARN() string { return cpDeref(t.Desc.TableArn) }
 type tableStats struct {
 	items atomic.Int64
 	bytes atomic.Int64
+	// live is the set of indexes every write maintains (index_keys.go);
+	// indexes holds each index's statistics by index ID.
+	live    atomic.Pointer[liveIndexes]
+	indexes sync.Map
 }
 
 // pendingUntil is when a transitional status (CREATING/UPDATING) ends, or

@@ -29,6 +29,9 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	if verr != nil {
 		return nil, verr
 	}
+	if verr := validateCreateVectors(in, billing); verr != nil {
+		return nil, verr
+	}
 
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -50,9 +53,11 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		rec.setStatus(StatusCreating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)
 		setGSIStatus(&rec.Desc, StatusCreating)
+		addCreateVectors(rec, in, StatusCreating)
 	} else {
 		rec.setStatus(StatusActive)
 		setGSIStatus(&rec.Desc, StatusActive)
+		addCreateVectors(rec, in, StatusActive)
 	}
 
 	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
@@ -71,12 +76,16 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	if err != nil {
 		return nil, err
 	}
+	e.startVectorWork(t, nil)
 
 	// The response shows the table (and its indexes) CREATING.
 	d := e.describe(t)
 	d.TableStatus = StatusCreating
 	for i := range d.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes[i].IndexStatus = StatusCreating
+	}
+	for i := range d.VectorIndexes {
+		d.VectorIndexes[i].IndexStatus = StatusCreating
 	}
 	return &wire.CreateTableOutput{TableDescription: d}, nil
 }
@@ -321,6 +330,7 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 	for _, g := range gsis {
 		use(g.KeySchema)
 	}
+	use(searchSchemaKeys(in.VectorIndexes, defined))
 	if len(lsis) == 0 && len(gsis) == 0 {
 		if len(defNames) != len(usedNames) {
 			return "", ddberr.InvalidParam("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
@@ -366,7 +376,7 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 	if len(gsis) > 0 {
 		for _, g := range gsis {
 			iname := cpDeref(g.IndexName)
-			if err := checkIndexKeySchema(g.KeySchema, defined, defNames); err != nil {
+			if err := checkGSIKeySchema(g.KeySchema, defined, defNames); err != nil {
 				return "", err
 			}
 			if err := checkProjection(g.Projection); err != nil {
@@ -403,6 +413,16 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 		}
 	}
 
+	var projections []*wire.Projection
+	for _, l := range lsis {
+		projections = append(projections, l.Projection)
+	}
+	for _, g := range gsis {
+		projections = append(projections, g.Projection)
+	}
+	if err := checkNonKeyTotal(projections...); err != nil {
+		return "", err
+	}
 	if billing == BillingProvisioned {
 		if err := onDemandOnProvisioned(in.OnDemandThroughput, ""); err != nil {
 			return "", err

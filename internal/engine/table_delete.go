@@ -35,7 +35,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if !ok {
 		return nil, tableNotFound(name)
 	}
-	if t.Status == StatusCreating || t.Status == StatusDeleting {
+	if t.Status == StatusCreating || t.Status == StatusDeleting || vectorIndexBuilding(&t.Desc) {
 		return nil, inUse(t)
 	}
 	if cpDeref(t.Desc.DeletionProtectionEnabled) {

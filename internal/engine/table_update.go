@@ -47,7 +47,7 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 		}
 	}
 	if !f.billing && !f.pt && !f.stream && !f.sse && !f.class && !f.dp && !f.onDemand && !f.warm &&
-		len(in.GlobalSecondaryIndexUpdates) == 0 {
+		len(in.GlobalSecondaryIndexUpdates) == 0 && len(in.VectorIndexUpdates) == 0 {
 		members := []string{"ProvisionedThroughput", "BillingMode", "UpdateStreamEnabled", "GlobalSecondaryIndexUpdates",
 			"SSESpecification", "ReplicaUpdates", "MultiAccountReplicaReady", "ReplicaTransitRoleArn", "MultiRegionConsistency",
 			"DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput"}
@@ -136,7 +136,7 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 			if err := checkProjection(u.Create.Projection); err != nil {
 				return f, err
 			}
-			if err := checkKeySchemaShape(u.Create.KeySchema); err != nil {
+			if err := checkGSIKeySchemaShape(u.Create.KeySchema); err != nil {
 				return f, err
 			}
 		}
@@ -147,7 +147,7 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 		}
 	}
 	if online > 1 {
-		return f, ddberr.LimitExceeded("Only 1 online index can be created or deleted simultaneously per table")
+		return f, ddberr.LimitExceeded(msgOnlineIndexLimit)
 	}
 	return f, nil
 }
@@ -321,6 +321,11 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, gerr
 	}
 	transitional = transitional || changed
+	vchanged, verr := e.applyVectorUpdates(t, rec, in, target)
+	if verr != nil {
+		return nil, verr
+	}
+	transitional = transitional || vchanged
 
 	if transitional {
 		rec.setStatus(StatusUpdating)
@@ -331,6 +336,8 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if err != nil {
 		return nil, err
 	}
+	e.startIndexWork(nt, t)
+	e.startVectorWork(nt, t)
 	out := e.describe(nt)
 	if transitional {
 		out.TableStatus = StatusUpdating
@@ -369,6 +376,9 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		return ddberr.ResourceNotFound("Requested resource not found: Index: " + n + " for table: " + name + " not found")
 	}
 	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if (u.Create != nil || u.Delete != nil) && onlineIndexChangeRunning(d) {
+			return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
+		}
 		switch {
 		case u.Update != nil:
 			n := cpDeref(u.Update.IndexName)
@@ -460,6 +470,10 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 			}
 			g := newGSIDescription(cpDeref(rec.Desc.TableArn), billing, n, c.KeySchema, c.Projection, c.ProvisionedThroughput, c.OnDemandThroughput, c.WarmThroughput)
 			g.IndexStatus = StatusCreating
+			g.Backfilling = cpPtr(true)
+			if err := checkNonKeyTotal(append(allProjections(d), c.Projection)...); err != nil {
+				return false, err
+			}
 			rec.addIndexID(n)
 			d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, g)
 			changed = true

@@ -231,6 +231,11 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 	defer e.txRelease(keys)
 	unlock := e.lockStripes(keys)
 	defer unlock()
+	tables, pks := make([]*Table, len(acts)), make([]primaryKey, len(acts))
+	for i, a := range acts {
+		tables[i], pks[i] = a.table, a.key
+	}
+	defer e.lockCollections(tables, pks)() // LSI tables (index_collection.go)
 	for attempt := 0; ; attempt++ {
 		res, changed, err := e.tryTransaction(acts)
 		if errors.Is(err, storage.ErrConflict) {
