@@ -34,6 +34,10 @@ type config struct {
 	// VectorMaxTopK raises SearchVectors' TopK cap above DynamoDB's 100 (a
 	// Kura extension; 0 keeps DynamoDB's cap).
 	VectorMaxTopK int
+	// SharedDB serves one database to every credential and region (the
+	// default); false gives each access key and region its own, like
+	// DynamoDB Local without -sharedDb.
+	SharedDB bool
 }
 
 // Addr is the listen address with --port applied.
@@ -73,6 +77,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
 	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")
+	fs.BoolVar(&c.SharedDB, "shared-db", true, "serve one database to every credential and region; --shared-db=false gives each access key ID and region its own database (DynamoDB Local without -sharedDb)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: kura [flags]\n\nA DynamoDB-compatible server. Each flag can also be set with KURA_<FLAG>, e.g. KURA_DATA_DIR.")

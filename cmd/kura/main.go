@@ -22,19 +22,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
 	"time"
 
-	"github.com/kura-db/kura/internal/api"
-	"github.com/kura-db/kura/internal/engine"
-	"github.com/kura-db/kura/internal/storage"
-	"github.com/kura-db/kura/internal/storage/memory"
-	"github.com/kura-db/kura/internal/storage/pebble"
+	"github.com/kura-db/kura/internal/server"
 )
 
 // defaultGCPercent is the GOGC value kura runs with unless GOGC is set.
@@ -67,97 +61,48 @@ func main() {
 }
 
 // run serves until ctx is cancelled, then shuts down cleanly.
-func run(ctx context.Context, cfg *config, stdout io.Writer) (err error) {
+func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(log) // the engine logs background work (index backfills) here
 
-	store, err := openStore(cfg)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := store.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing store: %w", cerr)
-		}
-	}()
-
-	ecfg := engine.Config{
+	srv, err := server.Start(server.Config{
+		Listen:            cfg.Addr(),
+		DataDir:           cfg.DataDir,
+		InMemory:          cfg.InMemory,
+		Sync:              cfg.Sync,
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,
-		Sync:              cfg.Sync,
 		CreateDelay:       cfg.CreateDelay,
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
-	}
-	if cfg.TTLInterval == 0 {
-		ecfg.TTLInterval = -1 // background expiry off; /admin/ttl/expire still works
-	}
-	if cfg.Admin {
-		ecfg.Clock = &engine.AdminClock{} // /admin/clock/advance moves it forward
-	}
-	eng, err := engine.Open(store, ecfg)
-	if err != nil {
-		return fmt.Errorf("opening engine: %w", err)
-	}
-	if cfg.VectorMaxTopK > 0 {
-		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
-	}
-	defer func() {
-		if cerr := eng.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing engine: %w", cerr)
-		}
-	}()
-
-	ln, err := net.Listen("tcp", cfg.Addr())
+		Admin:             cfg.Admin,
+		VectorMaxTopK:     cfg.VectorMaxTopK,
+		PerCredential:     !cfg.SharedDB,
+		Logger:            log,
+	})
 	if err != nil {
 		return err
-	}
-	srv := &http.Server{
-		Handler:           api.NewServer(eng, api.Options{Logger: log, Admin: cfg.Admin}),
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       5 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	if cfg.PprofAddr != "" {
 		stopPprof, err := startPprof(cfg.PprofAddr, log)
 		if err != nil {
-			ln.Close()
+			srv.Shutdown(context.Background())
 			return err
 		}
 		defer stopPprof()
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "kura listening on %s\n", ln.Addr())
+	fmt.Fprintf(stdout, "kura listening on %s\n", srv.Addr())
 	log.Debug("started", "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "sync", cfg.Sync,
-		"region", cfg.Region)
+		"region", cfg.Region, "shared-db", cfg.SharedDB)
 
 	select {
-	case err := <-serveErr:
+	case err := <-srv.Done():
+		srv.Shutdown(context.Background())
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn("shutdown did not finish in time; closing connections", "err", err)
-		srv.Close()
-	}
-	return nil
-}
-
-// openStore opens the configured storage backend.
-func openStore(cfg *config) (storage.Store, error) {
-	if cfg.InMemory {
-		return memory.New(), nil
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating data directory: %w", err)
-	}
-	st, err := pebble.Open(cfg.DataDir, pebble.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
+	return srv.Shutdown(sctx)
 }

@@ -25,7 +25,12 @@ type adminBackend interface {
 }
 
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	ab, ok := s.backend.(adminBackend)
+	b, err := s.backendFor(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	ab, ok := b.(adminBackend)
 	if r.Method != http.MethodPost || !ok {
 		http.Error(w, "not found", http.StatusNotFound)
 		return

@@ -29,19 +29,24 @@ type Options struct {
 	MaxRequestBytes int64
 	// Admin enables the /admin/ endpoints (admin.go).
 	Admin bool
+	// Databases, when set, picks the backend for each request (one
+	// database per credential); the Backend given to NewServer is then
+	// unused.
+	Databases func(r *http.Request) (Backend, error)
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
 type Server struct {
-	backend Backend
-	log     *slog.Logger
-	maxBody int64
-	admin   bool
+	backend   Backend
+	databases func(r *http.Request) (Backend, error)
+	log       *slog.Logger
+	maxBody   int64
+	admin     bool
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
-	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin}
+	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -108,6 +113,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.dispatch(w, r, h, body)
 }
 
+// backendFor is the database that serves r.
+func (s *Server) backendFor(r *http.Request) (Backend, error) {
+	if s.databases == nil {
+		return s.backend, nil
+	}
+	return s.databases(r)
+}
+
 // dispatch runs one operation, turning a panic into InternalServerError.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, h handler, body []byte) {
 	defer func() {
@@ -120,7 +133,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, h handler, bod
 			s.writeError(w, r, ddberr.Internal("Internal server error"), 0)
 		}
 	}()
-	out, err := h(r.Context(), s.backend, body)
+	b, err := s.backendFor(r)
+	if err != nil {
+		s.writeError(w, r, err, 0)
+		return
+	}
+	out, err := h(r.Context(), b, body)
 	if err != nil {
 		s.writeError(w, r, err, 0)
 		return

@@ -8,9 +8,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kura-db/kura/internal/api"
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
@@ -35,40 +39,52 @@ type Config struct {
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
 	Admin         bool
 	VectorMaxTopK int
+	// PerCredential gives each access key ID and region (read from the
+	// request's SigV4 Authorization header) a database of its own, opened
+	// on first use — in DataDir/<key>_<region>, or in memory — as DynamoDB
+	// Local does without -sharedDb. Unsigned requests share one database.
+	PerCredential bool
 	Logger        *slog.Logger // nil: discard
 }
 
 // Server is a running instance.
 type Server struct {
-	store storage.Store
-	eng   *engine.Engine
-	ln    net.Listener
-	http  *http.Server
-	done  chan error
-	log   *slog.Logger
+	cfg  Config
+	ln   net.Listener
+	http *http.Server
+	done chan error
+	log  *slog.Logger
+
+	mu  sync.Mutex
+	dbs map[string]*database // by credential key; sharedKey in shared mode
 }
 
+// database is one store and the engine over it.
+type database struct {
+	store storage.Store
+	eng   *engine.Engine
+}
+
+// sharedKey names the one database of shared mode, and the database of
+// unsigned requests in per-credential mode.
+const sharedKey = "shared"
+
 // Start opens storage and the engine and starts serving.
-func Start(cfg Config) (s *Server, err error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+func Start(cfg Config) (*Server, error) {
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), dbs: map[string]*database{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
 	}
-	store, err := openStore(cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
+	opts := api.Options{Logger: s.log, Admin: cfg.Admin}
+	var backend api.Backend
+	if cfg.PerCredential {
+		opts.Databases = s.databaseFor
+	} else {
+		db, err := s.open(sharedKey)
 		if err != nil {
-			store.Close()
+			return nil, err
 		}
-	}()
-	eng, err := engine.Open(store, engineConfig(cfg))
-	if err != nil {
-		return nil, fmt.Errorf("opening engine: %w", err)
-	}
-	if cfg.VectorMaxTopK > 0 {
-		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
+		backend = db.eng
 	}
 	listen := cfg.Listen
 	if listen == "" {
@@ -76,15 +92,15 @@ func Start(cfg Config) (s *Server, err error) {
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		eng.Close()
+		s.closeDatabases()
 		return nil, err
 	}
-	s = &Server{store: store, eng: eng, ln: ln, log: log, done: make(chan error, 1)}
+	s.ln = ln
 	s.http = &http.Server{
-		Handler:           api.NewServer(eng, api.Options{Logger: log, Admin: cfg.Admin}),
+		Handler:           api.NewServer(backend, opts),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       5 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	go func() {
 		err := s.http.Serve(ln)
@@ -94,6 +110,113 @@ func Start(cfg Config) (s *Server, err error) {
 		s.done <- err
 	}()
 	return s, nil
+}
+
+// open returns the database for key, opening it on first use.
+func (s *Server) open(key string) (*database, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if db, ok := s.dbs[key]; ok {
+		return db, nil
+	}
+	cfg := s.cfg
+	if cfg.PerCredential {
+		cfg.DataDir = filepath.Join(cfg.DataDir, key)
+	}
+	store, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(store, engineConfig(cfg))
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("opening engine: %w", err)
+	}
+	if cfg.VectorMaxTopK > 0 {
+		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
+	}
+	db := &database{store: store, eng: eng}
+	s.dbs[key] = db
+	if cfg.PerCredential {
+		s.log.Info("opened database", "credential", key)
+	}
+	return db, nil
+}
+
+// databaseFor picks the database of the request's credential.
+func (s *Server) databaseFor(r *http.Request) (api.Backend, error) {
+	db, err := s.open(credentialKey(r.Header.Get("Authorization")))
+	if err != nil {
+		s.log.Error("opening database", "err", err)
+		return nil, ddberr.Internal("Internal server error")
+	}
+	return db.eng, nil
+}
+
+// credentialKey is "<access key ID>_<region>" from a SigV4 Authorization
+// header ("AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/
+// aws4_request, ..."), reduced to file-name-safe characters; sharedKey for
+// anything else.
+func credentialKey(auth string) string {
+	_, rest, ok := strings.Cut(auth, "Credential=")
+	if !ok {
+		return sharedKey
+	}
+	scope, _, _ := strings.Cut(rest, ",")
+	parts := strings.Split(strings.TrimSpace(scope), "/")
+	if len(parts) < 3 || parts[0] == "" {
+		return sharedKey
+	}
+	return safeName(parts[0]) + "_" + safeName(parts[2])
+}
+
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 128 {
+		b = b[:128]
+	}
+	return string(b)
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Endpoint is the server's URL, e.g. http://127.0.0.1:8000.
+func (s *Server) Endpoint() string { return "http://" + s.ln.Addr().String() }
+
+// Done delivers the error that stopped serving (nil after Shutdown).
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops accepting connections, lets in-flight requests finish
+// (until ctx ends, then closes connections), and closes every engine and
+// store cleanly.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if err := s.http.Shutdown(ctx); err != nil {
+		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
+		s.http.Close()
+	}
+	return s.closeDatabases()
+}
+
+func (s *Server) closeDatabases() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for key, db := range s.dbs {
+		if err := db.eng.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing engine %s: %w", key, err))
+		}
+		if err := db.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing store %s: %w", key, err))
+		}
+		delete(s.dbs, key)
+	}
+	return errors.Join(errs...)
 }
 
 func engineConfig(cfg Config) engine.Config {
@@ -123,31 +246,4 @@ func openStore(cfg Config) (storage.Store, error) {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
 	return pebble.Open(cfg.DataDir, pebble.Options{})
-}
-
-// Addr is the address the server listens on.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
-
-// Endpoint is the server's URL, e.g. http://127.0.0.1:8000.
-func (s *Server) Endpoint() string { return "http://" + s.ln.Addr().String() }
-
-// Done delivers the error that stopped serving (nil after Shutdown).
-func (s *Server) Done() <-chan error { return s.done }
-
-// Shutdown stops accepting connections, lets in-flight requests finish
-// (until ctx ends, then closes connections), and closes the engine and the
-// store cleanly.
-func (s *Server) Shutdown(ctx context.Context) error {
-	var errs []error
-	if err := s.http.Shutdown(ctx); err != nil {
-		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
-		s.http.Close()
-	}
-	if err := s.eng.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("closing engine: %w", err))
-	}
-	if err := s.store.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("closing store: %w", err))
-	}
-	return errors.Join(errs...)
 }

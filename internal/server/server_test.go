@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestCredentialKey(t *testing.T) {
+	for auth, want := range map[string]string{
+		"AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261130/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x": "AKIDEXAMPLE_us-east-1",
+		"AWS4-HMAC-SHA256 Credential=../../etc/20261130/eu-west-1/dynamodb/aws4_request":                                    "___etc", // never a path
+		"AWS4-HMAC-SHA256 Credential=a b/20261130/r/dynamodb/aws4_request":                                                  "a_b_r",
+		"":                     "shared",
+		"Basic dXNlcjpwYXNz":   "shared",
+		"Credential=onlykey/x": "shared",
+	} {
+		if got := credentialKey(auth); got != want {
+			t.Errorf("credentialKey(%q) = %q, want %q", auth, got, want)
+		}
+	}
+}
+
+// With PerCredential, each access key and region sees its own tables, and
+// they persist in their own folders.
+func TestPerCredentialDatabases(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	start := func() *Server {
+		s, err := Start(Config{DataDir: dir, PerCredential: true, Sync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	client := func(s *Server, key, region string) *dynamodb.Client {
+		return dynamodb.New(dynamodb.Options{
+			Region: region, BaseEndpoint: aws.String(s.Endpoint()),
+			Credentials: credentials.NewStaticCredentialsProvider(key, "secret", ""),
+		})
+	}
+	tables := func(c *dynamodb.Client) []string {
+		out, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.TableNames
+	}
+	s := start()
+	alice := client(s, "ALICE", "us-east-1")
+	if _, err := alice.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("orders"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tables(client(s, "BOB", "us-east-1")); len(got) != 0 {
+		t.Fatalf("BOB sees ALICE's tables: %v", got)
+	}
+	if got := tables(client(s, "ALICE", "eu-west-1")); len(got) != 0 {
+		t.Fatalf("another region sees the table: %v", got)
+	}
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s = start()
+	defer s.Shutdown(ctx)
+	if got := tables(client(s, "ALICE", "us-east-1")); len(got) != 1 || got[0] != "orders" {
+		t.Fatalf("after restart ALICE sees %v", got)
+	}
+}
