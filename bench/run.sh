@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# bench/run.sh: Kura side by side with ddbbench's HTTP/JSON floor and
-# dynalite (in memory), on this machine, interleaved.
+# bench/run.sh: Kura side by side with ddbbench's HTTP/JSON floor,
+# dynalite 4.0.0 (in memory and on LevelDB) and moto, on this machine,
+# interleaved.
 #
 # Not part of CI. For each repeat and workload it runs every target in turn
 # (floor, kura, dynalite), each freshly started, with ddbbench at
 # concurrency $CONC for $DURATION and --server-pid, appending one JSON line
 # per run to $OUT. Then it measures Kura's start-to-first-answer time and
 # idle RSS (in memory and on disk) with bench/startup. It stops only the
-# processes it started.
+# processes it started. After each run it also records the server's resident
+# memory under load (one {"rss_kb":...} line per run).
 #
 # Needs: a built ddbbench ($DDBBENCH), node and dynalite 4.0.0's cli.js
-# ($DYNALITE_CLI), Go. Run from the repository root:
+# ($DYNALITE_CLI), python3 with moto[server] for the moto target ($MOTO_PY),
+# Go. Run from the repository root:
 #
 #   bench/run.sh
 #   REPEATS=3 WORKLOADS="get put" bench/run.sh
+#   REPEATS=1 DURATION=10s WORKLOADS="put get query batchwrite mixed update docflow" \
+#     TARGETS="kura floor dynalite dynalite_disk moto" bench/run.sh   # the peers table
 set -euo pipefail
 
 DDBBENCH=${DDBBENCH:-/tmp/bench/ddbbench-bin}
@@ -26,7 +31,8 @@ CONC=${CONC:-16}
 ITEMS=${ITEMS:-10000}
 STARTUP_RUNS=${STARTUP_RUNS:-10}
 OUT=${OUT:-bench/results/$(date -u +%Y%m%dT%H%M%SZ).jsonl}
-KURA_PORT=8300 DYN_PORT=5202 FLOOR_PORT=5203
+MOTO_PY=${MOTO_PY:-python3}
+KURA_PORT=8300 DYN_PORT=5202 FLOOR_PORT=5203 DYN_DISK_PORT=5204 MOTO_PORT=5201
 
 WORK=$(mktemp -d)
 KURA=$WORK/kura
@@ -46,7 +52,7 @@ go build -o "$WORK/startup" ./bench/startup
 NOTE="kura $(git describe --always --dirty 2>/dev/null || echo unknown); $(nproc) cpus"
 
 wait_port() { # port
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 600); do
 		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
 		sleep 0.05
 	done
@@ -66,6 +72,13 @@ start() { # target -> sets PID and PORT
 	dynalite)
 		node "$DYNALITE_CLI" --port $DYN_PORT >/dev/null 2>&1 &
 		PID=$! PORT=$DYN_PORT ;;
+	dynalite_disk)
+		rm -rf "$WORK/dyndata"
+		node "$DYNALITE_CLI" --port $DYN_DISK_PORT --path "$WORK/dyndata" >/dev/null 2>&1 &
+		PID=$! PORT=$DYN_DISK_PORT ;;
+	moto)
+		"$MOTO_PY" -m moto.server -p $MOTO_PORT >/dev/null 2>&1 &
+		PID=$! PORT=$MOTO_PORT ;;
 	*) echo "unknown target $1" >&2; exit 2 ;;
 	esac
 	wait_port "$PORT"
@@ -85,6 +98,8 @@ for rep in $(seq 1 "$REPEATS"); do
 			"$DDBBENCH" --endpoint "http://127.0.0.1:$PORT" --label "$t" --workload "$w" \
 				--concurrency "$CONC" --duration "$DURATION" --items "$ITEMS" \
 				--server-pid "$PID" --note "$NOTE; repeat $rep" --json >>"$OUT" || true
+			rss=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status" 2>/dev/null || echo 0)
+			echo "{\"label\":\"$t\",\"workload\":\"$w\",\"rss_kb\":${rss:-0},\"repeat\":$rep}" >>"$OUT"
 			stop
 		done
 	done
