@@ -226,25 +226,41 @@ func (e *Engine) batchCollectionMetrics(mode string, writes []batchWrite) map[st
 	if mode != "SIZE" {
 		return nil
 	}
+	tables, keys := make([]*Table, len(writes)), make([]primaryKey, len(writes))
+	for i, w := range writes {
+		tables[i], keys[i] = w.t, w.key
+	}
+	return e.collectionMetricsPerTable(mode, tables, keys)
+}
+
+// collectionMetricsPerTable is the per-table ItemCollectionMetrics of a
+// multi-item write (BatchWriteItem, TransactWriteItems; tables[i] and
+// keys[i] are one written item) when mode is SIZE: per table with LSIs,
+// one entry per item collection written to, in request order, each with
+// the collection's size after the write.
+func (e *Engine) collectionMetricsPerTable(mode string, tables []*Table, keys []primaryKey) map[string][]wire.ItemCollectionMetrics {
+	if mode != "SIZE" {
+		return nil
+	}
 	var out map[string][]wire.ItemCollectionMetrics
 	seen := map[string]bool{}
-	for _, w := range writes {
-		if len(w.t.LSIs) == 0 {
+	for i, t := range tables {
+		if len(t.LSIs) == 0 {
 			continue
 		}
-		id := string(collectionKey(w.t.ID, w.key.pk))
+		id := string(collectionKey(t.ID, keys[i].pk))
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
-		m := e.collectionMetrics(mode, w.t, attr.Item{w.t.Hash.Name: w.key.pk})
+		m := e.collectionMetrics(mode, t, attr.Item{t.Hash.Name: keys[i].pk})
 		if m == nil {
 			continue
 		}
 		if out == nil {
 			out = map[string][]wire.ItemCollectionMetrics{}
 		}
-		out[w.t.Name] = append(out[w.t.Name], *m)
+		out[t.Name] = append(out[t.Name], *m)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/partiql"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -115,9 +116,20 @@ func insertError(err error) error {
 	return err
 }
 
+// msgBatchMixed rejects a BatchExecuteStatement that mixes reads and
+// writes. DynamoDB documents the rule ("The entire batch must consist of
+// either read statements or write statements, you cannot mix both in one
+// batch"); its exact error text is not in our captures, so this one
+// follows ExecuteTransaction's wording.
+const msgBatchMixed = "Batch must contain either all reads or all writes"
+
 // BatchExecuteStatement runs up to 25 statements independently; each
-// failure is reported in its own response.
+// failure is reported in its own response. A batch that mixes reads
+// (SELECT) and writes (INSERT, UPDATE, DELETE) is rejected as a whole.
 func (e *Engine) BatchExecuteStatement(ctx context.Context, in *wire.BatchExecuteStatementInput) (*wire.BatchExecuteStatementOutput, error) {
+	if batchMixesReadsAndWrites(in.Statements) {
+		return nil, ddberr.Validation(msgBatchMixed)
+	}
 	out := &wire.BatchExecuteStatementOutput{Responses: make([]wire.BatchStatementResponse, len(in.Statements))}
 	var tally capacityTally
 	for i, s := range in.Statements {
@@ -132,6 +144,29 @@ func (e *Engine) BatchExecuteStatement(ctx context.Context, in *wire.BatchExecut
 	}
 	out.ConsumedCapacity = tally.list(in.ReturnConsumedCapacity)
 	return out, nil
+}
+
+// batchMixesReadsAndWrites reports whether a batch holds both a read and
+// a write statement. Statements that do not parse count as neither: they
+// fail on their own in their response.
+func batchMixesReadsAndWrites(stmts []wire.BatchStatementRequest) bool {
+	reads, writes := false, false
+	for _, s := range stmts {
+		if s.Statement == nil {
+			continue
+		}
+		st, err := partiql.Parse(*s.Statement)
+		if err != nil {
+			continue
+		}
+		switch st.Kind {
+		case partiql.Select:
+			reads = true
+		case partiql.Insert, partiql.Update, partiql.Delete:
+			writes = true
+		}
+	}
+	return reads && writes
 }
 
 // batchStatement runs one statement of a batch: a full-key read or a

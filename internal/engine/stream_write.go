@@ -15,9 +15,10 @@ var errStreamTxn = errors.New("engine: stream record in a foreign transaction")
 // item's own transaction, so that the record commits exactly when the
 // item does. No record is written when the table has no enabled stream or
 // when the write changed nothing (old and new equal). The record carries
-// what the stream's view type asks for; a deletion by the TTL expirer is
-// marked as the service's.
-func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+// what the stream's view type asks for; a deletion staged by the TTL
+// expirer itself (ttl, from its itemWrite) is marked as the service's, so
+// any other delete of the same item, racing or not, is the user's.
+func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl bool) error {
 	if old == nil && new == nil {
 		return nil
 	}
@@ -40,7 +41,7 @@ func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item) err
 	case new == nil:
 		r.Event = eventRemove
 		r.Keys = t.keyItem(old)
-		r.Service = e.ttlMarked(t, old)
+		r.Service = ttl
 	default:
 		r.Event = eventModify
 		r.Keys = t.keyItem(new)

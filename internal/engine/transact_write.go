@@ -31,6 +31,7 @@ const (
 	reasonCondFailed  = "ConditionalCheckFailed"
 	reasonConflict    = "TransactionConflict"
 	reasonValidation  = "ValidationError"
+	reasonCollection  = "ItemCollectionSizeLimitExceeded"
 	actionConditionCk = "ConditionCheck"
 )
 
@@ -93,7 +94,8 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteI
 			return nil, err
 		}
 		return &wire.TransactWriteItemsOutput{
-			ConsumedCapacity: txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
+			ConsumedCapacity:      txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
+			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, acts),
 		}, nil
 	})
 	if err != nil {
@@ -332,8 +334,28 @@ func cancellationReason(err error) (wire.CancellationReason, bool) {
 		return wire.CancellationReason{Code: reasonValidation, Message: &msg}, true
 	case "TransactionConflictException":
 		return wire.CancellationReason{Code: reasonConflict, Message: &msg}, true
+	case "ItemCollectionSizeLimitExceededException":
+		return wire.CancellationReason{Code: reasonCollection, Message: &msg}, true
 	}
 	return wire.CancellationReason{}, false
+}
+
+// txCollectionMetrics is a write transaction's ItemCollectionMetrics when
+// ReturnItemCollectionMetrics is SIZE: per table with LSIs, the item
+// collections its Put, Update and Delete actions wrote to (not its
+// ConditionChecks), as BatchWriteItem reports them.
+func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][]wire.ItemCollectionMetrics {
+	if mode != "SIZE" {
+		return nil
+	}
+	var tables []*Table
+	var keys []primaryKey
+	for _, a := range acts {
+		if a.kind != actionConditionCk {
+			tables, keys = append(tables, a.table), append(keys, a.key)
+		}
+	}
+	return e.collectionMetricsPerTable(mode, tables, keys)
 }
 
 // conflictCancel is the cancellation of a transaction whose items (those

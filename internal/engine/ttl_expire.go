@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -33,10 +33,6 @@ const (
 type ttlState struct {
 	run  sync.Mutex    // one pass at a time
 	kick chan struct{} // wakes the background pass early
-
-	markMu sync.Mutex
-	marks  map[string]int // item storage keys being deleted by the expirer
-	nmarks atomic.Int32
 }
 
 var errNotExpired = errors.New("engine: item no longer expired")
@@ -44,7 +40,6 @@ var errNotExpired = errors.New("engine: item no longer expired")
 // startTTL starts the background expirer. Callers are in Open.
 func (e *Engine) startTTL() {
 	e.ttl.kick = make(chan struct{}, 1)
-	e.ttl.marks = map[string]int{}
 	interval := e.cfg.TTLInterval
 	if interval == 0 {
 		interval = defaultTTLInterval
@@ -172,46 +167,25 @@ func (e *Engine) expiredPage(t *Table, a string, now time.Time, from []byte) ([]
 	return out, nil, it.Err()
 }
 
-// expireItem deletes one item if it is still expired, marked as a TTL
-// deletion for its stream record.
+// expireItem deletes one item if it is still expired. The write itself
+// carries the TTL label (itemWrite.ttl), so its stream record, and only
+// its record, is marked as the service's.
 func (e *Engine) expireItem(ctx context.Context, t *Table, a string, key attr.Item) (bool, error) {
 	k := t.primaryKeyOf(key)
-	sk := string(t.storageKey(k))
-	e.ttlMark(sk, 1)
-	defer e.ttlMark(sk, -1)
-	_, err := e.writeItem(ctx, itemWrite{table: t, key: k, tooBig: msgItemSize,
+	_, err := e.writeItem(ctx, itemWrite{table: t, key: k, tooBig: msgItemSize, ttl: true,
 		apply: func(old attr.Item) (attr.Item, error) {
 			if old == nil || !expired(old, a, e.clock.Now()) {
 				return nil, errNotExpired
 			}
 			return nil, nil
 		}})
-	if errors.Is(err, errNotExpired) {
+	var de *ddberr.Error
+	if errors.Is(err, errNotExpired) || (errors.As(err, &de) && de.Type == "TransactionConflictException") {
+		// Gone or no longer expired; or held by an in-flight transaction,
+		// which either deletes it itself or leaves it to the next pass.
 		return false, nil
 	}
 	return err == nil, err
-}
-
-func (e *Engine) ttlMark(key string, d int) {
-	e.ttl.markMu.Lock()
-	if n := e.ttl.marks[key] + d; n > 0 {
-		e.ttl.marks[key] = n
-	} else {
-		delete(e.ttl.marks, key)
-	}
-	e.ttl.nmarks.Add(int32(d))
-	e.ttl.markMu.Unlock()
-}
-
-// ttlMarked reports whether the deletion of old is the expirer's.
-func (e *Engine) ttlMarked(t *Table, old attr.Item) bool {
-	if e.ttl.nmarks.Load() == 0 {
-		return false
-	}
-	key := string(t.storageKey(t.primaryKeyOf(old)))
-	e.ttl.markMu.Lock()
-	defer e.ttl.markMu.Unlock()
-	return e.ttl.marks[key] > 0
 }
 
 // expired reports whether an item's TTL attribute is a Number of epoch
