@@ -163,6 +163,9 @@ type itemWrite struct {
 	apply func(old attr.Item) (attr.Item, error)
 	// tooBig is the message when the new item passes maxItemSize.
 	tooBig string
+	// ttl marks the TTL expirer's own delete: its stream record is
+	// labelled as the service's (ttl_expire.go). No other write sets it.
+	ttl bool
 }
 
 // writeResult is the outcome of writeItem.
@@ -256,7 +259,7 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	if err != nil {
 		return res, false, err
 	}
-	if err := e.derivedWrites(txn, w.table, res.Old, res.New); err != nil {
+	if err := e.derivedWrites(txn, w.table, res.Old, res.New, w.ttl); err != nil {
 		return res, false, err
 	}
 	return res, true, nil
@@ -272,15 +275,15 @@ func (e *Engine) writeStats(t *Table, res writeResult) {
 // derivedWrites is the hook where writes derived from an item change join
 // the item's own transaction: secondary-index entries (index_write.go) and
 // stream records (stream_write.go). old and new are the item before and
-// after (nil when absent).
-func (e *Engine) derivedWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+// after (nil when absent); ttl is itemWrite.ttl.
+func (e *Engine) derivedWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl bool) error {
 	if err := e.indexWrites(txn, t, old, new); err != nil {
 		return err
 	}
 	if err := e.vectorWrites(txn, t, old, new); err != nil {
 		return err
 	}
-	return e.streamWrites(txn, t, old, new)
+	return e.streamWrites(txn, t, old, new, ttl)
 }
 
 // itemCountDelta is the change in a table's item count from old to new.
