@@ -29,6 +29,8 @@ func fastEncode(buf *bytes.Buffer, out any) (bool, error) {
 		b, err = appendWriteOutput(b, v.Attributes, v.ConsumedCapacity, v.ItemCollectionMetrics)
 	case *wire.QueryOutput:
 		b, err = appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
+	case *queryResult:
+		b, err = appendQueryResult(b, v)
 	case *wire.ScanOutput:
 		b, err = appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
 	case *wire.BatchWriteItemOutput:
@@ -113,6 +115,24 @@ func appendWriteOutput(b []byte, attrs attr.Item, cc *wire.ConsumedCapacity, icm
 
 // appendItems writes Query's and Scan's output.
 func appendItems(b []byte, cc *wire.ConsumedCapacity, count *int32, items []attr.Item, lek attr.Item, scanned *int32) ([]byte, error) {
+	if items == nil {
+		return appendItemsWith(b, cc, count, nil, lek, scanned)
+	}
+	return appendItemsWith(b, cc, count, func(b []byte) []byte {
+		b = append(b, '[')
+		for i, it := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = attr.AppendItemJSON(b, it)
+		}
+		return append(b, ']')
+	}, lek, scanned)
+}
+
+// appendItemsWith writes Query's and Scan's output; items, when not nil,
+// writes the Items array.
+func appendItemsWith(b []byte, cc *wire.ConsumedCapacity, count *int32, items func([]byte) []byte, lek attr.Item, scanned *int32) ([]byte, error) {
 	start := len(b)
 	b = append(b, '{')
 	if cc != nil {
@@ -128,14 +148,7 @@ func appendItems(b []byte, cc *wire.ConsumedCapacity, count *int32, items []attr
 	}
 	if items != nil {
 		b = member(b, start, "Items")
-		b = append(b, '[')
-		for i, it := range items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = attr.AppendItemJSON(b, it)
-		}
-		b = append(b, ']')
+		b = items(b)
 	}
 	if len(lek) > 0 {
 		b = member(b, start, "LastEvaluatedKey")

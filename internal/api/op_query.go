@@ -2,7 +2,7 @@ package api
 
 import "github.com/kura-db/kura/internal/wire"
 
-var query = op(Backend.Query, func(in *wire.QueryInput) error {
+var query = op(callQuery, func(in *wire.QueryInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}

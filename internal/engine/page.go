@@ -99,6 +99,8 @@ type page struct {
 	bytes   int
 	last    attr.Item // last scanned item
 	full    bool      // ended by Limit or the size cap
+
+	enc encodedPage // items kept as JSON (see encodedPage)
 }
 
 // add takes one scanned item and reports whether the page is full.
@@ -130,6 +132,9 @@ func (p *page) add(it attr.Item) (bool, error) {
 // page is full. accept, when set, skips stored items that do not belong
 // (it guards a Query against a foreign partition sharing the prefix).
 func (p *page) fill(r storage.Reader, opts storage.IterOptions, accept func(attr.Item) bool) error {
+	if p.enc.on {
+		return p.fillEncoded(r, opts)
+	}
 	it, err := r.NewIterator(opts)
 	if err != nil {
 		return err
@@ -169,5 +174,5 @@ func (p *page) lastEvaluatedKey(t *Table) attr.Item {
 	if !p.full {
 		return nil
 	}
-	return t.keyItem(p.last)
+	return t.keyItem(p.lastScanned())
 }

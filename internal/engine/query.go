@@ -23,45 +23,74 @@ type queryExprs struct {
 // Query reads the items of one partition in sort-key order, within the
 // sort-key range of the key condition: one bounded range scan of storage.
 func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOutput, error) {
+	out, _, err := e.query(in, false)
+	return out, err
+}
+
+// QueryEncoded is Query, except that when the page returns every item
+// whole (a table Query without filter, projection or Select=COUNT) the
+// items come back already written as DynamoDB JSON, comma separated, in
+// items (with encoded true) and the output's Items is nil. That skips
+// decoding every stored item into an attr.Item.
+func (e *Engine) QueryEncoded(ctx context.Context, in *wire.QueryInput) (out *wire.QueryOutput, items []byte, encoded bool, err error) {
+	out, p, err := e.query(in, true)
+	if err != nil || p == nil {
+		return out, nil, false, err
+	}
+	items, encoded = p.encodedItems()
+	return out, items, encoded, nil
+}
+
+// query runs Query; with encode, a page that may keep its items encoded
+// does (and is returned, for encodedItems).
+func (e *Engine) query(in *wire.QueryInput, encode bool) (*wire.QueryOutput, *page, error) {
 	x, err := prepareQuery(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t, err := e.activeTable(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if in.IndexName != nil {
 		if err := t.checkVectorRead(*in.IndexName, true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return e.queryIndex(in, x, t)
+		out, err := e.queryIndex(in, x, t)
+		return out, nil, err
 	}
 	kc, err := t.analyzeKeyCondition(x.key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := t.checkFilterKeys(x.filter, x.filterBy); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts := t.queryBounds(kc, in.ScanIndexForward == nil || *in.ScanIndexForward)
 	if in.ExclusiveStartKey != nil {
 		if err := t.startQueryAfter(&opts, kc, in.ExclusiveStartKey); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	pk := kc.Hash[0].Values[0]
+	if encode && p.canEncode() {
+		p.enc = encodedPage{on: true, guardName: t.Hash.Name, guardPK: pk}
+	}
 	if err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) }); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var items []attr.Item
+	if !p.enc.on {
+		items = p.resultItems()
 	}
 	return &wire.QueryOutput{
-		Items:            p.resultItems(),
+		Items:            items,
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: p.lastEvaluatedKey(t),
 		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, readUnits(p.bytes, isTrue(in.ConsistentRead))),
-	}, nil
+	}, p, nil
 }
 
 // prepareQuery is Query's request phase, in DynamoDB's order.

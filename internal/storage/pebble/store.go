@@ -20,8 +20,12 @@ const (
 	DefaultCacheSize = 64 << 20
 	// DefaultMemTableSize is the memtable size used when
 	// Options.MemTableSize is 0. Pebble starts with a 256 KB memtable and
-	// doubles up to this size.
-	DefaultMemTableSize = 4 << 20
+	// doubles up to this size, so an idle server does not pay it. Under
+	// sustained writes 16 MB (rather than 4 MB) means a quarter of the
+	// flushes and L0 compactions, and fewer reads of freshly compacted,
+	// uncached blocks: BatchWriteItem of 25 items used about 20% less CPU
+	// (BENCHMARKS.md).
+	DefaultMemTableSize = 16 << 20
 )
 
 // Logger receives Pebble's log messages. Fatalf must not return.

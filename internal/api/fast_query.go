@@ -1,0 +1,54 @@
+package api
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// encodedQuerier is implemented by backends that can hand Query's items
+// back already written as DynamoDB JSON (see engine.Engine.QueryEncoded):
+// items holds them comma separated when encoded is true, and out.Items is
+// then nil.
+type encodedQuerier interface {
+	QueryEncoded(ctx context.Context, in *wire.QueryInput) (out *wire.QueryOutput, items []byte, encoded bool, err error)
+}
+
+// queryResult is Query's handler output: the wire output, plus the items
+// pre-encoded by the backend when it could.
+type queryResult struct {
+	out     *wire.QueryOutput
+	items   []byte
+	encoded bool
+}
+
+// callQuery runs Query on b, asking for pre-encoded items when b offers
+// them.
+func callQuery(b Backend, ctx context.Context, in *wire.QueryInput) (*queryResult, error) {
+	if eq, ok := b.(encodedQuerier); ok {
+		out, items, encoded, err := eq.QueryEncoded(ctx, in)
+		if err != nil || out == nil {
+			return nil, err
+		}
+		return &queryResult{out: out, items: items, encoded: encoded}, nil
+	}
+	out, err := b.Query(ctx, in)
+	if err != nil || out == nil {
+		return nil, err
+	}
+	return &queryResult{out: out}, nil
+}
+
+// appendQueryResult writes Query's output. Pre-encoded items go in as they
+// are; the bytes are the same as appendItems writes for the decoded items.
+func appendQueryResult(b []byte, r *queryResult) ([]byte, error) {
+	v := r.out
+	if !r.encoded {
+		return appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
+	}
+	return appendItemsWith(b, v.ConsumedCapacity, v.Count, func(b []byte) []byte {
+		b = append(b, '[')
+		b = append(b, r.items...)
+		return append(b, ']')
+	}, v.LastEvaluatedKey, v.ScannedCount)
+}
