@@ -4,12 +4,22 @@
 // memory.
 //
 //	go run ./internal/vector/cmd/vecbench -n 50000 -dim 1024
+//
+// With -dump DIR it also writes the dataset, the queries and the exact top-100
+// ground truth to DIR (data.f32, queries.f32, truth.i32, meta.json; raw
+// little-endian, row-major), so another library can be measured on exactly the
+// same vectors (see bench/vector).
 package main
 
 import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,6 +40,7 @@ func main() {
 	efs := flag.String("ef", "10,16,32,64,128,256", "comma-separated ef values for recall@10")
 	ef100 := flag.String("ef100", "100,200", "comma-separated ef values for recall@100")
 	exact := flag.Bool("exact", true, "also time the exact scan")
+	dump := flag.String("dump", "", "write the dataset, queries and top-100 ground truth to this directory")
 	flag.Parse()
 
 	t0 := time.Now()
@@ -38,6 +49,13 @@ func main() {
 	t0 = time.Now()
 	truth := vecdata.GroundTruth(ds, 100)
 	fmt.Printf("ground truth top-100: %.1fs\n", time.Since(t0).Seconds())
+	if *dump != "" {
+		if err := dumpDataset(*dump, ds, truth, *clusters, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "dump:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("dumped dataset, queries and ground truth to %s\n", *dump)
+	}
 
 	base := heapInUse()
 	x, err := vector.New(vector.Config{Dimensions: *dim, Distance: vector.Cosine, M: *m, EfConstruction: *efc, ExactMax: -1, Seed: 1})
@@ -121,4 +139,78 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
+}
+
+// dumpDataset writes data.f32 (n × dim float32), queries.f32 (nq × dim
+// float32), truth.i32 (nq × k int32, best first) and meta.json to dir.
+func dumpDataset(dir string, ds *vecdata.Dataset, truth [][]int, clusters int, seed uint64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	k := 0
+	if len(truth) > 0 {
+		k = len(truth[0])
+	}
+	if err := writeF32(filepath.Join(dir, "data.f32"), ds.Data); err != nil {
+		return err
+	}
+	if err := writeF32(filepath.Join(dir, "queries.f32"), ds.Queries); err != nil {
+		return err
+	}
+	err := writeFile(filepath.Join(dir, "truth.i32"), func(w *bufio.Writer) error {
+		var b [4]byte
+		for _, t := range truth {
+			if len(t) != k {
+				return fmt.Errorf("ground truth rows differ in length")
+			}
+			for _, i := range t {
+				binary.LittleEndian.PutUint32(b[:], uint32(int32(i)))
+				if _, err := w.Write(b[:]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	meta, err := json.MarshalIndent(map[string]any{
+		"n": ds.N(), "queries": ds.NQ(), "dim": ds.Dim, "truth_k": k,
+		"clusters": clusters, "seed": seed, "format": "little-endian, row-major",
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "meta.json"), append(meta, '\n'), 0o644)
+}
+
+func writeF32(path string, v []float32) error {
+	return writeFile(path, func(w *bufio.Writer) error {
+		var b [4]byte
+		for _, f := range v {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(f))
+			if _, err := w.Write(b[:]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func writeFile(path string, fill func(*bufio.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := fill(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
