@@ -191,12 +191,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table) (*wire.
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	defer snap.Close()
-	if err := r.fill(snap, p, opts); err != nil {
+	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
 		return nil, err
 	}
 	return &wire.QueryOutput{
@@ -206,6 +201,17 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table) (*wire.
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
 		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, r.units()),
 	}, nil
+}
+
+// fillIndexFromSnapshot fills p from index entries read in one consistent
+// snapshot (the index counterpart of fillFromSnapshot).
+func (e *Engine) fillIndexFromSnapshot(r *indexRead, p *page, opts storage.IterOptions) error {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	return r.fill(snap, p, opts)
 }
 
 // startAfter narrows opts to the keys after k in scan direction.
@@ -325,12 +331,7 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table) (*wire.Sca
 		startAfter(&opts, t.entryKey(r.ix, esk))
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	defer snap.Close()
-	if err := r.fill(snap, p, opts); err != nil {
+	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
 		return nil, err
 	}
 	return &wire.ScanOutput{
