@@ -38,6 +38,10 @@ type Config struct {
 	// 30s); a negative value disables the background pass (ExpireTTL
 	// still works).
 	TTLInterval time.Duration
+	// ItemCacheBytes is the budget of the cache of recently written and
+	// read items (itemcache.go); 0 disables it. Only a store this process
+	// alone writes may have it.
+	ItemCacheBytes int64
 }
 
 // Engine is one Kura database.
@@ -53,6 +57,7 @@ type Engine struct {
 	tables map[string]*Table // by name; values are immutable, swapped on change
 
 	locks [1024]sync.Mutex // striped per-item locks, see lockFor
+	items *itemCache       // recently written and read items; nil when off
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
@@ -96,6 +101,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		stats:   make(map[uint64]*tableStats),
 		closing: make(chan struct{}),
 		nextID:  1,
+		items:   newItemCache(cfg.ItemCacheBytes),
 	}
 	e.point, _ = store.(storage.PointReader)
 	if err := e.loadCatalog(); err != nil {

@@ -114,6 +114,16 @@ func (t *Table) checkKeyValues(it attr.Item) error {
 	return nil
 }
 
+// readForWrite is a writer's read of the item it is about to replace: from
+// the item cache when there, else from txn. The caller holds the item's
+// stripe lock, so the cache holds the latest committed item if any.
+func (e *Engine) readForWrite(txn storage.Txn, key []byte) (attr.Item, error) {
+	if stored, ok := e.items.get(key); ok {
+		return attr.DecodeItem(stored)
+	}
+	return readItem(txn, key)
+}
+
 // readItem reads and decodes one item; a missing item is (nil, nil).
 func readItem(r storage.Reader, key []byte) (attr.Item, error) {
 	b, err := r.Get(key)
@@ -172,6 +182,9 @@ type itemWrite struct {
 type writeResult struct {
 	Old, New         attr.Item
 	OldSize, NewSize int
+	// key and stored are the item's storage key and its new stored form
+	// (nil when deleted), for the item cache once the write committed.
+	key, stored []byte
 }
 
 // units is the write capacity of the write: the larger of the old and new
@@ -237,7 +250,7 @@ func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
 // was written (deleting a missing item). The caller commits, then calls
 // writeStats.
 func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res writeResult, changed bool, err error) {
-	if res.Old, err = readItem(txn, key); err != nil {
+	if res.Old, err = e.readForWrite(txn, key); err != nil {
 		return res, false, err
 	}
 	res.OldSize = itemSize(res.Old)
@@ -248,13 +261,18 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	if res.NewSize > maxItemSize {
 		return res, false, ddberr.Validation(w.tooBig)
 	}
-	switch {
-	case res.New != nil:
-		err = txn.Set(key, attr.AppendItem(nil, res.New))
-	case res.Old != nil:
-		err = txn.Delete(key)
-	default:
+	if res.New == nil && res.Old == nil {
 		return res, false, nil // deleting a missing item changes nothing
+	}
+	// Until the commit succeeds the cached item may be stale or the
+	// commit's outcome unknown: forget it (afterCommit puts the new one).
+	e.items.drop(key)
+	res.key = key
+	if res.New != nil {
+		res.stored = attr.AppendItem(nil, res.New)
+		err = txn.Set(key, res.stored)
+	} else {
+		err = txn.Delete(key)
 	}
 	if err != nil {
 		return res, false, err
@@ -265,8 +283,12 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	return res, true, nil
 }
 
-// writeStats records a committed item write in the table's statistics.
+// writeStats records a committed item write in the table's statistics and
+// the item cache. The caller still holds the item's stripe lock.
 func (e *Engine) writeStats(t *Table, res writeResult) {
+	if res.stored != nil {
+		e.items.put(res.key, res.stored)
+	}
 	e.addStats(t, itemCountDelta(res.Old, res.New), int64(res.NewSize-res.OldSize))
 	e.addIndexStats(t, res.Old, res.New)
 	e.vectorApply(t, res.Old, res.New)

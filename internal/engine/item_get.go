@@ -39,26 +39,55 @@ func (e *Engine) GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetI
 	return out, nil
 }
 
-// getItem reads one item (nil when absent): with the store's
-// snapshot-free point read when it has one, else from a fresh snapshot.
-// Kura has one copy of the data, so every read is strongly consistent.
+// getItem reads one item (nil when absent): from the item cache, else the
+// store (readLatest). Kura has one copy of the data, so every read is
+// strongly consistent.
 func (e *Engine) getItem(t *Table, k primaryKey) (attr.Item, error) {
+	key := t.storageKey(k)
+	if stored, ok := e.items.get(key); ok {
+		return attr.DecodeItem(stored)
+	}
+	b, err := e.readLatest(key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return attr.DecodeItem(b)
+}
+
+// readLatest reads key's latest committed value and, when the item's
+// stripe lock is free, remembers it in the item cache: holding the lock, no
+// writer can replace the item between the read and the fill. It never
+// waits for the lock.
+func (e *Engine) readLatest(key []byte) ([]byte, error) {
+	if e.items != nil {
+		if mu := e.lockFor(key); mu.TryLock() {
+			defer mu.Unlock()
+			b, err := e.readStored(key)
+			if err == nil {
+				e.items.put(key, b)
+			}
+			return b, err
+		}
+	}
+	return e.readStored(key)
+}
+
+// readStored reads key's latest committed value: with the store's
+// snapshot-free point read when it has one, else from a fresh snapshot.
+func (e *Engine) readStored(key []byte) ([]byte, error) {
 	if e.point != nil {
-		b, err := e.point.Get(t.storageKey(k))
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		return attr.DecodeItem(b)
+		return e.point.Get(key)
 	}
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	return readItem(snap, t.storageKey(k))
+	b, err := snap.Get(key)
+	return append([]byte(nil), b...), err
 }
 
 // prepareRead is the request phase of a single-table read's projection

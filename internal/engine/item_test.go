@@ -27,10 +27,12 @@ func dpBool(b bool) *bool          { return &b }
 func dpI32(i int32) *int32         { return &i }
 func dpSS(ss ...string) attr.Value { return attr.Value{T: attr.SS, Strs: ss} }
 
-// dpEngine opens an engine over a fresh memory store.
+// dpEngine opens an engine over a fresh memory store, with a small item
+// cache (itemcache.go) so every data-plane test also exercises the cache
+// and its evictions.
 func dpEngine(t testing.TB) *Engine {
 	t.Helper()
-	e, err := Open(memory.New(), Config{})
+	e, err := Open(memory.New(), Config{ItemCacheBytes: 256 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

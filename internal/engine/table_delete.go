@@ -77,6 +77,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 		e.scheduleRemoval(name, rec.ID, rec.DeleteAt)
 	}
 	id := rec.ID
+	e.items.dropPrefix(itemPrefix(id))
 	e.goBackground(func() { e.purge(id) })
 
 	d := e.describe(gone)
