@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/vector"
 )
 
 // config is the server configuration. Every flag has a KURA_* environment
@@ -34,10 +37,22 @@ type config struct {
 	// VectorMaxTopK raises SearchVectors' TopK cap above DynamoDB's 100 (a
 	// Kura extension; 0 keeps DynamoDB's cap).
 	VectorMaxTopK int
+	// VectorQuantization: "none" (float32 traversal) or "sq8" (8-bit codes
+	// with exact float32 re-scoring).
+	VectorQuantization vector.Quantization
+	// VectorSnapshotInterval is how often vector indexes with at least
+	// VectorSnapshotChanges changes (or 10% of their size) are snapshotted
+	// while running; 0 snapshots only at shutdown.
+	VectorSnapshotInterval time.Duration
+	VectorSnapshotChanges  int
 	// SharedDB serves one database to every credential and region (the
 	// default); false gives each access key and region its own, like
 	// DynamoDB Local without -sharedDb.
 	SharedDB bool
+	// ItemCacheMB is the item cache budget (0 turns it off).
+	ItemCacheMB int
+	// SyncDelay is the minimum interval between two WAL fsyncs.
+	SyncDelay time.Duration
 }
 
 // Addr is the listen address with --port applied.
@@ -78,7 +93,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
 	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")
 	fs.BoolVar(&c.SharedDB, "shared-db", true, "serve one database to every credential and region; --shared-db=false gives each access key ID and region its own database (DynamoDB Local without -sharedDb)")
+	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")
+	fs.DurationVar(&c.SyncDelay, "sync-delay", time.Millisecond, "while several durable writes are in flight, the minimum interval between two WAL fsyncs: writes arriving within it share one fsync (less CPU per write under load, up to this much more latency; a lone writer never waits; 0 turns it off)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
+	var quant string
+	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
+	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
+	fs.IntVar(&c.VectorSnapshotChanges, "vector-snapshot-changes", engine.DefaultVectorSnapshotChanges, "changed items (or 10% of the index, whichever is fewer) that make a vector index due for a periodic snapshot")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: kura [flags]\n\nA DynamoDB-compatible server. Each flag can also be set with KURA_<FLAG>, e.g. KURA_DATA_DIR.")
 		fs.PrintDefaults()
@@ -110,6 +131,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.TTLInterval < 0 || c.StreamShardPeriod <= 0 {
 		return nil, fmt.Errorf("invalid --ttl-interval %v or --stream-shard-period %v", c.TTLInterval, c.StreamShardPeriod)
+	}
+	q, err := vector.ParseQuantization(quant)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --vector-quantization %q: want none or sq8", quant)
+	}
+	c.VectorQuantization = q
+	if c.VectorSnapshotInterval < 0 || c.VectorSnapshotChanges < 0 {
+		return nil, fmt.Errorf("invalid --vector-snapshot-interval %v or --vector-snapshot-changes %d", c.VectorSnapshotInterval, c.VectorSnapshotChanges)
 	}
 	if c.CreateDelay < 0 {
 		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)

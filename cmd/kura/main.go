@@ -78,7 +78,13 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		Admin:             cfg.Admin,
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
+		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
+		SyncDelay:         cfg.SyncDelay,
 		Logger:            log,
+
+		VectorQuantization:     cfg.VectorQuantization,
+		VectorSnapshotInterval: cfg.VectorSnapshotInterval,
+		VectorSnapshotChanges:  cfg.VectorSnapshotChanges,
 	})
 	if err != nil {
 		return err

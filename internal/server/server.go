@@ -19,6 +19,7 @@ import (
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
+	"github.com/kura-db/kura/internal/vector"
 )
 
 // Config configures one instance. The zero value serves an in-memory
@@ -39,12 +40,26 @@ type Config struct {
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
 	Admin         bool
 	VectorMaxTopK int
+	// VectorQuantization is the vector indexes' graph traversal
+	// representation (--vector-quantization); the zero value is float32.
+	VectorQuantization vector.Quantization
+	// VectorSnapshotInterval is how often vector indexes with enough changes
+	// are snapshotted while running (on-disk stores only; 0: only at
+	// shutdown). VectorSnapshotChanges is the change threshold (0: the
+	// engine default).
+	VectorSnapshotInterval time.Duration
+	VectorSnapshotChanges  int
 	// PerCredential gives each access key ID and region (read from the
 	// request's SigV4 Authorization header) a database of its own, opened
 	// on first use — in DataDir/<key>_<region>, or in memory — as DynamoDB
 	// Local does without -sharedDb. Unsigned requests share one database.
 	PerCredential bool
-	Logger        *slog.Logger // nil: discard
+	// ItemCacheBytes is the engine's item cache budget (on-disk stores
+	// only); 0 turns it off.
+	ItemCacheBytes int64
+	// SyncDelay is the minimum interval between two WAL fsyncs.
+	SyncDelay time.Duration
+	Logger    *slog.Logger // nil: discard
 }
 
 // Server is a running instance.
@@ -134,6 +149,14 @@ func (s *Server) open(key string) (*database, error) {
 	}
 	if cfg.VectorMaxTopK > 0 {
 		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
+	}
+	if err := eng.SetVectorQuantization(cfg.VectorQuantization); err != nil {
+		eng.Close()
+		store.Close()
+		return nil, err
+	}
+	if !cfg.InMemory && cfg.VectorSnapshotInterval > 0 {
+		eng.SetVectorSnapshotPolicy(cfg.VectorSnapshotInterval, cfg.VectorSnapshotChanges)
 	}
 	db := &database{store: store, eng: eng}
 	s.dbs[key] = db
@@ -228,6 +251,10 @@ func engineConfig(cfg Config) engine.Config {
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
 	}
+	if !cfg.InMemory {
+		// The in-memory store's lookups are already cheap.
+		ec.ItemCacheBytes = cfg.ItemCacheBytes
+	}
 	if cfg.TTLInterval == 0 {
 		ec.TTLInterval = -1 // background expiry off; /admin/ttl/expire still works
 	}
@@ -245,5 +272,5 @@ func openStore(cfg Config) (storage.Store, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
-	return pebble.Open(cfg.DataDir, pebble.Options{})
+	return pebble.Open(cfg.DataDir, pebble.Options{SyncDelay: cfg.SyncDelay})
 }
