@@ -33,8 +33,13 @@ func TestQueryEncodedSameBytes(t *testing.T) {
 		return w.Code, w.Body.String()
 	}
 	if c, b := do(fast, "CreateTable", `{"TableName":"tbl","BillingMode":"PAY_PER_REQUEST",
-		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],
-		"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]}`); c != 200 {
+		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"},{"AttributeName":"s","AttributeType":"S"}],
+		"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],
+		"GlobalSecondaryIndexes":[
+			{"IndexName":"all","KeySchema":[{"AttributeName":"s","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}},
+			{"IndexName":"keys","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"s","KeyType":"RANGE"}],"Projection":{"ProjectionType":"KEYS_ONLY"}}],
+		"LocalSecondaryIndexes":[
+			{"IndexName":"lsi","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"s","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["b"]}}]}`); c != 200 {
 		t.Fatal(b)
 	}
 	for i := 0; i < 30; i++ {
@@ -53,12 +58,23 @@ func TestQueryEncodedSameBytes(t *testing.T) {
 		`{"TableName":"tbl","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p1"}},"Select":"COUNT"}`,
 		`{"TableName":"tbl","KeyConditionExpression":"pk = :p","ProjectionExpression":"s","ExpressionAttributeValues":{":p":{"S":"p1"}}}`,
 		`{"TableName":"tbl","KeyConditionExpression":"pk = :p","FilterExpression":"attribute_exists(m)","ExpressionAttributeValues":{":p":{"S":"p1"}},"Limit":2}`,
+		// Index queries: entries go out as stored unless a filter, a
+		// projection, COUNT or a fetch from the table needs them decoded.
+		`{"TableName":"tbl","IndexName":"all","KeyConditionExpression":"s = :s","ExpressionAttributeValues":{":s":{"S":"a\"b\u2028\u00e9 4"}},"ReturnConsumedCapacity":"INDEXES"}`,
+		`{"TableName":"tbl","IndexName":"keys","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p1"}},"Limit":4}`,
+		`{"TableName":"tbl","IndexName":"keys","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p1"}},"Limit":4,"ScanIndexForward":false,"ExclusiveStartKey":{"pk":{"S":"p1"},"sk":{"N":"25.5"},"s":{"S":"a\"b\u2028\u00e9 25"}}}`,
+		`{"TableName":"tbl","IndexName":"lsi","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p2"}},"Limit":5,"ReturnConsumedCapacity":"INDEXES"}`,
+		`{"TableName":"tbl","IndexName":"lsi","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p2"}},"Select":"ALL_ATTRIBUTES","Limit":2}`,
+		`{"TableName":"tbl","IndexName":"lsi","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p2"}},"Select":"COUNT"}`,
 	}
 	for _, q := range queries {
 		c1, b1 := do(fast, "Query", q)
 		c2, b2 := do(slow, "Query", q)
 		if c1 != 200 || c1 != c2 || b1 != b2 {
 			t.Fatalf("%s:\nencoded %d %s\n  plain %d %s", q, c1, b1, c2, b2)
+		}
+		if !strings.Contains(q, `"nobody"`) && strings.Contains(b1, `"Count":0`) {
+			t.Fatalf("%s: nothing matched, so nothing was compared: %s", q, b1)
 		}
 	}
 }

@@ -68,6 +68,12 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 
 // fill reads entries within opts into p until the range ends or p is full.
 func (r *indexRead) fill(snap storage.Reader, p *page, opts storage.IterOptions) error {
+	if p.enc.on {
+		// Every entry goes out whole: transcode it as stored.
+		err := p.fillEncoded(snap, opts)
+		r.indexBytes += p.bytes
+		return err
+	}
 	it, err := snap.NewIterator(opts)
 	if err != nil {
 		return err
@@ -120,7 +126,7 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 	if !p.full {
 		return nil
 	}
-	return r.t.indexKeyItem(r.ix, p.last)
+	return r.t.indexKeyItem(r.ix, p.lastScanned())
 }
 
 // validateStartKey checks an ExclusiveStartKey of an index read: exactly
@@ -147,16 +153,18 @@ func (r *indexRead) validateStartKey(esk attr.Item, shapeMsg string) error {
 	return nil
 }
 
-// queryIndex is Query with IndexName.
-func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table) (*wire.QueryOutput, error) {
+// queryIndex is Query with IndexName. With encode, a page of entries that
+// all go out whole (no filter, projection, COUNT or fetch from the table)
+// keeps them encoded (see query).
+func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode bool) (*wire.QueryOutput, *page, error) {
 	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ix := r.ix
 	kc, err := analyzeIndexKeyCondition(ix, x.key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if x.filter != nil {
 		var bad string
@@ -166,7 +174,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table) (*wire.
 			}
 		})
 		if bad != "" {
-			return nil, ddberr.Validationf("%s can only contain non-primary key attributes: Primary key attribute: %s", x.filterBy, bad)
+			return nil, nil, ddberr.Validationf("%s can only contain non-primary key attributes: Primary key attribute: %s", x.filterBy, bad)
 		}
 	}
 	hashVals := make([]attr.Value, len(kc.Hash))
@@ -176,31 +184,38 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table) (*wire.
 	opts := indexQueryBounds(t.ID, ix, hashVals, kc.Range, in.ScanIndexForward == nil || *in.ScanIndexForward)
 	if esk := in.ExclusiveStartKey; esk != nil {
 		if err := r.validateStartKey(esk, msgStartKeyInvalid); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i, h := range ix.Hashes {
 			if !attr.Equal(esk[h.Name], hashVals[i]) {
-				return nil, ddberr.Validation(msgStartKeyOutside)
+				return nil, nil, ddberr.Validation(msgStartKeyOutside)
 			}
 		}
 		for i, rp := range kc.Range {
 			if !sortKeyMatches(rp, esk[ix.Ranges[i].Name]) {
-				return nil, ddberr.Validation(msgStartKeyRangeNoMatch)
+				return nil, nil, ddberr.Validation(msgStartKeyRangeNoMatch)
 			}
 		}
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
+	if encode && p.canEncode() && !r.fetch {
+		p.enc = encodedPage{on: true}
+	}
 	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var items []attr.Item
+	if !p.enc.on {
+		items = p.resultItems()
 	}
 	return &wire.QueryOutput{
-		Items:            p.resultItems(),
+		Items:            items,
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
 		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, r.units()),
-	}, nil
+	}, p, nil
 }
 
 // fillIndexFromSnapshot fills p from index entries read in one consistent

@@ -53,8 +53,10 @@ func (p *page) fillEncoded(r storage.Reader, opts storage.IterOptions) error {
 			return err
 		}
 		if p.matched == 0 && p.limit > 1 {
-			// Size the buffer once, from the first item, for the page.
-			want := min(len(p.enc.json)*p.limit+p.limit, 256<<10)
+			// Size the buffer from the first item for the page, but not
+			// past 16 KB: a large make is zeroed in full, and a page of
+			// Limit 100 usually ends far short of it (append grows on).
+			want := min(len(p.enc.json)*p.limit+p.limit, 16<<10)
 			p.enc.json = append(make([]byte, 0, want), p.enc.json...)
 		}
 		p.scanned++

@@ -56,8 +56,7 @@ func (e *Engine) query(in *wire.QueryInput, encode bool) (*wire.QueryOutput, *pa
 		if err := t.checkVectorRead(*in.IndexName, true); err != nil {
 			return nil, nil, err
 		}
-		out, err := e.queryIndex(in, x, t)
-		return out, nil, err
+		return e.queryIndex(in, x, t, encode)
 	}
 	kc, err := t.analyzeKeyCondition(x.key)
 	if err != nil {
