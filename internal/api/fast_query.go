@@ -2,17 +2,23 @@ package api
 
 import (
 	"context"
+	"sync"
 
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // encodedQuerier is implemented by backends that can hand Query's items
 // back already written as DynamoDB JSON (see engine.Engine.QueryEncoded):
-// items holds them comma separated when encoded is true, and out.Items is
-// then nil.
+// items holds them comma separated, appended to dst[:0], when encoded is
+// true, and out.Items is then nil.
 type encodedQuerier interface {
-	QueryEncoded(ctx context.Context, in *wire.QueryInput) (out *wire.QueryOutput, items []byte, encoded bool, err error)
+	QueryEncoded(ctx context.Context, in *wire.QueryInput, dst []byte) (out *wire.QueryOutput, items []byte, encoded bool, err error)
 }
+
+// itemsPool recycles the buffers Query's pre-encoded items are written to:
+// they live only until appendQueryResult has copied them into the
+// response.
+var itemsPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // queryResult is Query's handler output: the wire output, plus the items
 // pre-encoded by the backend when it could.
@@ -20,17 +26,31 @@ type queryResult struct {
 	out     *wire.QueryOutput
 	items   []byte
 	encoded bool
+	buf     *[]byte // from itemsPool; nil once returned
+}
+
+// release returns r's items buffer to the pool.
+func (r *queryResult) release() {
+	if r.buf == nil {
+		return
+	}
+	if cap(r.items) <= maxPooledBuf {
+		*r.buf = r.items[:0]
+		itemsPool.Put(r.buf)
+	}
+	r.buf, r.items = nil, nil
 }
 
 // callQuery runs Query on b, asking for pre-encoded items when b offers
 // them.
 func callQuery(b Backend, ctx context.Context, in *wire.QueryInput) (*queryResult, error) {
 	if eq, ok := b.(encodedQuerier); ok {
-		out, items, encoded, err := eq.QueryEncoded(ctx, in)
+		buf := itemsPool.Get().(*[]byte)
+		out, items, encoded, err := eq.QueryEncoded(ctx, in, *buf)
 		if err != nil || out == nil {
 			return nil, err
 		}
-		return &queryResult{out: out, items: items, encoded: encoded}, nil
+		return &queryResult{out: out, items: items, encoded: encoded, buf: buf}, nil
 	}
 	out, err := b.Query(ctx, in)
 	if err != nil || out == nil {
@@ -46,6 +66,7 @@ func appendQueryResult(b []byte, r *queryResult) ([]byte, error) {
 	if !r.encoded {
 		return appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
 	}
+	defer r.release() // the items are copied into b
 	return appendItemsWith(b, v.ConsumedCapacity, v.Count, func(b []byte) []byte {
 		b = append(b, '[')
 		b = append(b, r.items...)

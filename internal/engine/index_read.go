@@ -156,7 +156,7 @@ func (r *indexRead) validateStartKey(esk attr.Item, shapeMsg string) error {
 // queryIndex is Query with IndexName. With encode, a page of entries that
 // all go out whole (no filter, projection, COUNT or fetch from the table)
 // keeps them encoded (see query).
-func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode bool) (*wire.QueryOutput, *page, error) {
+func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode []byte) (*wire.QueryOutput, *page, error) {
 	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj)
 	if err != nil {
 		return nil, nil, err
@@ -199,8 +199,8 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	if encode && p.canEncode() && !r.fetch {
-		p.enc = encodedPage{on: true}
+	if encode != nil && p.canEncode() && !r.fetch {
+		p.enc = encodedPage{on: true, json: encode}
 	}
 	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
 		return nil, nil, err

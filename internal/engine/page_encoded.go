@@ -17,7 +17,7 @@ type encodedPage struct {
 	guardName string
 	guardPK   attr.Value
 
-	json    []byte // the items' JSON, separated by commas
+	json    []byte // the items' JSON, separated by commas; never nil when on
 	lastEnc []byte // stored form of the last scanned item
 }
 
@@ -53,11 +53,13 @@ func (p *page) fillEncoded(r storage.Reader, opts storage.IterOptions) error {
 			return err
 		}
 		if p.matched == 0 && p.limit > 1 {
-			// Size the buffer from the first item for the page, but not
-			// past 16 KB: a large make is zeroed in full, and a page of
-			// Limit 100 usually ends far short of it (append grows on).
-			want := min(len(p.enc.json)*p.limit+p.limit, 16<<10)
-			p.enc.json = append(make([]byte, 0, want), p.enc.json...)
+			// Size the buffer from the first item for the page, unless the
+			// caller's buffer is big enough, but not past 64 KB: a large
+			// make is zeroed in full, and a page of Limit 100 often ends
+			// far short of it (append grows on).
+			if want := min(len(p.enc.json)*p.limit+p.limit, 64<<10); cap(p.enc.json) < want {
+				p.enc.json = append(make([]byte, 0, want), p.enc.json...)
+			}
 		}
 		p.scanned++
 		p.matched++

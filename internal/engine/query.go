@@ -23,7 +23,7 @@ type queryExprs struct {
 // Query reads the items of one partition in sort-key order, within the
 // sort-key range of the key condition: one bounded range scan of storage.
 func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOutput, error) {
-	out, _, err := e.query(in, false)
+	out, _, err := e.query(in, nil)
 	return out, err
 }
 
@@ -31,9 +31,13 @@ func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOut
 // whole (a table Query without filter, projection or Select=COUNT) the
 // items come back already written as DynamoDB JSON, comma separated, in
 // items (with encoded true) and the output's Items is nil. That skips
-// decoding every stored item into an attr.Item.
-func (e *Engine) QueryEncoded(ctx context.Context, in *wire.QueryInput) (out *wire.QueryOutput, items []byte, encoded bool, err error) {
-	out, p, err := e.query(in, true)
+// decoding every stored item into an attr.Item. The items are appended to
+// dst[:0], so a caller can reuse one buffer across requests.
+func (e *Engine) QueryEncoded(ctx context.Context, in *wire.QueryInput, dst []byte) (out *wire.QueryOutput, items []byte, encoded bool, err error) {
+	if dst == nil {
+		dst = []byte{} // nil would mean "do not encode"
+	}
+	out, p, err := e.query(in, dst[:0])
 	if err != nil || p == nil {
 		return out, nil, false, err
 	}
@@ -41,9 +45,10 @@ func (e *Engine) QueryEncoded(ctx context.Context, in *wire.QueryInput) (out *wi
 	return out, items, encoded, nil
 }
 
-// query runs Query; with encode, a page that may keep its items encoded
-// does (and is returned, for encodedItems).
-func (e *Engine) query(in *wire.QueryInput, encode bool) (*wire.QueryOutput, *page, error) {
+// query runs Query; with a non-nil encode buffer, a page that may keep its
+// items encoded does, appending them to it (the page is returned, for
+// encodedItems).
+func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *page, error) {
 	x, err := prepareQuery(in)
 	if err != nil {
 		return nil, nil, err
@@ -73,8 +78,8 @@ func (e *Engine) query(in *wire.QueryInput, encode bool) (*wire.QueryOutput, *pa
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	pk := kc.Hash[0].Values[0]
-	if encode && p.canEncode() {
-		p.enc = encodedPage{on: true, guardName: t.Hash.Name, guardPK: pk}
+	if encode != nil && p.canEncode() {
+		p.enc = encodedPage{on: true, json: encode, guardName: t.Hash.Name, guardPK: pk}
 	}
 	if err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) }); err != nil {
 		return nil, nil, err
