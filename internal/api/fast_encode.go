@@ -31,6 +31,8 @@ func fastEncode(buf *bytes.Buffer, out any) (bool, error) {
 		b, err = appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
 	case *queryResult:
 		b, err = appendQueryResult(b, v)
+	case *scanResult:
+		b, err = appendScanResult(b, v)
 	case *wire.ScanOutput:
 		b, err = appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
 	case *wire.BatchWriteItemOutput:

@@ -12,12 +12,12 @@ import (
 	"github.com/kura-db/kura/internal/storage/memory"
 )
 
-// plainBackend hides the engine's QueryEncoded, so Query's items go
-// through attr.Item and AppendItemJSON.
+// plainBackend hides the engine's QueryEncoded and ScanEncoded, so the
+// items go through attr.Item and AppendItemJSON.
 type plainBackend struct{ api.Backend }
 
-// TestQueryEncodedSameBytes checks that Query answers the same bytes
-// whether the engine pre-encodes the items or not.
+// TestQueryEncodedSameBytes checks that Query and Scan answer the same
+// bytes whether the engine pre-encodes the items or not.
 func TestQueryEncodedSameBytes(t *testing.T) {
 	eng, err := engine.Open(memory.New(), engine.Config{})
 	if err != nil {
@@ -67,9 +67,30 @@ func TestQueryEncodedSameBytes(t *testing.T) {
 		`{"TableName":"tbl","IndexName":"lsi","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p2"}},"Select":"ALL_ATTRIBUTES","Limit":2}`,
 		`{"TableName":"tbl","IndexName":"lsi","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p2"}},"Select":"COUNT"}`,
 	}
+	scans := []string{
+		`{"TableName":"tbl"}`,
+		`{"TableName":"tbl","Limit":7,"ReturnConsumedCapacity":"TOTAL"}`,
+		`{"TableName":"tbl","Limit":5,"ExclusiveStartKey":{"pk":{"S":"p1"},"sk":{"N":"4.5"}}}`,
+		`{"TableName":"tbl","Segment":1,"TotalSegments":3}`,
+		`{"TableName":"tbl","Select":"COUNT"}`,
+		`{"TableName":"tbl","ProjectionExpression":"sk, m.z[1]"}`,
+		`{"TableName":"tbl","FilterExpression":"sk > :n","ExpressionAttributeValues":{":n":{"N":"20"}}}`,
+		`{"TableName":"tbl","IndexName":"all","Limit":4}`,
+		`{"TableName":"tbl","IndexName":"keys","ReturnConsumedCapacity":"INDEXES"}`,
+		`{"TableName":"tbl","IndexName":"lsi","Select":"ALL_ATTRIBUTES","Limit":3}`,
+	}
+	type call struct{ op, body string }
+	var calls []call
 	for _, q := range queries {
-		c1, b1 := do(fast, "Query", q)
-		c2, b2 := do(slow, "Query", q)
+		calls = append(calls, call{"Query", q})
+	}
+	for _, q := range scans {
+		calls = append(calls, call{"Scan", q})
+	}
+	for _, c := range calls {
+		q := c.body
+		c1, b1 := do(fast, c.op, q)
+		c2, b2 := do(slow, c.op, q)
 		if c1 != 200 || c1 != c2 || b1 != b2 {
 			t.Fatalf("%s:\nencoded %d %s\n  plain %d %s", q, c1, b1, c2, b2)
 		}

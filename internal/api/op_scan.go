@@ -2,7 +2,7 @@ package api
 
 import "github.com/kura-db/kura/internal/wire"
 
-var scan = op(Backend.Scan, func(in *wire.ScanInput) error {
+var scan = op(callScan, func(in *wire.ScanInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}

@@ -321,10 +321,10 @@ func indexQueryBounds(tableID uint64, ix *Index, hashVals []attr.Value, rng []ex
 
 // scanIndex is Scan with IndexName (parallel segments are ranges of the
 // index's partition hash, as for tables).
-func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table) (*wire.ScanOutput, error) {
+func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []byte) (*wire.ScanOutput, *page, error) {
 	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	seg, total := 0, 1
 	if in.TotalSegments != nil {
@@ -341,19 +341,26 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table) (*wire.Sca
 	}
 	if esk := in.ExclusiveStartKey; esk != nil {
 		if err := r.validateStartKey(esk, msgScanStartKeyInvalid); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		startAfter(&opts, t.entryKey(r.ix, esk))
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
+	if encode != nil && p.canEncode() && !r.fetch {
+		p.enc = encodedPage{on: true, json: encode}
+	}
 	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var items []attr.Item
+	if !p.enc.on {
+		items = p.resultItems()
 	}
 	return &wire.ScanOutput{
-		Items:            p.resultItems(),
+		Items:            items,
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
 		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, r.units()),
-	}, nil
+	}, p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
@@ -19,22 +20,44 @@ type scanExprs struct {
 
 // Scan reads a whole table, or one segment of it, in storage (hash) order.
 func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput, error) {
+	out, _, err := e.scan(in, nil)
+	return out, err
+}
+
+// ScanEncoded is Scan with QueryEncoded's pre-encoded items: when the page
+// returns every item whole, they are appended to dst[:0] as DynamoDB JSON
+// (encoded true) and the output's Items is nil.
+func (e *Engine) ScanEncoded(ctx context.Context, in *wire.ScanInput, dst []byte) (out *wire.ScanOutput, items []byte, encoded bool, err error) {
+	if dst == nil {
+		dst = []byte{} // nil would mean "do not encode"
+	}
+	out, p, err := e.scan(in, dst[:0])
+	if err != nil || p == nil {
+		return out, nil, false, err
+	}
+	items, encoded = p.encodedItems()
+	return out, items, encoded, nil
+}
+
+// scan runs Scan; with a non-nil encode buffer, a page that may keep its
+// items encoded does (see query).
+func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *page, error) {
 	x, err := prepareScan(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t, err := e.activeTable(in.TableName)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
-		return nil, ddberr.Validation(msg)
+		return nil, nil, ddberr.Validation(msg)
 	}
 	if in.IndexName != nil {
 		if err := t.checkVectorRead(*in.IndexName, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return e.scanIndex(in, x, t)
+		return e.scanIndex(in, x, t, encode)
 	}
 	seg, total := 0, 1
 	if in.TotalSegments != nil {
@@ -45,23 +68,30 @@ func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput
 	if in.ExclusiveStartKey != nil {
 		k, err := t.validateStartKey(in.ExclusiveStartKey, msgScanStartKeyInvalid)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if start := after(t.storageKey(k)); bytes.Compare(start, opts.Lower) > 0 {
 			opts.Lower = start
 		}
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
+	if encode != nil && p.canEncode() {
+		p.enc = encodedPage{on: true, json: encode}
+	}
 	if err := e.fillFromSnapshot(p, opts, nil); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var items []attr.Item
+	if !p.enc.on {
+		items = p.resultItems()
 	}
 	return &wire.ScanOutput{
-		Items:            p.resultItems(),
+		Items:            items,
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: p.lastEvaluatedKey(t),
 		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, readUnits(p.bytes, isTrue(in.ConsistentRead))),
-	}, nil
+	}, p, nil
 }
 
 // prepareScan is Scan's request phase, in DynamoDB's order.
