@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -25,6 +26,7 @@ func (k *kura) streamsClient() *dynamodbstreams.Client {
 		BaseEndpoint: aws.String(k.endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
 		Retryer:      aws.NopRetryer{},
+		HTTPClient:   memBodyClient{awshttp.NewBuildableClient()},
 	})
 }
 
