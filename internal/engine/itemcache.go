@@ -89,14 +89,18 @@ func (c *itemCache) put(key, stored []byte) {
 	s := c.shard(key)
 	s.mu.Lock()
 	if old, ok := s.m[string(key)]; ok {
+		// Out of the map first, so that eviction cannot count it twice.
 		s.bytes -= len(key) + len(old) + itemCacheOverhead
+		delete(s.m, string(key))
 	}
-	for k, v := range s.m { // Go randomises the starting point
-		if s.bytes+cost <= c.budget {
-			break
+	if s.bytes+cost > c.budget {
+		for k, v := range s.m { // Go randomises the starting point
+			s.bytes -= len(k) + len(v) + itemCacheOverhead
+			delete(s.m, k)
+			if s.bytes+cost <= c.budget {
+				break
+			}
 		}
-		s.bytes -= len(k) + len(v) + itemCacheOverhead
-		delete(s.m, k)
 	}
 	s.m[string(key)] = stored
 	s.bytes += cost

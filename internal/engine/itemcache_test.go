@@ -46,34 +46,35 @@ func TestItemCacheBudget(t *testing.T) {
 	}
 }
 
-func TestItemCacheOverwriteDropAndPrefix(t *testing.T) {
-	c := newItemCache(1 << 20)
-	c.put([]byte("a1"), []byte("x"))
-	c.put([]byte("a1"), []byte("yy"))
-	if v, ok := c.get([]byte("a1")); !ok || string(v) != "yy" {
-		t.Fatalf("get = %q, %v", v, ok)
+// TestItemCacheOverwriteInFullShard overwrites a key of a full shard with a
+// bigger value, so eviction runs while the key is cached: the accounting
+// must stay exact (the old entry must not be counted out twice).
+func TestItemCacheOverwriteInFullShard(t *testing.T) {
+	c := newItemCache(64 * 1024) // 1 KB per shard, at most 256 B per entry
+	a := []byte("a")
+	s := c.shard(a)
+	var others [][]byte // four more keys of a's shard
+	for i := 0; len(others) < 4; i++ {
+		if k := []byte(fmt.Sprint("b", i)); c.shard(k) == s {
+			others = append(others, k)
+		}
 	}
-	c.put([]byte("a2"), []byte("z"))
-	c.put([]byte("b1"), []byte("z"))
-	c.drop([]byte("a2"))
-	if _, ok := c.get([]byte("a2")); ok {
-		t.Fatal("dropped key still cached")
-	}
-	c.dropPrefix([]byte("a"))
-	if _, ok := c.get([]byte("a1")); ok {
-		t.Fatal("prefix not dropped")
-	}
-	if _, ok := c.get([]byte("b1")); !ok {
-		t.Fatal("other prefix dropped")
-	}
-	c.put([]byte("big"), make([]byte, c.budget)) // larger than a quarter shard: not kept
-	if _, ok := c.get([]byte("big")); ok {
-		t.Fatal("oversized item cached")
-	}
-	var nilCache *itemCache // disabled cache
-	nilCache.put([]byte("k"), []byte("v"))
-	if _, ok := nilCache.get([]byte("k")); ok {
-		t.Fatal("nil cache returned an item")
+	for i := 0; i < 200; i++ {
+		for _, k := range others {
+			c.put(k, make([]byte, 200-len(k)-itemCacheOverhead)) // 4 × 200 B
+		}
+		c.put(a, make([]byte, 100))      // 165 B: fits
+		c.put(a, make([]byte, 185-i%10)) // ~250 B: eviction needed
+		sum := 0
+		for k, v := range s.m {
+			sum += len(k) + len(v) + itemCacheOverhead
+		}
+		if sum != s.bytes || s.bytes > c.budget {
+			t.Fatalf("round %d: shard accounts %d bytes, holds %d (budget %d)", i, s.bytes, sum, c.budget)
+		}
+		if _, ok := c.get(a); !ok {
+			t.Fatalf("round %d: the entry just put was evicted", i)
+		}
 	}
 }
 
