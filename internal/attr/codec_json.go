@@ -34,6 +34,22 @@ func AppendStoredItemJSON(dst, stored []byte) ([]byte, int, error) {
 // decoding the others. ok is false when the item has no such attribute or
 // the encoding is malformed.
 func StoredAttr(stored []byte, name string) (v Value, ok bool) {
+	if v, ok = storedAttrView(stored, name); !ok {
+		return Value{}, false
+	}
+	return cloneValue(v), true // detach the strings from stored
+}
+
+// StoredAttrEquals reports whether stored's top-level attribute name is
+// present and equal to want, without copying it.
+func StoredAttrEquals(stored []byte, name string, want Value) bool {
+	v, ok := storedAttrView(stored, name)
+	return ok && Equal(v, want)
+}
+
+// storedAttrView is StoredAttr with S and N strings still pointing into
+// stored: valid only while stored is.
+func storedAttrView(stored []byte, name string) (Value, bool) {
 	if len(stored) == 0 || stored[0] != codecVersion {
 		return Value{}, false
 	}
@@ -41,12 +57,11 @@ func StoredAttr(stored []byte, name string) (v Value, ok bool) {
 	n := r.count(2)
 	for k := 0; k < n && r.err == nil; k++ {
 		if r.str() == name {
-			v = r.readValue(0)
+			v := r.readValue(0)
 			if r.err != nil {
 				return Value{}, false
 			}
-			// Detach the strings from stored.
-			return cloneValue(v), true
+			return v, true
 		}
 		r.skipValue(0)
 	}

@@ -76,6 +76,25 @@ func TestStoredAttr(t *testing.T) {
 	}
 }
 
+func TestStoredAttrEquals(t *testing.T) {
+	it := sampleItem()
+	enc := AppendItem(nil, it)
+	for name, want := range it {
+		if !StoredAttrEquals(enc, name, want) {
+			t.Fatalf("%q: not equal to itself", name)
+		}
+	}
+	if StoredAttrEquals(enc, "pk", Value{T: S, Str: "user#2"}) {
+		t.Fatal("different value reported equal")
+	}
+	if StoredAttrEquals(enc, "absent", Value{T: S, Str: "user#1"}) {
+		t.Fatal("absent attribute reported equal")
+	}
+	if StoredAttrEquals(enc[:len(enc)/2], "zzz", Value{T: S, Str: "x"}) {
+		t.Fatal("truncated item reported equal")
+	}
+}
+
 func FuzzAppendStoredItemJSON(f *testing.F) {
 	f.Add(AppendItem(nil, sampleItem()))
 	f.Add(AppendItem(nil, benchItem()))

@@ -36,7 +36,7 @@ func (p *page) fillEncoded(r storage.Reader, opts storage.IterOptions) error {
 	for it.Next() {
 		stored := it.Value()
 		if p.enc.guardName != "" {
-			if v, ok := attr.StoredAttr(stored, p.enc.guardName); !ok || !attr.Equal(v, p.enc.guardPK) {
+			if !attr.StoredAttrEquals(stored, p.enc.guardName, p.enc.guardPK) {
 				if _, err := attr.DecodeItem(stored); err != nil {
 					return err
 				}
