@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/vector"
@@ -18,16 +21,20 @@ import (
 //
 //	P 'k' itemKey          → id (uint64 BE)     item ↔ stable vector ID
 //	P 'n' id(8)            → itemKey
-//	P 'd' id(8)            → ""                 id changed since the last snapshot
+//	P 'd' id(8)            → seq(8)             id changed since the last snapshot
 //	P 'm'                  → gen(8) chunks(4)   current snapshot
 //	P 's' gen(8) chunk(4)  → snapshot bytes     vector.Index.WriteTo, chunked
 //
 // The item table is the source of truth. The mapping and the dirty mark are
 // written in the item's own transaction; the in-memory vector.Index is
-// updated only after that commit. A snapshot is written at Close (when no
-// write is in flight); the next Open loads it and replays the dirty IDs, so
-// after a crash the index is rebuilt from the last snapshot plus every item
-// changed since, and agrees with the table.
+// updated only after that commit. A snapshot is written periodically while
+// the engine runs and at Close (vector_snapshot.go); the next Open loads the
+// current generation and replays the dirty IDs, so after a crash the index is
+// the last snapshot plus every item changed since, and agrees with the table.
+// The dirty mark's value is a per-runtime sequence number (marks from before
+// sequences existed are empty and count as 0): a snapshot clears only the
+// marks whose sequence it covers, so a write racing the snapshot keeps its
+// mark.
 const (
 	vecKeyMap   = 'k'
 	vecKeyID    = 'n'
@@ -57,6 +64,12 @@ type vecRuntime struct {
 	mu      sync.Mutex
 	nextID  uint64
 	pending map[string]vecOp // committed-soon changes by item key
+
+	marks    atomic.Uint64 // last dirty-mark sequence handed out
+	changes  atomic.Int64  // marks staged since the last snapshot cut
+	lastSnap atomic.Int64  // unix nanoseconds of the last snapshot (or Open)
+	snapMu   sync.Mutex    // one snapshot of this index at a time
+	dropped  atomic.Bool   // index deleted: abort and skip snapshots
 }
 
 // vecOp is one change to apply to the in-memory index after the commit.
@@ -77,6 +90,12 @@ type vectorState struct {
 	// MaxTopK is the SearchVectors TopK cap (DefaultVectorMaxTopK unless the
 	// --vector-max-topk extension raises it).
 	maxTopK int
+
+	// Options of vector_snapshot.go, set after Open.
+	quant       vector.Quantization
+	snapEvery   atomic.Int64 // periodic snapshot interval (ns); 0 = only at Close
+	snapChanges atomic.Int64 // change threshold; 0 = DefaultVectorSnapshotChanges
+	snapStarted bool         // the snapshotter goroutine runs (under e.ddl)
 }
 
 func (e *Engine) vecRuntime(tableID uint64, indexID uint32) *vecRuntime {
@@ -109,18 +128,22 @@ func (rt *vecRuntime) popPending(itemKey []byte) (vecOp, bool) {
 }
 
 // newVectorIndex is an empty in-memory index for vx.
-func newVectorIndex(vx *VectorIndex) (*vector.Index, error) {
-	return vector.New(vector.Config{Dimensions: vx.Dims, Distance: vx.Distance, Seed: uint64(vx.ID)})
+func newVectorIndex(vx *VectorIndex, q vector.Quantization) (*vector.Index, error) {
+	return vector.New(vector.Config{Dimensions: vx.Dims, Distance: vx.Distance, Seed: uint64(vx.ID), Quantization: q})
 }
 
 // addVectorRuntime registers an empty runtime for vx (CreateTable,
 // UpdateTable Create), replacing any previous one.
 func (e *Engine) addVectorRuntime(tableID uint64, vx *VectorIndex) (*vecRuntime, error) {
-	idx, err := newVectorIndex(vx)
+	e.vec.mu.RLock()
+	q := e.vec.quant
+	e.vec.mu.RUnlock()
+	idx, err := newVectorIndex(vx, q)
 	if err != nil {
 		return nil, err
 	}
 	rt := &vecRuntime{tableID: tableID, indexID: vx.ID, prefix: indexPrefix(tableID, vx.ID), idx: idx, pending: map[string]vecOp{}}
+	rt.lastSnap.Store(time.Now().UnixNano())
 	e.vec.mu.Lock()
 	if e.vec.rt == nil {
 		e.vec.rt = map[vecKey]*vecRuntime{}
@@ -132,8 +155,16 @@ func (e *Engine) addVectorRuntime(tableID uint64, vx *VectorIndex) (*vecRuntime,
 
 func (e *Engine) dropVectorRuntime(tableID uint64, indexID uint32) {
 	e.vec.mu.Lock()
+	rt := e.vec.rt[vecKey{tableID, indexID}]
 	delete(e.vec.rt, vecKey{tableID, indexID})
 	e.vec.mu.Unlock()
+	if rt != nil {
+		// Stop a snapshot in progress (it checks dropped between chunks) and
+		// wait for it, so that the purge that follows sees all its keys.
+		rt.dropped.Store(true)
+		rt.snapMu.Lock()
+		rt.snapMu.Unlock()
+	}
 }
 
 // SetVectorMaxTopK sets the SearchVectors TopK cap (the --vector-max-topk
@@ -194,6 +225,13 @@ func (e *Engine) loadVectorIndex(t *Table, vx *VectorIndex, rt *vecRuntime) erro
 	if err != nil {
 		return err
 	}
+	// Later marks must sort above every mark already stored (see
+	// clearVectorMarks).
+	marks, err := maxVectorMark(snap, rt.prefix)
+	if err != nil {
+		return err
+	}
+	rt.marks.Store(marks)
 	meta, err := snap.Get(vecSub(rt.prefix, vecKeyMeta))
 	if errors.Is(err, storage.ErrNotFound) || err == nil && len(meta) != 12 {
 		if vx.Backfilling != nil {
@@ -205,11 +243,15 @@ func (e *Engine) loadVectorIndex(t *Table, vx *VectorIndex, rt *vecRuntime) erro
 		return err
 	}
 	gen := binary.BigEndian.Uint64(meta)
-	idx, err := vector.Load(&chunkReader{snap: snap, prefix: binary.BigEndian.AppendUint64(vecSub(rt.prefix, vecKeySnap), gen)})
+	chunks := binary.BigEndian.Uint32(meta[8:])
+	idx, err := vector.Load(&chunkReader{snap: snap, prefix: binary.BigEndian.AppendUint64(vecSub(rt.prefix, vecKeySnap), gen), end: chunks})
 	if err != nil {
 		slog.Warn("vector snapshot unreadable; rebuilding from the table", "table", t.Name, "index", vx.Name, "err", err)
 		return e.rebuildVectorIndex(snap, t, vx, rt)
 	}
+	// The snapshot keeps its quantiser (trained ranges included);
+	// SetVectorQuantization, called after Open, switches it only if the
+	// setting changed.
 	rt.idx = idx
 	// Replay every ID changed since the snapshot.
 	dit, err := snap.NewIterator(storage.IterOptions{Lower: vecSub(rt.prefix, vecKeyDirty), Upper: vecSub(rt.prefix, vecKeyDirty+1)})
@@ -229,6 +271,9 @@ func (e *Engine) loadVectorIndex(t *Table, vx *VectorIndex, rt *vecRuntime) erro
 	if n > 0 {
 		slog.Info("vector index replayed changes since its snapshot", "table", t.Name, "index", vx.Name, "changes", n)
 	}
+	// Replayed changes count towards the next periodic snapshot, so that a
+	// long replay is not repeated after another crash.
+	rt.changes.Store(int64(n))
 	return dit.Err()
 }
 
@@ -254,13 +299,21 @@ func (e *Engine) replayVectorID(r storage.Reader, t *Table, vx *VectorIndex, rt 
 }
 
 // rebuildVectorIndex fills rt from every mapped item (used when there is no
-// snapshot: the mapping covers every indexed item).
+// snapshot: the mapping covers every indexed item). Items are inserted in
+// batches that plan neighbours on every core (vector.Index.AddBatch).
 func (e *Engine) rebuildVectorIndex(r storage.Reader, t *Table, vx *VectorIndex, rt *vecRuntime) error {
 	it, err := r.NewIterator(storage.IterOptions{Lower: vecSub(rt.prefix, vecKeyID), Upper: vecSub(rt.prefix, vecKeyID+1)})
 	if err != nil {
 		return err
 	}
 	defer it.Close()
+	const batch = 4096
+	items := make([]vector.BatchItem, 0, batch)
+	flush := func() error {
+		err := rt.idx.AddBatch(items, runtime.GOMAXPROCS(0))
+		items = items[:0]
+		return err
+	}
 	for it.Next() {
 		k := it.Key()
 		id := binary.BigEndian.Uint64(k[len(k)-8:])
@@ -269,24 +322,42 @@ func (e *Engine) rebuildVectorIndex(r storage.Reader, t *Table, vx *VectorIndex,
 			return err
 		}
 		if v, a, ok := t.vectorEntry(vx, item); ok {
-			if err := rt.idx.Add(id, v, a); err != nil {
-				return err
+			items = append(items, vector.BatchItem{ID: id, Vec: v, Attrs: a})
+			if len(items) == batch {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return it.Err()
+	if err := it.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	// Make the index due for a periodic snapshot, so that another crash
+	// does not repeat the rebuild.
+	rt.changes.Store(int64(rt.idx.Len()))
+	return nil
 }
 
-// chunkReader streams a snapshot's chunks.
+// chunkReader streams a snapshot's chunks: the first end chunks of the
+// generation (the count recorded in the meta key), never any stale chunk
+// beyond them.
 type chunkReader struct {
 	snap   storage.Snapshot
 	prefix []byte
 	chunk  uint32
+	end    uint32
 	buf    []byte
 }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
 	for len(c.buf) == 0 {
+		if c.chunk >= c.end {
+			return 0, io.EOF
+		}
 		v, err := c.snap.Get(binary.BigEndian.AppendUint32(bytes.Clone(c.prefix), c.chunk))
 		if errors.Is(err, storage.ErrNotFound) {
 			return 0, io.EOF
@@ -300,141 +371,4 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	n := copy(p, c.buf)
 	c.buf = c.buf[n:]
 	return n, nil
-}
-
-// chunkWriter writes a snapshot as chunks, several per transaction.
-type chunkWriter struct {
-	e      *Engine
-	prefix []byte
-	chunk  uint32
-	buf    []byte
-	txn    storage.Txn
-	inTxn  int
-}
-
-func (c *chunkWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		k := min(vecSnapSize-len(c.buf), len(p))
-		c.buf = append(c.buf, p[:k]...)
-		p = p[k:]
-		if len(c.buf) == vecSnapSize {
-			if err := c.flush(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return n, nil
-}
-
-func (c *chunkWriter) flush() error {
-	if len(c.buf) == 0 {
-		return nil
-	}
-	if c.txn == nil {
-		txn, err := c.e.store.Begin()
-		if err != nil {
-			return err
-		}
-		c.txn = txn
-	}
-	if err := c.txn.Set(binary.BigEndian.AppendUint32(bytes.Clone(c.prefix), c.chunk), c.buf); err != nil {
-		return err
-	}
-	c.chunk++
-	c.buf = make([]byte, 0, vecSnapSize)
-	c.inTxn++
-	if c.inTxn == 16 {
-		return c.commit()
-	}
-	return nil
-}
-
-func (c *chunkWriter) commit() error {
-	if c.txn == nil {
-		return nil
-	}
-	err := c.txn.Commit(storage.CommitOptions{Sync: false})
-	c.txn.Rollback()
-	c.txn, c.inTxn = nil, 0
-	return err
-}
-
-// saveVectorSnapshot writes rt's snapshot as a new generation, switches the
-// meta key to it and clears the dirty marks it covers, then drops the old
-// generation. No write may be in flight (Close holds every item lock).
-func (e *Engine) saveVectorSnapshot(rt *vecRuntime) error {
-	metaKey := vecSub(rt.prefix, vecKeyMeta)
-	var gen uint64
-	if err := e.commit(false, func(txn storage.Txn) error {
-		if m, err := txn.Get(metaKey); err == nil && len(m) == 12 {
-			gen = binary.BigEndian.Uint64(m)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	next := gen + 1
-	cw := &chunkWriter{e: e, prefix: binary.BigEndian.AppendUint64(vecSub(rt.prefix, vecKeySnap), next)}
-	if _, err := rt.idx.WriteTo(cw); err != nil {
-		cw.commit()
-		return err
-	}
-	if err := cw.flush(); err != nil {
-		return err
-	}
-	if err := cw.commit(); err != nil {
-		return err
-	}
-	meta := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, next), cw.chunk)
-	if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(metaKey, meta) }); err != nil {
-		return err
-	}
-	// The snapshot now covers every change: clear the dirty marks and the
-	// previous generation (a crash here only means redundant replay work).
-	if err := e.purgeRange(vecSub(rt.prefix, vecKeyDirty), vecSub(rt.prefix, vecKeyDirty+1)); err != nil {
-		return err
-	}
-	snapBase := vecSub(rt.prefix, vecKeySnap)
-	return e.purgeRange(snapBase, binary.BigEndian.AppendUint64(bytes.Clone(snapBase), next))
-}
-
-// purgeRange deletes every key in [lower, upper) in chunks.
-func (e *Engine) purgeRange(lower, upper []byte) error {
-	for {
-		n, err := e.purgeSome(lower, upper)
-		if err != nil || n < purgeChunk {
-			return err
-		}
-	}
-}
-
-// closeVectors snapshots every vector index (Close). It holds every item
-// stripe lock so that no single-item write is between its commit and its
-// index update.
-func (e *Engine) closeVectors() error {
-	e.vec.mu.RLock()
-	list := make([]*vecRuntime, 0, len(e.vec.rt))
-	for _, rt := range e.vec.rt {
-		list = append(list, rt)
-	}
-	e.vec.mu.RUnlock()
-	if len(list) == 0 {
-		return nil
-	}
-	for i := range e.locks {
-		e.locks[i].Lock()
-	}
-	defer func() {
-		for i := range e.locks {
-			e.locks[i].Unlock()
-		}
-	}()
-	var first error
-	for _, rt := range list {
-		if err := e.saveVectorSnapshot(rt); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
 }

@@ -276,9 +276,14 @@ func (e *Engine) stageVectorItem(txn storage.Txn, rt *vecRuntime, itemKey []byte
 			return err
 		}
 	}
-	if err := txn.Set(vecIDKey(rt.prefix, vecKeyDirty, id), nil); err != nil {
+	// The mark carries a fresh sequence so that a snapshot cut before this
+	// write does not clear it (vector_snapshot.go). Callers hold the item's
+	// stripe lock, which is what orders the sequence against a cut.
+	seq := rt.marks.Add(1)
+	if err := txn.Set(vecIDKey(rt.prefix, vecKeyDirty, id), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
 		return err
 	}
+	rt.changes.Add(1)
 	rt.setPending(itemKey, vecOp{id: id, del: !indexed})
 	return nil
 }

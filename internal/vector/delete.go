@@ -21,7 +21,7 @@ func (x *Index) deleteLocked(id uint64) bool {
 				continue
 			}
 			buf = x.repairCands(buf[:0], e, n, x.links(e, lc), nb)
-			upd = append(upd, linkUpdate{e, lc, x.selectNeighbors(buf, x.maxConn(lc), nil)})
+			upd = append(upd, linkUpdate{n: e, layer: lc, list: x.selectNeighbors(nil, buf, x.maxConn(lc), nil)})
 		}
 	}
 	x.mu.RUnlock()
@@ -58,7 +58,7 @@ func (x *Index) repairCands(buf []cand, e, gone uint32, cur, extra []uint32) []c
 				return
 			}
 		}
-		buf = append(buf, cand{x.pairDist(e, c), c})
+		buf = append(buf, cand{x.pairDist(nil, e, c), c})
 	}
 	for _, c := range cur {
 		add(c)
@@ -97,6 +97,7 @@ func (x *Index) compactLocked() {
 	x.mu.RLock()
 	y := &Index{}
 	y.init(x.cfg)
+	y.quant = x.quant // appendNode encodes the survivors with the same ranges
 	remap := make([]uint32, len(x.ids))
 	var a Attrs
 	for o := range x.ids {
@@ -128,7 +129,7 @@ func (x *Index) compactLocked() {
 				}
 				buf = x.appendRepair(buf, uint32(o), cur)
 				sortCands(buf)
-				list = x.selectNeighbors(buf, x.maxConn(lc), list)
+				list = x.selectNeighbors(nil, buf, x.maxConn(lc), list)
 			} else {
 				list = append(list[:0], cur...)
 			}
@@ -146,6 +147,7 @@ func (x *Index) compactLocked() {
 	x.mu.Lock()
 	x.vecs, x.l0, x.sqn, x.ids, x.level, x.dead = y.vecs, y.l0, y.sqn, y.ids, y.level, y.dead
 	x.upOff, x.up, x.byID, x.attrs = y.upOff, y.up, y.byID, y.attrs
+	x.codes = y.codes
 	x.entry, x.top, x.live, x.tombs = y.entry, y.top, y.live, 0
 	x.mu.Unlock()
 }
@@ -163,7 +165,7 @@ outer:
 				continue outer
 			}
 		}
-		buf = append(buf, cand{x.pairDist(o, c), c})
+		buf = append(buf, cand{x.pairDist(nil, o, c), c})
 	}
 	return buf
 }

@@ -35,6 +35,26 @@
 // per-node offset. There are no per-node pointers. Dot products use gonum's
 // blas32 (SSE assembly), which reaches memory bandwidth on scans.
 //
+// # Quantisation (optional)
+//
+// With Config.Quantization = QuantSQ8 each vector also gets one uint8 code
+// per dimension (same chunking as the vectors): dimension i is approximated
+// by lo[i] + step[i]·code. The ranges are trained once, from the first
+// Config.QuantTrain vectors (default 4,096; min/max widened by 1/16 of the
+// range on both sides), and never move afterwards: later vectors are encoded
+// with them and clamped, because moving a range would mean re-encoding every
+// vector. Until then the index is small and searches use the float32 vectors.
+// Graph traversal (searches and the construction searches of inserts)
+// compares the query, turned into int16 weights, with the codes: an AVX2
+// kernel where the CPU has it (detected at start-up), an unrolled Go loop
+// otherwise. All ef candidates found are then re-scored with the float32
+// vectors and the best k returned, so scores are always exact; quantisation
+// can only change which candidates are found. Inserts select neighbours on
+// exact distances. Memory grows by one byte per dimension per vector (the
+// float32 vectors stay for re-scoring). The trained ranges are part of the
+// snapshot; codes are re-derived on load. SetQuantization switches an
+// existing index.
+//
 // # Filters
 //
 // A Filter restricts results to nodes whose partition value and INLINE_FILTER
@@ -60,11 +80,17 @@
 //
 // Any number of searches run concurrently. Writers are serialised; an insert
 // computes its neighbour lists under the read lock (searches continue) and
-// takes the write lock only to publish them.
+// takes the write lock only to publish them. AddBatch computes several
+// inserts' neighbour lists at once (a bulk build on several cores), then
+// publishes them in order, recomputing any list another insert of the round
+// changed meanwhile.
 //
 // # Persistence
 //
 // WriteTo/ReadFrom (and Load) stream a compact little-endian snapshot of the
-// vectors, graph, IDs and attributes, protected by CRC-32C checksums. A corrupt
-// or truncated snapshot yields an error, never a panic.
+// vectors, graph, IDs, attributes and SQ8 ranges, protected by CRC-32C
+// checksums. A corrupt or truncated snapshot yields an error, never a panic.
+// Freeze takes a point-in-time view for a snapshot while writes continue: it
+// copies what writers change in place (links, tombstones, per-node data) and
+// shares the append-only vector chunks, so writers wait only for that copy.
 package vector

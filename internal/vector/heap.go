@@ -161,4 +161,11 @@ type searcher struct {
 	qsq  float32   // ‖q‖² for EUCLIDEAN
 	req  []uint32  // required filter pairs
 	tmp  []cand
+
+	// SQ8 traversal (quant.go): integer query weights and the affine map
+	// back to a dot product; useQ is set per search.
+	useQ   bool
+	qk     []int16
+	qbase  float32
+	qscale float32
 }

@@ -35,6 +35,9 @@ type Index struct {
 	up    []uint32    // upper-layer rows, level·upStride per node with level > 0
 	byID  map[uint64]uint32
 	attrs attrTable
+
+	quant *sq8      // trained SQ8 quantiser; nil until trained or when off
+	codes [][]uint8 // chunked SQ8 codes, same chunking as vecs (quant != nil)
 	entry uint32
 	top   int // layer of entry; -1 when the graph is empty
 	live  int
@@ -42,11 +45,6 @@ type Index struct {
 
 	pcg *rand.PCG
 	rng *rand.Rand
-
-	// Writer-only state of an insert in progress (never read by searches).
-	pendN   uint32
-	pendVec []float32
-	pendSq  float32
 
 	pool sync.Pool // *searcher
 }
@@ -100,17 +98,17 @@ func (x *Index) vec(n uint32) []float32 {
 	return c[o : o+x.dim : o+x.dim]
 }
 
-// wvec is vec for the writer, which also sees the node being inserted.
-func (x *Index) wvec(n uint32) []float32 {
-	if x.pendVec != nil && n == x.pendN {
-		return x.pendVec
+// wvec is vec for an insert, which also sees its pending node (p may be nil).
+func (x *Index) wvec(p *pending, n uint32) []float32 {
+	if p != nil && n == pendingNode {
+		return p.vec
 	}
 	return x.vec(n)
 }
 
-func (x *Index) wsq(n uint32) float32 {
-	if x.pendVec != nil && n == x.pendN {
-		return x.pendSq
+func (x *Index) wsq(p *pending, n uint32) float32 {
+	if p != nil && n == pendingNode {
+		return p.sq
 	}
 	return x.sqn[n]
 }
@@ -145,8 +143,17 @@ func (x *Index) maxConn(layer int) int {
 	return x.cfg.M
 }
 
-// qdist is the distance from the prepared query in s to stored node n.
+// qdist is the distance from the prepared query in s to stored node n: on the
+// SQ8 codes during a quantised traversal, else exact.
 func (x *Index) qdist(s *searcher, n uint32) float32 {
+	if s.useQ {
+		return x.qdistCodes(s, n)
+	}
+	return x.qdistExact(s, n)
+}
+
+// qdistExact is qdist on the float32 vectors.
+func (x *Index) qdistExact(s *searcher, n uint32) float32 {
 	d := dot(s.q, x.vec(n))
 	switch x.cfg.Distance {
 	case Cosine:
@@ -157,16 +164,17 @@ func (x *Index) qdist(s *searcher, n uint32) float32 {
 	return s.qsq + x.sqn[n] - 2*d
 }
 
-// pairDist is the distance between two nodes (writer only).
-func (x *Index) pairDist(a, b uint32) float32 {
-	d := dot(x.wvec(a), x.wvec(b))
+// pairDist is the distance between two nodes, either of which may be the
+// pending node of p.
+func (x *Index) pairDist(p *pending, a, b uint32) float32 {
+	d := dot(x.wvec(p, a), x.wvec(p, b))
 	switch x.cfg.Distance {
 	case Cosine:
 		return 1 - d
 	case DotProduct:
 		return -d
 	}
-	return x.wsq(a) + x.wsq(b) - 2*d
+	return x.wsq(p, a) + x.wsq(p, b) - 2*d
 }
 
 // prepare copies a vector for storage or querying: normalised for COSINE,
@@ -189,8 +197,14 @@ func (x *Index) appendNode(id uint64, v []float32, sq float32, lvl int, a *Attrs
 	if int(n)>>chunkBits == len(x.vecs) {
 		x.vecs = append(x.vecs, make([]float32, chunkSize*x.dim))
 		x.l0 = append(x.l0, make([]uint32, chunkSize*x.l0Stride))
+		if x.quant != nil {
+			x.codes = append(x.codes, make([]uint8, chunkSize*x.dim))
+		}
 	}
 	copy(x.vec(n)[:x.dim:x.dim], v)
+	if x.quant != nil {
+		x.quant.encode(x.code(n), v)
+	}
 	x.ids = append(x.ids, id)
 	x.level = append(x.level, uint8(lvl))
 	x.dead = append(x.dead, false)
@@ -264,6 +278,7 @@ func (x *Index) search(q []float32, k, ef int, f *Filter, exact bool) ([]Result,
 	s := x.pool.Get().(*searcher)
 	defer x.pool.Put(s)
 	s.q, s.qsq = x.prepare(s.q, q)
+	s.useQ = false // exact scans always use the float32 vectors
 
 	x.mu.RLock()
 	defer x.mu.RUnlock()

@@ -14,15 +14,21 @@ import (
 // Snapshot layout (little-endian):
 //
 //	magic "KURAVEC1"
-//	header: version, config, node count, entry, top layer, RNG state,
-//	        pair count, attribute-pair count, upper-slab length; CRC-32C
+//	header: version, config (v2: + quantization u8, quantTrain u32), node
+//	        count, entry, top layer, RNG state, pair count, attribute-pair
+//	        count, upper-slab length; CRC-32C
 //	body:   per node (id u64, level u8, dead u8, upOff u32, attrEnd u32);
 //	        vectors (f32); layer-0 rows (u32, 1+2M per node); upper slab (u32);
 //	        interned pairs (name, type, text); node attribute pair IDs (u32);
-//	        CRC-32C of the body
+//	        v2: SQ8 trained u8, then lo and step (f32 × dimensions each) when
+//	        trained; CRC-32C of the body
+//
+// The SQ8 codes are not stored: they are re-derived from the float32 vectors
+// and the stored ranges on load, which gives the same codes bit for bit.
+// Version 1 snapshots (no quantisation) are still read.
 const (
 	snapMagic   = "KURAVEC1"
-	snapVersion = 1
+	snapVersion = 2
 	maxText     = 1 << 20
 )
 
@@ -75,75 +81,6 @@ func (s *snapWriter) checksum() {
 		s.err = err
 	}
 	s.b = s.b[:0]
-}
-
-// WriteTo writes a checksummed snapshot of the index to w. Searches may run
-// concurrently; writers wait.
-func (x *Index) WriteTo(w io.Writer) (int64, error) {
-	x.wmu.Lock()
-	defer x.wmu.Unlock()
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-
-	s := &snapWriter{w: bufio.NewWriterSize(w, 1<<16), h: crc32.New(crcTable), b: make([]byte, 0, 1<<16+64)}
-	s.b = append(s.b, snapMagic...)
-	c := x.cfg
-	s.u32(snapVersion)
-	s.u32(uint32(c.Dimensions))
-	s.u8(uint8(c.Distance))
-	s.u32(uint32(c.M))
-	s.u32(uint32(c.EfConstruction))
-	s.u32(uint32(c.EfSearch))
-	s.u64(uint64(int64(c.ExactMax)))
-	s.u64(uint64(int64(c.FilterExactMax)))
-	s.u64(c.Seed)
-	s.u64(uint64(len(x.ids)))
-	s.u32(x.entry)
-	s.u32(uint32(int32(x.top)))
-	st, _ := x.pcg.MarshalBinary()
-	s.str(string(st))
-	s.u32(uint32(len(x.attrs.keys)))
-	s.u64(uint64(len(x.attrs.pairs)))
-	s.u64(uint64(len(x.up)))
-	s.checksum()
-
-	for n := range x.ids {
-		s.u64(x.ids[n])
-		s.u8(x.level[n])
-		var d uint8
-		if x.dead[n] {
-			d = 1
-		}
-		s.u8(d)
-		s.u32(x.upOff[n])
-		s.u32(x.attrs.end[n])
-	}
-	for n := range x.ids {
-		for _, f := range x.vec(uint32(n)) {
-			s.u32(math.Float32bits(f))
-		}
-	}
-	for n := range x.ids {
-		for _, v := range x.row(uint32(n), 0) {
-			s.u32(v)
-		}
-	}
-	for _, v := range x.up {
-		s.u32(v)
-	}
-	for _, k := range x.attrs.keys {
-		s.str(k.Name)
-		s.u8(uint8(k.Value.Type))
-		s.str(k.Value.Text)
-	}
-	for _, p := range x.attrs.pairs {
-		s.u32(p)
-	}
-	s.checksum()
-	if s.err == nil {
-		s.err = s.w.Flush()
-	}
-	return s.n, s.err
 }
 
 type snapReader struct {
@@ -229,6 +166,7 @@ func (x *Index) ReadFrom(r io.Reader) (int64, error) {
 	x.upOff, x.up, x.byID, x.attrs = y.upOff, y.up, y.byID, y.attrs
 	x.entry, x.top, x.live, x.tombs = y.entry, y.top, y.live, y.tombs
 	x.pcg, x.rng = y.pcg, y.rng
+	x.quant, x.codes = y.quant, y.codes
 	x.pool.New = func() any { return new(searcher) }
 	return n, nil
 }
@@ -240,8 +178,9 @@ func readSnapshot(r io.Reader) (*Index, int64, error) {
 	if s.err == nil && string(magic[:]) != snapMagic {
 		return nil, s.n, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
-	if v := s.u32(); s.err == nil && v != snapVersion {
-		return nil, s.n, fmt.Errorf("%w: unsupported version %d", ErrCorrupt, v)
+	version := s.u32()
+	if s.err == nil && version != 1 && version != snapVersion {
+		return nil, s.n, fmt.Errorf("%w: unsupported version %d", ErrCorrupt, version)
 	}
 	var c Config
 	c.Dimensions = int(s.u32())
@@ -252,6 +191,12 @@ func readSnapshot(r io.Reader) (*Index, int64, error) {
 	c.ExactMax = int(int64(s.u64()))
 	c.FilterExactMax = int(int64(s.u64()))
 	c.Seed = s.u64()
+	if version >= 2 {
+		c.Quantization = Quantization(s.u8())
+		c.QuantTrain = int(s.u32())
+	} else {
+		c.QuantTrain = DefaultQuantTrain
+	}
 	nodes := s.u64()
 	entry := s.u32()
 	top := int(int32(s.u32()))
@@ -337,6 +282,20 @@ func readSnapshot(r io.Reader) (*Index, int64, error) {
 		readU32s(y.attrs.pairs[done:])
 		done += m
 	}
+	if version >= 2 && s.u8() != 0 && s.err == nil {
+		q := &sq8{lo: make([]float32, y.dim), step: make([]float32, y.dim)}
+		tmp := make([]uint32, y.dim)
+		for _, dst := range [][]float32{q.lo, q.step} {
+			readU32s(tmp)
+			for i, u := range tmp {
+				dst[i] = math.Float32frombits(u)
+			}
+		}
+		if cfg.Quantization != QuantSQ8 {
+			s.err = fmt.Errorf("%w: quantiser without SQ8", ErrCorrupt)
+		}
+		y.quant = q
+	}
 	s.verify("body")
 	if s.err != nil {
 		return nil, s.n, s.err
@@ -417,8 +376,18 @@ func (y *Index) validate(entry uint32, top int) error {
 			y.sqn[i] = dot(v, v)
 		}
 	}
+	if y.quant != nil {
+		for i := range y.quant.lo {
+			if !finite(y.quant.lo[i]) || !finite(y.quant.step[i]) || y.quant.step[i] < 0 {
+				return bad("quantiser range")
+			}
+		}
+		y.encodeAll()
+	}
 	return nil
 }
+
+func finite(f float32) bool { return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) }
 
 var (
 	_ io.WriterTo   = (*Index)(nil)

@@ -67,6 +67,12 @@ type Config struct {
 	// Seed seeds the level generator; equal seeds and insert orders give
 	// identical graphs.
 	Seed uint64
+	// Quantization: QuantSQ8 traverses the graph on 8-bit codes and
+	// re-scores the ef best candidates with the float32 vectors.
+	Quantization Quantization
+	// QuantTrain: SQ8 fixes its per-dimension ranges once this many vectors
+	// are stored (0 means DefaultQuantTrain).
+	QuantTrain int
 }
 
 // Defaults.
@@ -116,6 +122,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.FilterExactMax == 0 {
 		c.FilterExactMax = DefaultFilterExactMax
+	}
+	if c.Quantization != QuantNone && c.Quantization != QuantSQ8 {
+		return c, fmt.Errorf("vector: invalid quantization %v", c.Quantization)
+	}
+	if c.QuantTrain <= 0 {
+		c.QuantTrain = DefaultQuantTrain
 	}
 	return c, nil
 }

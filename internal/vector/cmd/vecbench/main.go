@@ -5,6 +5,12 @@
 //
 //	go run ./internal/vector/cmd/vecbench -n 50000 -dim 1024
 //
+// With -sq8 the index traverses 8-bit codes and re-scores with float32. With
+// -at N1,N2,… the build pauses at those sizes to measure recall and QPS on the
+// vectors inserted so far (ground truth over that prefix), so one long build
+// yields figures at several sizes; -progress N prints the insert rate every N
+// vectors. Memory is reported as Go heap growth and process RSS.
+//
 // With -dump DIR it also writes the dataset, the queries and the exact top-100
 // ground truth to DIR (data.f32, queries.f32, truth.i32, meta.json; raw
 // little-endian, row-major), so another library can be measured on exactly the
@@ -17,6 +23,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,15 +48,22 @@ func main() {
 	ef100 := flag.String("ef100", "100,200", "comma-separated ef values for recall@100")
 	exact := flag.Bool("exact", true, "also time the exact scan")
 	dump := flag.String("dump", "", "write the dataset, queries and top-100 ground truth to this directory")
+	sq8 := flag.Bool("sq8", false, "SQ8 quantised traversal with float32 re-scoring")
+	train := flag.Int("train", 0, "SQ8 training vectors (0: the package default)")
+	at := flag.String("at", "", "comma-separated sizes at which to pause the build and measure")
+	progress := flag.Int("progress", 0, "print the insert rate every this many vectors")
+	thenF32 := flag.Bool("then-f32", false, "with -sq8: after the last measurement drop the codes (SetQuantization none) and measure the same graph with float32 traversal")
+	freeze := flag.Bool("freeze", false, "after the build, time Freeze (the pause a periodic snapshot imposes on writers) and writing the snapshot to io.Discard")
+	workers := flag.Int("workers", 1, "parallel build: insert plans computed at once (Index.AddBatch); 1 is one Add at a time")
 	flag.Parse()
 
 	t0 := time.Now()
 	ds := vecdata.Clustered(*n, *nq, *dim, *clusters, *seed)
 	fmt.Printf("dataset: %d × %d, %d queries, %d clusters, seed %d (%.1fs)\n", *n, *dim, *nq, *clusters, *seed, time.Since(t0).Seconds())
-	t0 = time.Now()
-	truth := vecdata.GroundTruth(ds, 100)
-	fmt.Printf("ground truth top-100: %.1fs\n", time.Since(t0).Seconds())
+	var truth [][]int
+	truthN := 0 // prefix length truth was computed over
 	if *dump != "" {
+		truth, truthN = vecdata.GroundTruth(ds, 100), ds.N()
 		if err := dumpDataset(*dump, ds, truth, *clusters, *seed); err != nil {
 			fmt.Fprintln(os.Stderr, "dump:", err)
 			os.Exit(1)
@@ -58,24 +72,95 @@ func main() {
 	}
 
 	base := heapInUse()
-	x, err := vector.New(vector.Config{Dimensions: *dim, Distance: vector.Cosine, M: *m, EfConstruction: *efc, ExactMax: -1, Seed: 1})
+	rss0 := rssMB("VmRSS")
+	cfg := vector.Config{Dimensions: *dim, Distance: vector.Cosine, M: *m, EfConstruction: *efc, ExactMax: -1, Seed: 1, QuantTrain: *train}
+	if *sq8 {
+		cfg.Quantization = vector.QuantSQ8
+	}
+	x, err := vector.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	t0 = time.Now()
-	for i := 0; i < ds.N(); i++ {
-		if err := x.Add(uint64(i), ds.Vec(i), nil); err != nil {
+	fmt.Printf("quantization: %v\n", x.Config().Quantization)
+	stops := append(ints(*at), ds.N())
+	var build time.Duration
+	done := 0
+	for _, stop := range stops {
+		stop = min(stop, ds.N())
+		if stop <= done {
+			continue
+		}
+		t0 = time.Now()
+		lap, lapAt := time.Now(), done
+		step := 1
+		if *workers > 1 {
+			step = 2000 // AddBatch chunks
+			if *progress > 0 {
+				step = min(step, *progress)
+			}
+		}
+		for i := done; i < stop; i += step {
+			var err error
+			if *workers > 1 {
+				items := make([]vector.BatchItem, 0, step)
+				for j := i; j < min(i+step, stop); j++ {
+					items = append(items, vector.BatchItem{ID: uint64(j), Vec: ds.Vec(j)})
+				}
+				err = x.AddBatch(items, *workers)
+			} else {
+				err = x.Add(uint64(i), ds.Vec(i), nil)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			if end := min(i+step, stop); *progress > 0 && (end/(*progress) > lapAt/(*progress) || end == stop) {
+				fmt.Printf("  inserted %d: %.0f inserts/s over the last %d, %s\n", end,
+					float64(end-lapAt)/time.Since(lap).Seconds(), end-lapAt, time.Now().UTC().Format("15:04:05"))
+				lap, lapAt = time.Now(), end
+			}
+		}
+		build += time.Since(t0)
+		done = stop
+		idxHeap := heapInUse() - base
+		fmt.Printf("build to %d: M %d efConstruction %d: %.1fs, %.0f inserts/s (GOMAXPROCS %d, workers %d)\n",
+			done, *m, *efc, build.Seconds(), float64(done)/build.Seconds(), runtime.GOMAXPROCS(0), *workers)
+		fmt.Printf("index heap: %.1f MB (raw f32 vectors %.1f MB); process RSS %.0f MB (%.0f MB before the build, peak %.0f MB)\n",
+			float64(idxHeap)/1e6, float64(done**dim*4)/1e6, rssMB("VmRSS"), rss0, rssMB("VmHWM"))
+		if truthN != done {
+			t0 = time.Now()
+			prefix := &vecdata.Dataset{Dim: ds.Dim, Data: ds.Data[:done*ds.Dim], Queries: ds.Queries}
+			truth, truthN = vecdata.GroundTruth(prefix, 100), done
+			fmt.Printf("ground truth top-100 over %d: %.1fs\n", done, time.Since(t0).Seconds())
+		}
+		measure(x, ds, truth, *efs, *ef100, *exact && done == ds.N())
+	}
+	if *freeze {
+		t := time.Now()
+		f := x.Freeze()
+		pause := time.Since(t)
+		t = time.Now()
+		size, err := f.WriteTo(io.Discard)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		fmt.Printf("snapshot: Freeze (writers wait) %.0f ms; WriteTo %.1f s, %.0f MB\n",
+			float64(pause.Microseconds())/1e3, time.Since(t).Seconds(), float64(size)/1e6)
 	}
-	build := time.Since(t0)
-	idxHeap := heapInUse() - base
-	fmt.Printf("build: M %d efConstruction %d: %.1fs, %.0f inserts/s (GOMAXPROCS %d)\n",
-		*m, *efc, build.Seconds(), float64(ds.N())/build.Seconds(), runtime.GOMAXPROCS(0))
-	fmt.Printf("index heap: %.1f MB (raw f32 vectors %.1f MB)\n", float64(idxHeap)/1e6, float64(ds.N()**dim*4)/1e6)
+	if *sq8 && *thenF32 {
+		if err := x.SetQuantization(vector.QuantNone); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("same graph, codes dropped (float32 traversal): index heap %.1f MB; process RSS %.0f MB\n",
+			float64(heapInUse()-base)/1e6, rssMB("VmRSS"))
+		measure(x, ds, truth, *efs, *ef100, false)
+	}
+}
 
+func measure(x *vector.Index, ds *vecdata.Dataset, truth [][]int, efs, ef100 string, exact bool) {
 	run := func(k, ef int) {
 		for i := 0; i < 50; i++ {
 			x.SearchEf(ds.Query(i%ds.NQ()), k, ef, nil)
@@ -95,13 +180,13 @@ func main() {
 		fmt.Printf("k %3d ef %4d: recall %.4f  %7.0f QPS  (%.0f µs/query)\n",
 			k, ef, sum/float64(ds.NQ()), float64(ds.NQ())/el.Seconds(), float64(el.Microseconds())/float64(ds.NQ()))
 	}
-	for _, ef := range ints(*efs) {
+	for _, ef := range ints(efs) {
 		run(10, ef)
 	}
-	for _, ef := range ints(*ef100) {
+	for _, ef := range ints(ef100) {
 		run(100, ef)
 	}
-	if *exact {
+	if exact {
 		nx := min(100, ds.NQ())
 		sum := 0.0
 		t := time.Now()
@@ -132,6 +217,22 @@ func ints(s string) []int {
 		out = append(out, v)
 	}
 	return out
+}
+
+// rssMB reads a memory line (VmRSS, VmHWM) of /proc/self/status in MB; 0
+// where there is no /proc.
+func rssMB(field string) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb * 1024 / 1e6
+		}
+	}
+	return 0
 }
 
 func heapInUse() uint64 {
