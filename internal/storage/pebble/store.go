@@ -31,6 +31,9 @@ const (
 	// SyncSiblings is how many durable commits must be in flight for
 	// Options.SyncDelay to hold a WAL sync back.
 	SyncSiblings = 4
+	// DefaultBackgroundSync bounds how long an unsynced commit stays
+	// only in memory (Options.BackgroundSync).
+	DefaultBackgroundSync = 50 * time.Millisecond
 )
 
 // Logger receives Pebble's log messages. Fatalf must not return.
@@ -60,6 +63,13 @@ type Options struct {
 	// flight (a lone writer) every sync happens at once, as with 0. This is
 	// PostgreSQL's commit_delay with commit_siblings.
 	SyncDelay time.Duration
+	// BackgroundSync is how often the WAL is written out and fsync'd in the
+	// background when commits since the last time were not synced
+	// (CommitOptions.Sync false); 0 means DefaultBackgroundSync. Pebble
+	// keeps an unsynced commit in its WAL buffer until something flushes
+	// it, so without this a crash of the process alone could lose writes
+	// acknowledged long before. Ignored for InMemory stores.
+	BackgroundSync time.Duration
 	// Logger receives Pebble's messages; nil discards them (fatal errors
 	// still panic).
 	Logger Logger
@@ -80,7 +90,11 @@ type Store struct {
 	db       *cpebble.DB
 	oracle   *occ.Oracle
 	inMemory bool
-	syncing  atomic.Int32 // durable commits in flight (Options.SyncDelay)
+	syncing  atomic.Int32  // durable commits in flight (Options.SyncDelay)
+	unsynced atomic.Bool   // a commit since the last background sync was not synced
+	stopBg   chan struct{} // closed by Close: stop backgroundSync
+	bgDone   chan struct{} // closed when backgroundSync has returned
+	stopOnce sync.Once
 
 	// mu is held shared by every operation and exclusively by Close, so
 	// Close waits for in-flight reads and commits.
@@ -142,7 +156,42 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
 	}
 	s.db = db
+	if !opts.InMemory {
+		every := opts.BackgroundSync
+		if every <= 0 {
+			every = DefaultBackgroundSync
+		}
+		s.stopBg, s.bgDone = make(chan struct{}), make(chan struct{})
+		go s.backgroundSync(every)
+	}
 	return s, nil
+}
+
+// backgroundSync writes out and fsyncs the WAL every interval when an
+// unsynced commit happened since the last time (Options.BackgroundSync).
+func (s *Store) backgroundSync(every time.Duration) {
+	defer close(s.bgDone)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopBg:
+			return
+		case <-t.C:
+		}
+		if !s.unsynced.Swap(false) {
+			continue
+		}
+		s.mu.RLock()
+		if !s.closed {
+			// An empty WAL record with Sync makes Pebble write its buffered
+			// WAL block out and fsync it; every earlier commit is in it.
+			if err := s.db.LogData(nil, cpebble.Sync); err != nil {
+				s.unsynced.Store(true) // try again next time
+			}
+		}
+		s.mu.RUnlock()
+	}
 }
 
 // NewSnapshot returns a consistent read-only view of the store.
@@ -196,6 +245,10 @@ func (s *Store) Begin() (storage.Txn, error) {
 // and iterators, flushes the memtable and closes Pebble. Later calls return
 // storage.ErrClosed; a second Close returns nil.
 func (s *Store) Close() error {
+	if s.stopBg != nil {
+		s.stopOnce.Do(func() { close(s.stopBg) })
+		<-s.bgDone
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -247,6 +300,8 @@ func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
 		wo = cpebble.Sync
 		s.syncing.Add(1)
 		defer s.syncing.Add(-1)
+	} else {
+		defer s.unsynced.Store(true) // after the commit: backgroundSync covers it
 	}
 	return b.Commit(wo)
 }
