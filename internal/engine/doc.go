@@ -21,4 +21,7 @@
 // Every single-item write is one atomic read-check-write: a striped lock on
 // the item key serialises writers of one item, and the read, the condition,
 // the new item and its index entries commit in one storage transaction.
+// The old item comes from the item cache (itemcache.go) when it holds it:
+// only holders of the stripe lock change or fill an entry, so it is the
+// latest committed item.
 package engine
