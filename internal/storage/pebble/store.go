@@ -90,11 +90,12 @@ type Store struct {
 	db       *cpebble.DB
 	oracle   *occ.Oracle
 	inMemory bool
-	syncing  atomic.Int32  // durable commits in flight (Options.SyncDelay)
-	unsynced atomic.Bool   // a commit since the last background sync was not synced
-	stopBg   chan struct{} // closed by Close: stop backgroundSync
-	bgDone   chan struct{} // closed when backgroundSync has returned
-	stopOnce sync.Once
+	syncing  atomic.Int32 // durable commits in flight (Options.SyncDelay)
+	// unsynced is set by the first unsynced commit after a background
+	// sync, which also schedules the next one (syncLater); bgEvery is
+	// Options.BackgroundSync (0 for in-memory stores: nothing to sync).
+	unsynced atomic.Bool
+	bgEvery  time.Duration
 
 	// mu is held shared by every operation and exclusively by Close, so
 	// Close waits for in-flight reads and commits.
@@ -161,36 +162,33 @@ func Open(dir string, opts Options) (*Store, error) {
 		if every <= 0 {
 			every = DefaultBackgroundSync
 		}
-		s.stopBg, s.bgDone = make(chan struct{}), make(chan struct{})
-		go s.backgroundSync(every)
+		s.bgEvery = every
 	}
 	return s, nil
 }
 
-// backgroundSync writes out and fsyncs the WAL every interval when an
-// unsynced commit happened since the last time (Options.BackgroundSync).
-func (s *Store) backgroundSync(every time.Duration) {
-	defer close(s.bgDone)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stopBg:
-			return
-		case <-t.C:
-		}
-		if !s.unsynced.Swap(false) {
-			continue
-		}
-		s.mu.RLock()
-		if !s.closed {
-			// An empty WAL record with Sync makes Pebble write its buffered
-			// WAL block out and fsync it; every earlier commit is in it.
-			if err := s.db.LogData(nil, cpebble.Sync); err != nil {
-				s.unsynced.Store(true) // try again next time
-			}
-		}
-		s.mu.RUnlock()
+// noteUnsynced records an unsynced commit that has just completed: the
+// first one after a background sync schedules the next, so an idle store
+// wakes for nothing. A commit that finds a sync already scheduled is
+// covered by it: that sync's WAL record goes after the commit's.
+func (s *Store) noteUnsynced() {
+	if s.bgEvery > 0 && s.unsynced.CompareAndSwap(false, true) {
+		time.AfterFunc(s.bgEvery, s.syncUnsynced)
+	}
+}
+
+// syncUnsynced writes out and fsyncs the WAL (Options.BackgroundSync).
+func (s *Store) syncUnsynced() {
+	s.unsynced.Store(false) // later commits schedule the next sync
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return // Close flushed everything
+	}
+	// An empty WAL record with Sync makes Pebble write its buffered WAL
+	// block out and fsync it; every earlier commit is in it.
+	if err := s.db.LogData(nil, cpebble.Sync); err != nil {
+		s.noteUnsynced() // try again later
 	}
 }
 
@@ -245,10 +243,6 @@ func (s *Store) Begin() (storage.Txn, error) {
 // and iterators, flushes the memtable and closes Pebble. Later calls return
 // storage.ErrClosed; a second Close returns nil.
 func (s *Store) Close() error {
-	if s.stopBg != nil {
-		s.stopOnce.Do(func() { close(s.stopBg) })
-		<-s.bgDone
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -301,7 +295,7 @@ func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
 		s.syncing.Add(1)
 		defer s.syncing.Add(-1)
 	} else {
-		defer s.unsynced.Store(true) // after the commit: backgroundSync covers it
+		defer s.noteUnsynced() // after the commit, so the sync covers it
 	}
 	return b.Commit(wo)
 }
