@@ -29,10 +29,8 @@ func fastEncode(buf *bytes.Buffer, out any) (bool, error) {
 		b, err = appendWriteOutput(b, v.Attributes, v.ConsumedCapacity, v.ItemCollectionMetrics)
 	case *wire.QueryOutput:
 		b, err = appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
-	case *queryResult:
-		b, err = appendQueryResult(b, v)
-	case *scanResult:
-		b, err = appendScanResult(b, v)
+	case *pageResult:
+		b, err = appendPageResult(b, v)
 	case *wire.ScanOutput:
 		b, err = appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
 	case *wire.BatchWriteItemOutput:

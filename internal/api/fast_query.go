@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -20,104 +21,89 @@ type encodedScanner interface {
 	ScanEncoded(ctx context.Context, in *wire.ScanInput, dst []byte) (out *wire.ScanOutput, items []byte, encoded bool, err error)
 }
 
-// itemsPool recycles the buffers Query's pre-encoded items are written to:
-// they live only until appendQueryResult has copied them into the
-// response.
+// itemsPool recycles the buffers pre-encoded items are written to: they
+// live only until appendPageResult has copied them into the response.
 var itemsPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// queryResult is Query's handler output: the wire output, plus the items
-// pre-encoded by the backend when it could.
-type queryResult struct {
-	out *wire.QueryOutput
-	encodedItems
-}
+// pageResult is Query's and Scan's handler output: the members the two
+// outputs share, with the items either decoded (items) or pre-encoded by
+// the backend (json, when encoded is set).
+type pageResult struct {
+	cc      *wire.ConsumedCapacity
+	count   *int32
+	items   []attr.Item
+	lek     attr.Item
+	scanned *int32
 
-// scanResult is queryResult for Scan.
-type scanResult struct {
-	out *wire.ScanOutput
-	encodedItems
-}
-
-// encodedItems are a page's items pre-encoded by the backend, when
-// encoded is set.
-type encodedItems struct {
-	items   []byte
+	json    []byte
 	encoded bool
 	buf     *[]byte // from itemsPool; nil once returned
 }
 
 // release returns r's items buffer to the pool.
-func (r *encodedItems) release() {
+func (r *pageResult) release() {
 	if r.buf == nil {
 		return
 	}
-	if cap(r.items) <= maxPooledBuf {
-		*r.buf = r.items[:0]
+	if cap(r.json) <= maxPooledBuf {
+		*r.buf = r.json[:0]
 		itemsPool.Put(r.buf)
 	}
-	r.buf, r.items = nil, nil
+	r.buf, r.json = nil, nil
 }
 
 // callQuery runs Query on b, asking for pre-encoded items when b offers
 // them.
-func callQuery(b Backend, ctx context.Context, in *wire.QueryInput) (*queryResult, error) {
+func callQuery(b Backend, ctx context.Context, in *wire.QueryInput) (*pageResult, error) {
+	var (
+		out *wire.QueryOutput
+		r   = &pageResult{}
+		err error
+	)
 	if eq, ok := b.(encodedQuerier); ok {
-		buf := itemsPool.Get().(*[]byte)
-		out, items, encoded, err := eq.QueryEncoded(ctx, in, *buf)
-		if err != nil || out == nil {
-			return nil, err
-		}
-		return &queryResult{out: out, encodedItems: encodedItems{items: items, encoded: encoded, buf: buf}}, nil
+		r.buf = itemsPool.Get().(*[]byte)
+		out, r.json, r.encoded, err = eq.QueryEncoded(ctx, in, *r.buf)
+	} else {
+		out, err = b.Query(ctx, in)
 	}
-	out, err := b.Query(ctx, in)
 	if err != nil || out == nil {
 		return nil, err
 	}
-	return &queryResult{out: out}, nil
+	r.cc, r.count, r.items, r.lek, r.scanned = out.ConsumedCapacity, out.Count, out.Items, out.LastEvaluatedKey, out.ScannedCount
+	return r, nil
 }
 
-// callScan runs Scan on b, asking for pre-encoded items when b offers
-// them.
-func callScan(b Backend, ctx context.Context, in *wire.ScanInput) (*scanResult, error) {
+// callScan is callQuery for Scan.
+func callScan(b Backend, ctx context.Context, in *wire.ScanInput) (*pageResult, error) {
+	var (
+		out *wire.ScanOutput
+		r   = &pageResult{}
+		err error
+	)
 	if es, ok := b.(encodedScanner); ok {
-		buf := itemsPool.Get().(*[]byte)
-		out, items, encoded, err := es.ScanEncoded(ctx, in, *buf)
-		if err != nil || out == nil {
-			return nil, err
-		}
-		return &scanResult{out: out, encodedItems: encodedItems{items: items, encoded: encoded, buf: buf}}, nil
+		r.buf = itemsPool.Get().(*[]byte)
+		out, r.json, r.encoded, err = es.ScanEncoded(ctx, in, *r.buf)
+	} else {
+		out, err = b.Scan(ctx, in)
 	}
-	out, err := b.Scan(ctx, in)
 	if err != nil || out == nil {
 		return nil, err
 	}
-	return &scanResult{out: out}, nil
+	r.cc, r.count, r.items, r.lek, r.scanned = out.ConsumedCapacity, out.Count, out.Items, out.LastEvaluatedKey, out.ScannedCount
+	return r, nil
 }
 
-// appendQueryResult writes Query's output. Pre-encoded items go in as they
-// are; the bytes are the same as appendItems writes for the decoded items.
-func appendQueryResult(b []byte, r *queryResult) ([]byte, error) {
-	v := r.out
+// appendPageResult writes Query's or Scan's output. Pre-encoded items go
+// in as they are; the bytes are the same as appendItems writes for the
+// decoded items.
+func appendPageResult(b []byte, r *pageResult) ([]byte, error) {
 	if !r.encoded {
-		return appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
+		return appendItems(b, r.cc, r.count, r.items, r.lek, r.scanned)
 	}
 	defer r.release() // the items are copied into b
-	return appendItemsWith(b, v.ConsumedCapacity, v.Count, r.appendArray, v.LastEvaluatedKey, v.ScannedCount)
-}
-
-// appendScanResult is appendQueryResult for Scan.
-func appendScanResult(b []byte, r *scanResult) ([]byte, error) {
-	v := r.out
-	if !r.encoded {
-		return appendItems(b, v.ConsumedCapacity, v.Count, v.Items, v.LastEvaluatedKey, v.ScannedCount)
-	}
-	defer r.release()
-	return appendItemsWith(b, v.ConsumedCapacity, v.Count, r.appendArray, v.LastEvaluatedKey, v.ScannedCount)
-}
-
-// appendArray writes the pre-encoded items as a JSON array.
-func (r *encodedItems) appendArray(b []byte) []byte {
-	b = append(b, '[')
-	b = append(b, r.items...)
-	return append(b, ']')
+	return appendItemsWith(b, r.cc, r.count, func(b []byte) []byte {
+		b = append(b, '[')
+		b = append(b, r.json...)
+		return append(b, ']')
+	}, r.lek, r.scanned)
 }
