@@ -2,7 +2,6 @@ package pebble
 
 import (
 	"bytes"
-	"errors"
 	"sync/atomic"
 
 	cpebble "github.com/cockroachdb/pebble/v2"
@@ -25,18 +24,7 @@ func (sn *snap) get(key []byte) ([]byte, error) {
 	if sn.closed.Load() {
 		return nil, storage.ErrClosed
 	}
-	v, c, err := sn.ps.Get(key)
-	if errors.Is(err, cpebble.ErrNotFound) {
-		return nil, storage.ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := append(make([]byte, 0, len(v)), v...)
-	if err := c.Close(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return getCopy(sn.ps, key)
 }
 
 // newIterator opens an iterator over the snapshot.

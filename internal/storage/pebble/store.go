@@ -210,7 +210,13 @@ func (s *Store) Get(key []byte) ([]byte, error) {
 	if s.closed {
 		return nil, storage.ErrClosed
 	}
-	v, c, err := s.db.Get(key)
+	return getCopy(s.db, key)
+}
+
+// getCopy reads key from r (the DB or a snapshot) and returns a copy of
+// the value, which Pebble only lends until its closer is closed.
+func getCopy(r cpebble.Reader, key []byte) ([]byte, error) {
+	v, c, err := r.Get(key)
 	if errors.Is(err, cpebble.ErrNotFound) {
 		return nil, storage.ErrNotFound
 	}
