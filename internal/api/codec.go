@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
@@ -76,7 +78,7 @@ func decode(body []byte, in any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return ddberr.Serialization(typeErrorText(te, body))
+		return ddberr.Serialization(typeErrorText(te, body, reflect.TypeOf(in)))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -86,67 +88,226 @@ func decode(body []byte, in any) error {
 	return ddberr.Serialization(err.Error())
 }
 
-// typeErrorText words a JSON type mismatch the way DynamoDB's coral
-// deserializer does ("NUMBER_VALUE cannot be converted to String", ...).
-func typeErrorText(te *json.UnmarshalTypeError, body []byte) string {
-	tok := "STRING_VALUE"
-	switch {
-	case strings.HasPrefix(te.Value, "number"):
-		tok = "NUMBER_VALUE"
-	case te.Value == "bool":
-		tok = "TRUE_VALUE"
-		if off := int(te.Offset); off <= len(body) && bytes.HasSuffix(body[:off], []byte("false")) {
-			tok = "FALSE_VALUE"
-		}
-	case te.Value == "array":
-		tok = "START_ARRAY"
-	case te.Value == "object":
-		tok = "START_OBJECT"
-	}
+// awsShapes is the Java package of DynamoDB's request shapes, as its
+// deserialiser names them in "Unrecognized collection type" texts.
+const awsShapes = "com.amazonaws.dynamodb.v20120810."
+
+var attrValueType = reflect.TypeFor[attr.Value]()
+
+// typeErrorText words a JSON type mismatch the way DynamoDB's deserialiser
+// does (wording as re-checked against AWS by dynalite 4.0.0): what the
+// text says depends on the kind of the target (String, Integer, Long,
+// Double, Boolean, list, map, structure) and on the JSON token found. root
+// is the type the body is decoded into; it tells a structure that is a
+// member of another structure ("Unexpected field type") from one that is
+// an element of a list or map, or the body itself ("Unexpected value type
+// in payload").
+func typeErrorText(te *json.UnmarshalTypeError, body []byte, root reflect.Type) string {
+	tok := jsonToken(te, body)
 	if te.Type == nil {
-		return tok + " can not be converted"
+		return "Unexpected value type in payload"
 	}
-	t := te.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	t := deref(te.Type)
+	if te.Field == "" && root != nil && t == deref(root) {
+		// The body itself is not an object.
+		return "Unexpected value type in payload"
+	}
+	switch tok {
+	case "object":
+		// Only lists and scalars refuse an object (a map or a structure
+		// takes one).
+		return "Start of structure or map found where not expected"
+	case "array":
+		return "Unrecognized collection type " + javaType(t, true)
 	}
 	switch t.Kind() {
 	case reflect.String:
-		switch tok {
-		case "START_ARRAY":
-			return "Start of list found where not expected"
-		case "START_OBJECT":
-			return "Start of structure or map found where not expected"
-		}
 		return tok + " cannot be converted to String"
-	case reflect.Int32, reflect.Int, reflect.Int16, reflect.Int8:
-		return tok + " can not be converted to an Integer"
+	case reflect.Int8, reflect.Int16:
+		return tok + " cannot be converted to Short"
+	case reflect.Int32, reflect.Int:
+		return tok + " cannot be converted to Integer"
 	case reflect.Int64:
-		return tok + " can not be converted to a Long"
+		return tok + " cannot be converted to Long"
 	case reflect.Float32, reflect.Float64:
-		return tok + " can not be converted to a Double"
+		return tok + " cannot be converted to Double"
 	case reflect.Bool:
-		return tok + " can not be converted to a Boolean"
+		if tok == "STRING_VALUE" {
+			return "Unexpected token received from parser"
+		}
+		return tok + " cannot be converted to Boolean"
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return tok + " can not be converted to a Blob"
+			return "only base-64-encoded strings are convertible to bytes"
 		}
-		return "Unrecognized collection type class java.lang.String"
-	default:
-		return "Unexpected value type in payload"
+		return "Unexpected field type"
+	case reflect.Map:
+		return "Unexpected field type"
+	case reflect.Struct:
+		if isStructMember(root, te.Field, t) {
+			return "Unexpected field type"
+		}
 	}
+	return "Unexpected value type in payload"
 }
 
-// errorBody is the JSON shape of an error response.
+// jsonToken names the JSON token te found as DynamoDB's deserialiser does
+// (STRING_VALUE, NUMBER_VALUE for an integral number, DECIMAL_VALUE for a
+// fractional one, TRUE_VALUE, FALSE_VALUE), or "array" or "object".
+func jsonToken(te *json.UnmarshalTypeError, body []byte) string {
+	off := int(te.Offset)
+	if off < 0 || off > len(body) {
+		off = 0
+	}
+	switch v := te.Value; {
+	case v == "array", v == "object":
+		return v
+	case v == "bool":
+		if bytes.HasSuffix(body[:off], []byte("false")) {
+			return "FALSE_VALUE"
+		}
+		return "TRUE_VALUE"
+	case strings.HasPrefix(v, "number "):
+		return numberToken(v[len("number "):])
+	case v == "number":
+		// The literal ends at the offset.
+		i := off
+		for i > 0 && strings.IndexByte("+-0123456789.eE", body[i-1]) >= 0 {
+			i--
+		}
+		return numberToken(string(body[i:off]))
+	}
+	return "STRING_VALUE"
+}
+
+// numberToken is NUMBER_VALUE for a JSON number with an integral value and
+// DECIMAL_VALUE otherwise (1.0 and 1e2 are integral; so is a number too
+// small for a float64, and an infinite one is not).
+func numberToken(lit string) string {
+	if !strings.ContainsAny(lit, ".eE") {
+		return "NUMBER_VALUE"
+	}
+	f, _ := strconv.ParseFloat(lit, 64)
+	if !math.IsInf(f, 0) && f == math.Trunc(f) {
+		return "NUMBER_VALUE"
+	}
+	return "DECIMAL_VALUE"
+}
+
+// javaType is the Java type DynamoDB's deserialiser names for a target of
+// Go type t: "class java.lang.String", "java.util.Map<java.lang.String,
+// com.amazonaws.dynamodb.v20120810.AttributeValue>", ... (class is set for
+// the outermost type, which the texts prefix with "class " unless it is a
+// collection).
+func javaType(t reflect.Type, class bool) string {
+	t = deref(t)
+	name := ""
+	switch t.Kind() {
+	case reflect.String:
+		name = "java.lang.String"
+	case reflect.Bool:
+		name = "java.lang.Boolean"
+	case reflect.Int8, reflect.Int16:
+		name = "java.lang.Short"
+	case reflect.Int32, reflect.Int:
+		name = "java.lang.Integer"
+	case reflect.Int64:
+		name = "java.lang.Long"
+	case reflect.Float32, reflect.Float64:
+		name = "java.lang.Double"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			name = "java.nio.ByteBuffer"
+			break
+		}
+		return "java.util.List<" + javaType(t.Elem(), false) + ">"
+	case reflect.Map:
+		return "java.util.Map<java.lang.String, " + javaType(t.Elem(), false) + ">"
+	case reflect.Struct:
+		name = awsShapes + t.Name()
+		if t == attrValueType {
+			name = awsShapes + "AttributeValue"
+		}
+	default:
+		name = "java.lang.Object"
+	}
+	if class {
+		return "class " + name
+	}
+	return name
+}
+
+// isStructMember reports whether the value encoding/json failed to decode
+// into structure type t sits directly in a member of a structure (rather
+// than in a list, in a map or at the top of the body). field is
+// UnmarshalTypeError.Field, the path of structure members (by JSON name)
+// from root down to the innermost member being decoded; lists and maps on
+// the way add nothing to it.
+func isStructMember(root reflect.Type, field string, t reflect.Type) bool {
+	if field == "" || root == nil {
+		return false
+	}
+	cur := deref(root)
+	var member reflect.Type
+	for name := range strings.SplitSeq(field, ".") {
+		for cur.Kind() == reflect.Slice || cur.Kind() == reflect.Map {
+			cur = deref(cur.Elem())
+		}
+		if cur.Kind() != reflect.Struct {
+			return false
+		}
+		sf, ok := jsonField(cur, name)
+		if !ok {
+			return false
+		}
+		member = sf.Type
+		cur = deref(sf.Type)
+	}
+	return member != nil && deref(member) == t
+}
+
+// jsonField finds the member of struct type t that encoding/json decodes
+// under name (its JSON name, or the Go name of an embedded struct).
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if tag == "" {
+			tag = sf.Name
+		}
+		if tag == name {
+			return sf, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// errorBody is the JSON shape of an error response. The message goes under
+// "message", or "Message" for a SerializationException (ddberr.MessageKey).
 type errorBody struct {
 	Type                string `json:"__type"`
 	Message             string `json:"message,omitempty"`
+	MessageSer          string `json:"Message,omitempty"`
 	Item                any    `json:"Item,omitempty"`
 	CancellationReasons any    `json:"CancellationReasons,omitempty"`
 }
 
 // writeError encodes err; status overrides the error's own status when > 0.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
+	if errors.Is(err, ddberr.ErrRequestTooLarge) {
+		s.sendTooLarge(w)
+		return
+	}
 	var e *ddberr.Error
 	if !errors.As(err, &e) {
 		s.log.Error("internal error", "target", r.Header.Get("X-Amz-Target"), "err", err)
@@ -160,14 +321,33 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	eb := errorBody{Type: e.FullType(), Message: e.Message, Item: e.Item, CancellationReasons: e.CancellationReasons}
+	eb := errorBody{Type: e.FullType(), Item: e.Item, CancellationReasons: e.CancellationReasons}
+	eb.setMessage(e)
 	if err := encodeJSON(buf, &eb); err != nil {
 		s.log.Error("encoding error response", "err", err)
 		buf.Reset()
-		eb = errorBody{Type: e.FullType(), Message: e.Message}
+		eb = errorBody{Type: e.FullType()}
+		eb.setMessage(e)
 		_ = encodeJSON(buf, &eb)
 	}
 	s.send(w, r, status, buf.Bytes())
+}
+
+func (eb *errorBody) setMessage(e *ddberr.Error) {
+	if e.MessageKey() == "Message" {
+		eb.MessageSer = e.Message
+	} else {
+		eb.Message = e.Message
+	}
+}
+
+// sendTooLarge answers a request whose body is over the size limit as
+// DynamoDB does: HTTP 413 with an empty body (no __type, no CRC32).
+func (s *Server) sendTooLarge(w http.ResponseWriter) {
+	h := w.Header()
+	h["X-Amzn-Requestid"] = []string{newRequestID()}
+	h["Content-Length"] = []string{"0"}
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
 }
 
 // send writes a JSON response body with DynamoDB's headers, gzipping it

@@ -8,5 +8,7 @@
 // Every response carries x-amzn-RequestId and X-Amz-Crc32 (CRC32 IEEE of the
 // body bytes as sent, i.e. of the gzip stream when the response is gzipped,
 // which is what the AWS SDKs verify) and is gzipped when the client accepts
-// it. Errors are encoded from *ddberr.Error as {"__type": ..., "message": ...}.
+// it. Errors are encoded from *ddberr.Error as {"__type": ..., "message": ...}
+// ("Message" for a SerializationException, as DynamoDB writes it; a body
+// over the size limit gets a bare 413).
 package api

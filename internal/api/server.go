@@ -154,17 +154,19 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, h handler, bod
 }
 
 // readBody reads the request body into buf, refusing more than maxBody
-// bytes without buffering them.
+// bytes (ddberr.ErrRequestTooLarge, answered as HTTP 413) without
+// buffering them: a declared length over the limit is refused unread, and
+// an unknown length is read through a limit of maxBody+1 bytes.
 func (s *Server) readBody(r *http.Request, buf *bytes.Buffer) error {
 	if r.ContentLength > s.maxBody {
-		return ddberr.RequestTooLarge()
+		return ddberr.ErrRequestTooLarge
 	}
 	if r.ContentLength > 0 {
 		buf.Grow(int(r.ContentLength))
 	}
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, s.maxBody+1))
 	if n > s.maxBody {
-		return ddberr.RequestTooLarge()
+		return ddberr.ErrRequestTooLarge
 	}
 	if err != nil {
 		return ddberr.Serialization("")

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"hash/crc32"
 	"io"
 	"net/http"
@@ -108,6 +109,9 @@ func errOf(t *testing.T, r resp) (typ, msg string) {
 	}
 	typ, _ = m["__type"].(string)
 	msg, _ = m["message"].(string)
+	if up, ok := m["Message"].(string); ok {
+		msg = up
+	}
 	return typ, msg
 }
 
@@ -156,48 +160,245 @@ func TestUnknownOperation(t *testing.T) {
 	}
 }
 
+// serBody is the exact error body of a SerializationException with text msg
+// (the key is "Message"), or of a malformed body when msg is "".
+func serBody(msg string) string {
+	if msg == "" {
+		return `{"__type":"com.amazon.coral.service#SerializationException"}`
+	}
+	return `{"__type":"com.amazon.coral.service#SerializationException","Message":"` + msg + `"}`
+}
+
+// TestSerializationErrors checks the exact SerializationException bodies
+// for wrongly typed members, with DynamoDB's wording as re-checked against
+// AWS by dynalite 4.0.0.
 func TestSerializationErrors(t *testing.T) {
+	const (
+		startMap  = "Start of structure or map found where not expected"
+		fieldType = "Unexpected field type"
+		valueType = "Unexpected value type in payload"
+		shapes    = "com.amazonaws.dynamodb.v20120810."
+		avArray   = "Unrecognized collection type class " + shapes + "AttributeValue"
+		itemArray = "Unrecognized collection type java.util.Map<java.lang.String, " + shapes + "AttributeValue>"
+		badToken  = "Unexpected token received from parser"
+	)
 	s := NewServer(newFake(), Options{})
 	cases := []struct{ target, body, msg string }{
+		// Not JSON: no message at all.
 		{"ListTables", `{`, ""},
 		{"ListTables", ``, ""},
+		{"ListTables", ` `, ""},
 		{"Nope", `{"a":`, ""},
+		{"PutItem", `{"TableName":"t",}`, ""},
+		{"PutItem", `{"TableName":"t","Item":{"a":{"S":x}}}`, ""},
+		// String.
 		{"PutItem", `{"TableName":12}`, "NUMBER_VALUE cannot be converted to String"},
+		{"PutItem", `{"TableName":2.0}`, "NUMBER_VALUE cannot be converted to String"},
+		{"PutItem", `{"TableName":-1.5e1}`, "NUMBER_VALUE cannot be converted to String"},
+		{"PutItem", `{"TableName":-1.5e-1}`, "DECIMAL_VALUE cannot be converted to String"},
+		{"PutItem", `{"TableName":1.5}`, "DECIMAL_VALUE cannot be converted to String"},
+		{"PutItem", `{"TableName":true}`, "TRUE_VALUE cannot be converted to String"},
 		{"PutItem", `{"TableName":false}`, "FALSE_VALUE cannot be converted to String"},
-		{"PutItem", `{"TableName":["x"]}`, "Start of list found where not expected"},
-		{"PutItem", `{"TableName":{}}`, "Start of structure or map found where not expected"},
-		{"ListTables", `{"Limit":"5"}`, "STRING_VALUE can not be converted to an Integer"},
-		{"ListTables", `{"Limit":1.5}`, "NUMBER_VALUE can not be converted to an Integer"},
-		{"ListTables", `[]`, "Unexpected value type in payload"},
+		{"PutItem", `{"TableName":["x"]}`, "Unrecognized collection type class java.lang.String"},
+		{"PutItem", `{"TableName":{}}`, startMap},
+		{"PutItem", `{"ReturnValues":7}`, "NUMBER_VALUE cannot be converted to String"},
+		// Integer.
+		{"ListTables", `{"Limit":"5"}`, "STRING_VALUE cannot be converted to Integer"},
+		{"ListTables", `{"Limit":true}`, "TRUE_VALUE cannot be converted to Integer"},
+		{"ListTables", `{"Limit":[1]}`, "Unrecognized collection type class java.lang.Integer"},
+		{"ListTables", `{"Limit":{"a":1}}`, startMap},
+		// dynalite floors a fractional Integer; Kura refuses it.
+		{"ListTables", `{"Limit":1.5}`, "DECIMAL_VALUE cannot be converted to Integer"},
+		{"ListTables", `{"Limit":3000000000}`, "NUMBER_VALUE cannot be converted to Integer"},
+		// Long.
+		{"CreateTable", `{"ProvisionedThroughput":{"ReadCapacityUnits":"5"}}`, "STRING_VALUE cannot be converted to Long"},
+		{"CreateTable", `{"ProvisionedThroughput":{"WriteCapacityUnits":false}}`, "FALSE_VALUE cannot be converted to Long"},
+		{"CreateTable", `{"ProvisionedThroughput":{"ReadCapacityUnits":[]}}`, "Unrecognized collection type class java.lang.Long"},
+		{"CreateTable", `{"ProvisionedThroughput":{"ReadCapacityUnits":{}}}`, startMap},
+		// Boolean.
+		{"GetItem", `{"ConsistentRead":1}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{"GetItem", `{"ConsistentRead":0.5}`, "DECIMAL_VALUE cannot be converted to Boolean"},
+		{"GetItem", `{"ConsistentRead":"maybe"}`, badToken},
+		{"GetItem", `{"ConsistentRead":[]}`, "Unrecognized collection type class java.lang.Boolean"},
+		{"GetItem", `{"ConsistentRead":{}}`, startMap},
+		// dynalite takes "true", "1", "yes" (and the false ones) here;
+		// Kura refuses them with the text of other strings.
+		{"GetItem", `{"ConsistentRead":"true"}`, badToken},
+		// Lists.
+		{"GetItem", `{"AttributesToGet":"a"}`, fieldType},
+		{"GetItem", `{"AttributesToGet":1}`, fieldType},
+		{"GetItem", `{"AttributesToGet":true}`, fieldType},
+		{"GetItem", `{"AttributesToGet":{}}`, startMap},
+		{"GetItem", `{"AttributesToGet":[1]}`, "NUMBER_VALUE cannot be converted to String"},
+		{"CreateTable", `{"KeySchema":{"a":1}}`, startMap},
+		{"CreateTable", `{"KeySchema":"HASH"}`, fieldType},
+		{"CreateTable", `{"KeySchema":[5]}`, valueType},
+		{"CreateTable", `{"KeySchema":["pk"]}`, valueType},
+		{"CreateTable", `{"KeySchema":[[]]}`, "Unrecognized collection type class " + shapes + "KeySchemaElement"},
+		{"CreateTable", `{"KeySchema":[{"KeyType":[]}]}`, "Unrecognized collection type class java.lang.String"},
+		// Maps.
+		{"PutItem", `{"ExpressionAttributeNames":"x"}`, fieldType},
+		{"PutItem", `{"ExpressionAttributeNames":1}`, fieldType},
+		{"PutItem", `{"ExpressionAttributeNames":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, java.lang.String>"},
+		{"PutItem", `{"ExpressionAttributeNames":{"#a":1}}`, "NUMBER_VALUE cannot be converted to String"},
+		{"PutItem", `{"Expected":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, " + shapes + "ExpectedAttributeValue>"},
+		{"PutItem", `{"Expected":{"a":"x"}}`, valueType},
+		{"PutItem", `{"Expected":{"a":[]}}`, "Unrecognized collection type class " + shapes + "ExpectedAttributeValue"},
+		{"BatchWriteItem", `{"RequestItems":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, java.util.List<" + shapes + "WriteRequest>>"},
+		{"BatchWriteItem", `{"RequestItems":{"t":{}}}`, startMap},
+		{"BatchWriteItem", `{"RequestItems":{"t":[1]}}`, valueType},
+		{"BatchGetItem", `{"RequestItems":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, " + shapes + "KeysAndAttributes>"},
+		{"BatchGetItem", `{"RequestItems":{"t":5}}`, valueType},
+		// Structures in structure members.
+		{"CreateTable", `{"ProvisionedThroughput":5}`, fieldType},
+		{"CreateTable", `{"ProvisionedThroughput":"x"}`, fieldType},
+		{"CreateTable", `{"ProvisionedThroughput":[]}`, "Unrecognized collection type class " + shapes + "ProvisionedThroughput"},
+		{"BatchWriteItem", `{"RequestItems":{"t":[{"PutRequest":true}]}}`, fieldType},
+		{"BatchWriteItem", `{"RequestItems":{"t":[{"PutRequest":{"Item":[]}}]}}`, itemArray},
+		// Items and AttributeValues.
+		{"PutItem", `{"Item":"x"}`, fieldType},
+		{"PutItem", `{"Item":3}`, fieldType},
+		{"PutItem", `{"Item":[]}`, itemArray},
+		{"PutItem", `{"Item":{"a":5}}`, valueType},
+		{"PutItem", `{"Item":{"a":"x"}}`, valueType},
+		{"PutItem", `{"Item":{"a":[]}}`, avArray},
+		{"PutItem", `{"Item":{"a":{"S":5}}}`, "NUMBER_VALUE cannot be converted to String"},
+		{"PutItem", `{"Item":{"a":{"N":5.5}}}`, "DECIMAL_VALUE cannot be converted to String"},
+		{"PutItem", `{"Item":{"a":{"S":{}}}}`, startMap},
+		{"PutItem", `{"Item":{"a":{"B":true}}}`, "only base-64-encoded strings are convertible to bytes"},
+		{"PutItem", `{"Item":{"a":{"B":[]}}}`, "Unrecognized collection type class java.nio.ByteBuffer"},
+		{"PutItem", `{"Item":{"a":{"B":"abc"}}}`, "Base64 encoded length is expected a multiple of 4 bytes but found: 3"},
+		{"PutItem", `{"Item":{"a":{"BOOL":"nah"}}}`, badToken},
+		{"PutItem", `{"Item":{"a":{"BOOL":2}}}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{"PutItem", `{"Item":{"a":{"L":"x"}}}`, fieldType},
+		{"PutItem", `{"Item":{"a":{"L":[5]}}}`, valueType},
+		{"PutItem", `{"Item":{"a":{"M":[]}}}`, itemArray},
+		{"PutItem", `{"Item":{"a":{"M":{"b":true}}}}`, valueType},
+		{"PutItem", `{"Item":{"a":{"SS":{}}}}`, startMap},
+		{"PutItem", `{"Expected":{"a":{"Value":"x"}}}`, fieldType},
+		{"PutItem", `{"Expected":{"a":{"Value":1}}}`, fieldType},
+		{"PutItem", `{"Expected":{"a":{"Value":[]}}}`, avArray},
+		{"PutItem", `{"Expected":{"a":{"AttributeValueList":"x"}}}`, fieldType},
+		{"PutItem", `{"Expected":{"a":{"AttributeValueList":["x"]}}}`, valueType},
+		{"PutItem", `{"Expected":{"a":{"AttributeValueList":[[]]}}}`, avArray},
+		{"PutItem", `{"Expected":{"a":{"Exists":"maybe"}}}`, badToken},
+		{"UpdateItem", `{"AttributeUpdates":{"a":{"Value":false}}}`, fieldType},
+		{"BatchGetItem", `{"RequestItems":{"t":{"Keys":["x"]}}}`, fieldType},
+		{"BatchGetItem", `{"RequestItems":{"t":{"Keys":[[]]}}}`, itemArray},
+		{"Query", `{"ExclusiveStartKey":true}`, fieldType},
+		{"ExecuteStatement", `{"Parameters":[5]}`, valueType},
+		{"ExecuteStatement", `{"Parameters":{}}`, startMap},
+		// The body itself.
+		{"ListTables", `[]`, valueType},
+		{"ListTables", `5`, valueType},
+		{"ListTables", `"x"`, valueType},
 	}
 	for _, c := range cases {
 		r := do(t, s, tgt+c.target, c.body)
-		typ, msg := errOf(t, r)
-		if r.status != 400 || typ != "com.amazon.coral.service#SerializationException" || msg != c.msg {
-			t.Errorf("%s %s: %d %s", c.target, c.body, r.status, r.body)
+		if want := serBody(c.msg); r.status != 400 || string(r.body) != want {
+			t.Errorf("%s %s:\n got %d %s\nwant 400 %s", c.target, c.body, r.status, r.body, want)
+		}
+	}
+}
+
+// TestDecodeTypeErrorTexts covers target kinds no DynamoDB operation input
+// has here (Double, Short, Blob members).
+func TestDecodeTypeErrorTexts(t *testing.T) {
+	type inner struct {
+		X *string `json:"X"`
+	}
+	type input struct {
+		D *float64          `json:"D"`
+		H *int16            `json:"H"`
+		B []byte            `json:"B"`
+		P *inner            `json:"P"`
+		L []inner           `json:"L"`
+		M map[string][]bool `json:"M"`
+	}
+	cases := []struct{ body, msg string }{
+		{`{"D":"1"}`, "STRING_VALUE cannot be converted to Double"},
+		{`{"D":true}`, "TRUE_VALUE cannot be converted to Double"},
+		{`{"D":[]}`, "Unrecognized collection type class java.lang.Double"},
+		{`{"D":{}}`, "Start of structure or map found where not expected"},
+		{`{"H":"1"}`, "STRING_VALUE cannot be converted to Short"},
+		{`{"B":1}`, "only base-64-encoded strings are convertible to bytes"},
+		{`{"B":false}`, "only base-64-encoded strings are convertible to bytes"},
+		{`{"B":{}}`, "Start of structure or map found where not expected"},
+		{`{"P":1}`, "Unexpected field type"},
+		{`{"L":[1]}`, "Unexpected value type in payload"},
+		{`{"M":[]}`, "Unrecognized collection type java.util.Map<java.lang.String, java.util.List<java.lang.Boolean>>"},
+		{`{"M":{"a":[1.25]}}`, "DECIMAL_VALUE cannot be converted to Boolean"},
+		{`{"M":{"a":"x"}}`, "Unexpected field type"},
+	}
+	for _, c := range cases {
+		err := decode([]byte(c.body), new(input))
+		var de *ddberr.Error
+		if !errors.As(err, &de) || de.Type != "SerializationException" || de.Message != c.msg || de.MessageKey() != "Message" {
+			t.Errorf("%s: %v, want %q", c.body, err, c.msg)
 		}
 	}
 }
 
 func TestOversizeBody(t *testing.T) {
 	s := NewServer(newFake(), Options{MaxRequestBytes: 64})
-	big := `{"TableName":"` + strings.Repeat("a", 100) + `"}`
-	r := do(t, s, tgt+"ListTables", big)
-	if typ, _ := errOf(t, r); r.status != 413 || typ != ddberr.RequestTooLarge().FullType() {
-		t.Fatalf("oversize: %d %s", r.status, r.body)
+	big := `{"ExclusiveStartTableName":"` + strings.Repeat("a", 100) + `"}`
+	post := func(body io.Reader, length int64) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/", body)
+		req.ContentLength = length
+		req.Header.Set("X-Amz-Target", tgt+"ListTables")
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("Accept-Encoding", "gzip")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		return rec
+	}
+	// DynamoDB answers 413 with an empty body: no __type (RequestLimitExceeded
+	// would make the SDKs resend the body) and no message.
+	check := func(name string, rec *httptest.ResponseRecorder) {
+		t.Helper()
+		if rec.Code != 413 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != "0" ||
+			rec.Header().Get("Content-Encoding") != "" || len(rec.Header().Get("X-Amzn-Requestid")) != 52 {
+			t.Errorf("%s: %d %v %q", name, rec.Code, rec.Header(), rec.Body)
+		}
+	}
+	// Declared length over the limit: refused before reading.
+	unread := &countingReader{r: strings.NewReader(big)}
+	check("declared", post(unread, int64(len(big))))
+	if unread.n != 0 {
+		t.Errorf("read %d bytes of a body declared too large", unread.n)
 	}
 	// Unknown length (chunked): the limit applies while reading.
-	req := httptest.NewRequest(http.MethodPost, "/", io.MultiReader(strings.NewReader(big)))
-	req.ContentLength = -1
-	req.Header.Set("X-Amz-Target", tgt+"ListTables")
-	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, req)
-	if rec.Code != 413 {
-		t.Fatalf("chunked oversize: %d %s", rec.Code, rec.Body)
+	chunked := &countingReader{r: strings.NewReader(big + strings.Repeat(" ", 1<<20))}
+	check("chunked", post(chunked, -1))
+	if chunked.n > 64+1+512 {
+		t.Errorf("read %d bytes of a chunked body over the limit", chunked.n)
+	}
+	// At the limit is fine.
+	exact := `{"ExclusiveStartTableName":"` + strings.Repeat("a", 64-30) + `"}`
+	if len(exact) != 64 {
+		t.Fatalf("len %d", len(exact))
+	}
+	if rec := post(strings.NewReader(exact), 64); rec.Code != 200 {
+		t.Errorf("at the limit: %d %s", rec.Code, rec.Body)
+	}
+	if rec := post(strings.NewReader(exact), -1); rec.Code != 200 {
+		t.Errorf("at the limit, chunked: %d %s", rec.Code, rec.Body)
 	}
 	if r := do(t, s, tgt+"ListTables", `{}`); r.status != 200 {
 		t.Fatalf("small: %d", r.status)
 	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 func TestPanicRecovery(t *testing.T) {

@@ -24,6 +24,8 @@
 // Errors a client can see are *ddberr.Error values. Request-phase validation
 // errors (raised while checking the request itself) carry ddberr.Detected1;
 // key checks, which need the table's schema, do not. Malformed or wrongly
-// typed JSON yields *SerializationError, which the api layer answers as a
-// SerializationException.
+// typed JSON inside an AttributeValue yields *SerializationError; an
+// AttributeValue that is not a JSON object at all yields a
+// *json.UnmarshalTypeError, so the api layer (which knows where the value
+// sits) can word it. Both are answered as a SerializationException.
 package attr

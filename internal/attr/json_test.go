@@ -3,6 +3,7 @@ package attr
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -75,34 +76,109 @@ func TestJSONErrors(t *testing.T) {
 }
 
 func TestJSONSerializationErrors(t *testing.T) {
+	// DynamoDB's texts as re-checked against AWS by dynalite 4.0.0.
+	const (
+		startMap   = "Start of structure or map found where not expected"
+		fieldType  = "Unexpected field type"
+		valueType  = "Unexpected value type in payload"
+		avArray    = "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.AttributeValue"
+		itemArray  = "Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"
+		notBase64  = "only base-64-encoded strings are convertible to bytes"
+		badBase64  = "Invalid last non-pad Base64 character dectected"
+		badBoolStr = "Unexpected token received from parser"
+	)
 	cases := []struct{ in, want string }{
-		{`{"S":5}`, "class java.lang.Short can not be converted to an String"},
-		{`{"S":100000}`, "class java.lang.Integer can not be converted to an String"},
-		{`{"S":1.5}`, "class java.lang.Double can not be converted to an String"},
-		{`{"S":true}`, "class java.lang.Boolean can not be converted to an String"},
-		{`{"S":{}}`, "Start of structure or map found where not expected."},
-		{`{"S":[]}`, "Start of list found where not expected"},
-		{`{"N":1}`, "class java.lang.Short can not be converted to an String"},
-		{`{"B":5}`, "class java.lang.Short can not be converted to a Blob"},
-		{`{"B":"abc"}`, "'abc' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: 3"},
-		{`{"B":"ab*d"}`, "'ab*d' can not be converted to a Blob: Invalid Base64 character: '*'"},
-		{`{"B":"AB=="}`, "'AB==' can not be converted to a Blob: Invalid last non-pad Base64 character dectected"},
-		{`{"BOOL":"yes"}`, "'YES' can not be converted to an Boolean"},
-		{`{"BOOL":1}`, "class java.lang.Short can not be converted to an Boolean"},
-		{`{"M":[]}`, "Start of list found where not expected"},
-		{`{"M":"x"}`, "Expected map or null"},
-		{`{"L":{}}`, "Start of structure or map found where not expected."},
-		{`{"L":"x"}`, "Expected list or null"},
-		{`{"SS":[1]}`, "class java.lang.Short can not be converted to an String"},
-		{`"x"`, "Expected null"},
+		// String (S, N, SS and NS elements).
+		{`{"S":5}`, "NUMBER_VALUE cannot be converted to String"},
+		{`{"S":100000}`, "NUMBER_VALUE cannot be converted to String"},
+		{`{"S":-1.0}`, "NUMBER_VALUE cannot be converted to String"},
+		{`{"S":1e2}`, "NUMBER_VALUE cannot be converted to String"},
+		{`{"S":1.5}`, "DECIMAL_VALUE cannot be converted to String"},
+		{`{"S":-2.5e-3}`, "DECIMAL_VALUE cannot be converted to String"},
+		{`{"S":1e400}`, "DECIMAL_VALUE cannot be converted to String"},
+		{`{"S":true}`, "TRUE_VALUE cannot be converted to String"},
+		{`{"S":false}`, "FALSE_VALUE cannot be converted to String"},
+		{`{"S":{}}`, startMap},
+		{`{"S":[]}`, "Unrecognized collection type class java.lang.String"},
+		{`{"N":1}`, "NUMBER_VALUE cannot be converted to String"},
+		{`{"N":true}`, "TRUE_VALUE cannot be converted to String"},
+		{`{"SS":[1]}`, "NUMBER_VALUE cannot be converted to String"},
+		{`{"NS":["1",2.5]}`, "DECIMAL_VALUE cannot be converted to String"},
+		{`{"SS":[["a"]]}`, "Unrecognized collection type class java.lang.String"},
+		{`{"SS":[{}]}`, startMap},
+		// Blob (B, BS elements).
+		{`{"B":5}`, notBase64},
+		{`{"B":1.5}`, notBase64},
+		{`{"B":true}`, notBase64},
+		{`{"B":[]}`, "Unrecognized collection type class java.nio.ByteBuffer"},
+		{`{"B":{}}`, startMap},
+		{`{"BS":[false]}`, notBase64},
+		{`{"BS":[[]]}`, "Unrecognized collection type class java.nio.ByteBuffer"},
+		{`{"B":"abc"}`, "Base64 encoded length is expected a multiple of 4 bytes but found: 3"},
+		{`{"B":"ab*d"}`, badBase64},
+		{`{"B":"AB=="}`, badBase64},
+		{`{"B":"AA=A"}`, badBase64},
+		{`{"B":"AAAA\n\n\n\n"}`, badBase64},
+		// Boolean (BOOL, NULL).
+		{`{"BOOL":1}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{`{"BOOL":0}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{`{"BOOL":1.5}`, "DECIMAL_VALUE cannot be converted to Boolean"},
+		{`{"NULL":1}`, "NUMBER_VALUE cannot be converted to Boolean"},
+		{`{"BOOL":"maybe"}`, badBoolStr},
+		{`{"BOOL":""}`, badBoolStr},
+		{`{"NULL":"y"}`, badBoolStr},
+		{`{"BOOL":[]}`, "Unrecognized collection type class java.lang.Boolean"},
+		{`{"BOOL":{}}`, startMap},
+		// Lists (L, SS, NS, BS).
+		{`{"L":"x"}`, fieldType},
+		{`{"L":5}`, fieldType},
+		{`{"SS":true}`, fieldType},
+		{`{"NS":"1"}`, fieldType},
+		{`{"BS":"AA=="}`, fieldType},
+		{`{"L":{}}`, startMap},
+		{`{"SS":{"a":"b"}}`, startMap},
+		// Map (M).
+		{`{"M":"x"}`, fieldType},
+		{`{"M":1}`, fieldType},
+		{`{"M":false}`, fieldType},
+		{`{"M":[]}`, itemArray},
+		// AttributeValue positions (elements of L and M, the value itself).
+		{`{"L":["x"]}`, valueType},
+		{`{"L":[1]}`, valueType},
+		{`{"L":[true]}`, valueType},
+		{`{"L":[[]]}`, avArray},
+		{`{"M":{"a":"x"}}`, valueType},
+		{`{"M":{"a":[{"S":"x"}]}}`, avArray},
+		{`"x"`, valueType},
+		{`5`, valueType},
+		{`[]`, avArray},
 		// A serialization problem wins over an earlier validation problem.
-		{`{"L":[{"N":"bad"},{"S":5}]}`, "class java.lang.Short can not be converted to an String"},
+		{`{"L":[{"N":"bad"},{"S":5}]}`, "NUMBER_VALUE cannot be converted to String"},
 	}
 	for _, c := range cases {
 		_, err := DecodeJSON([]byte(c.in))
 		var se *SerializationError
 		if !errors.As(err, &se) || se.Msg != c.want {
 			t.Errorf("DecodeJSON(%s) = %v\n want serialization %q", c.in, err, c.want)
+		}
+		if se != nil && se.DDB().MessageKey() != "Message" {
+			t.Errorf("DecodeJSON(%s): message key %q", c.in, se.DDB().MessageKey())
+		}
+	}
+	items := []struct{ in, want string }{
+		{`"x"`, fieldType},
+		{`7`, fieldType},
+		{`true`, fieldType},
+		{`[]`, itemArray},
+		{`{"a":5}`, valueType},
+		{`{"a":[]}`, avArray},
+		{`{"a":{"M":{"b":{"L":[{"BOOL":"nope"}]}}}}`, badBoolStr},
+	}
+	for _, c := range items {
+		_, err := DecodeItemJSON([]byte(c.in))
+		var se *SerializationError
+		if !errors.As(err, &se) || se.Msg != c.want {
+			t.Errorf("DecodeItemJSON(%s) = %v\n want serialization %q", c.in, err, c.want)
 		}
 	}
 	for _, bad := range []string{``, `{`, `{"S":"x"`, `{"S":"x"}x`, `{"S":"\x"}`, `{"S":"a` + "\x01" + `"}`, `{S:1}`, `[`} {
@@ -114,6 +190,75 @@ func TestJSONSerializationErrors(t *testing.T) {
 	}
 	if got := (&SerializationError{Msg: "m"}).DDB().Type; got != "SerializationException" {
 		t.Errorf("DDB type %s", got)
+	}
+}
+
+// TestJSONBooleanStrings: like DynamoDB's deserialiser, BOOL and NULL take
+// the strings true/1/yes and false/0/no in any case.
+func TestJSONBooleanStrings(t *testing.T) {
+	for s, want := range map[string]bool{
+		"true": true, "TRUE": true, "True": true, "1": true, "yes": true, "YeS": true,
+		"false": false, "FALSE": false, "0": false, "no": false, "No": false,
+	} {
+		v, err := DecodeJSON([]byte(`{"BOOL":"` + s + `"}`))
+		if err != nil || v.T != BOOL || v.Bool != want {
+			t.Errorf("BOOL %q = %+v, %v; want %v", s, v, err, want)
+		}
+		v, err = DecodeJSON([]byte(`{"NULL":"` + s + `"}`))
+		if want && (err != nil || v.T != NULL) {
+			t.Errorf("NULL %q = %+v, %v", s, v, err)
+		}
+		var de *ddberr.Error
+		if !want && (!errors.As(err, &de) || de.Type != "ValidationException") {
+			t.Errorf("NULL %q = %v, want the NULL-must-be-true ValidationException", s, err)
+		}
+	}
+	// The fast path agrees.
+	it, _, ok := DecodeItemJSONAt([]byte(`{"a":{"BOOL":"Yes"}}`), 0)
+	if !ok || it["a"].T != BOOL || !it["a"].Bool {
+		t.Errorf("DecodeItemJSONAt: %+v %v", it, ok)
+	}
+}
+
+// TestJSONSyntaxBeforeMismatch: a malformed token where a value of another
+// kind is expected is a syntax error, not a type mismatch.
+func TestJSONSyntaxBeforeMismatch(t *testing.T) {
+	for _, in := range []string{`{"S":x}`, `{"S":tru}`, `{"BOOL":nul}`, `{"L":[x]}`, `{"M":-}`, `x`} {
+		_, err := DecodeJSON([]byte(in))
+		var se *SerializationError
+		if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "Unexpected ") || strings.Contains(se.Msg, "type") {
+			t.Errorf("DecodeJSON(%s) = %v, want a syntax error", in, err)
+		}
+	}
+}
+
+// TestValueUnmarshalTypeError: a Value that is not an object reaches
+// encoding/json as an UnmarshalTypeError, which then carries the member
+// path the api layer needs to word the error.
+func TestValueUnmarshalTypeError(t *testing.T) {
+	var in struct {
+		Value  *Value  `json:"Value"`
+		Values []Value `json:"Values"`
+	}
+	for body, want := range map[string][2]string{
+		`{"Value":"x"}`:    {"string", "Value"},
+		`{"Value":1.5}`:    {"number", "Value"},
+		`{"Value":true}`:   {"bool", "Value"},
+		`{"Value":[]}`:     {"array", "Value"},
+		`{"Values":[7]}`:   {"number", "Values"},
+		`{"Values":[[1]]}`: {"array", "Values"},
+	} {
+		err := json.Unmarshal([]byte(body), &in)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || te.Value != want[0] || te.Field != want[1] || te.Type != reflect.TypeFor[Value]() {
+			t.Errorf("%s: %#v", body, err)
+		}
+	}
+	// Inside the value the decoder's own texts apply.
+	err := json.Unmarshal([]byte(`{"Value":{"S":1}}`), &in)
+	var se *SerializationError
+	if !errors.As(err, &se) || se.Msg != "NUMBER_VALUE cannot be converted to String" {
+		t.Errorf("nested: %v", err)
 	}
 }
 

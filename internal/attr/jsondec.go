@@ -2,6 +2,10 @@ package attr
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -58,15 +62,43 @@ func DecodeItemJSON(b []byte) (Item, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with DecodeJSON. JSON null
 // leaves v unchanged.
+//
+// When b itself is not an object (or null), the error is a
+// *json.UnmarshalTypeError for Value instead of a SerializationError:
+// DynamoDB's text then depends on where the AttributeValue sits ("Unexpected
+// field type" for a structure member such as Expected.Value, "Unexpected
+// value type in payload" for a list element), which only the caller's
+// decoder knows; encoding/json adds that context (Field) to the error.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	nv, err := DecodeJSON(b)
 	if err != nil {
+		if kind := scalarOrArray(b); kind != "" {
+			return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[Value]()}
+		}
 		return err
 	}
 	if nv.T != TypeNone {
 		*v = nv
 	}
 	return nil
+}
+
+// scalarOrArray is encoding/json's name for the kind of the JSON value b
+// ("string", "number", "bool", "array"), or "" for an object, null or
+// anything else.
+func scalarOrArray(b []byte) string {
+	d := decoder{b: b}
+	switch c := d.peek(); {
+	case c == '"':
+		return "string"
+	case c == '-' || isDigit(c):
+		return "number"
+	case c == 't' || c == 'f':
+		return "bool"
+	case c == '[':
+		return "array"
+	}
+	return ""
 }
 
 // UnmarshalJSON implements json.Unmarshaler with DecodeItemJSON. JSON null
@@ -88,8 +120,8 @@ type decoder struct {
 	serr *SerializationError
 	verr *ddberr.Error
 	// loose is set when the input used something encoding/json's syntax
-	// check may reject (skipped unknown members, numbers for BOOL/NULL);
-	// DecodeItemJSONAt then declines.
+	// check may reject (skipped unknown members); DecodeItemJSONAt then
+	// declines.
 	loose bool
 }
 
@@ -168,9 +200,11 @@ func (d *decoder) expect(c byte) bool {
 	return true
 }
 
-// Kinds of position, for the texts of wrongly typed members.
+// Kinds of position, for the texts of wrongly typed members. The texts are
+// those of DynamoDB's deserialiser (as re-checked against AWS by dynalite
+// 4.0.0); what they say depends on the position and on the JSON token.
 const (
-	ctxStruct = iota // an AttributeValue
+	ctxStruct = iota // an AttributeValue (in an item, M or L)
 	ctxMap           // M, or an item
 	ctxList          // L, SS, NS, BS
 	ctxString        // S, N, set elements
@@ -178,62 +212,90 @@ const (
 	ctxBool          // BOOL, NULL
 )
 
+// Java type names in the texts.
+const (
+	javaAttributeValue = "com.amazonaws.dynamodb.v20120810.AttributeValue"
+	javaItem           = "java.util.Map<java.lang.String, " + javaAttributeValue + ">"
+)
+
 // mismatch reports a JSON value of the wrong kind at the current offset for
 // a position of kind ctx, consuming nothing (the caller stops).
 func (d *decoder) mismatch(ctx int) {
-	c := d.peek()
-	switch c {
-	case '{':
-		d.fail("Start of structure or map found where not expected.")
+	tok := d.token()
+	switch tok {
+	case "":
+		d.syntax()
 		return
-	case '[':
-		d.fail("Start of list found where not expected")
+	case "{":
+		// Only maps and AttributeValues take an object.
+		d.fail("Start of structure or map found where not expected")
+		return
+	case "[":
+		switch ctx {
+		case ctxStruct:
+			d.fail("Unrecognized collection type class " + javaAttributeValue)
+		case ctxMap:
+			d.fail("Unrecognized collection type " + javaItem)
+		case ctxString:
+			d.fail("Unrecognized collection type class java.lang.String")
+		case ctxBlob:
+			d.fail("Unrecognized collection type class java.nio.ByteBuffer")
+		case ctxBool:
+			d.fail("Unrecognized collection type class java.lang.Boolean")
+		}
 		return
 	}
 	switch ctx {
 	case ctxStruct:
-		d.fail("Expected null")
-	case ctxMap:
-		d.fail("Expected map or null")
-	case ctxList:
-		d.fail("Expected list or null")
-	default:
-		class := "java.lang.Boolean"
-		if c == '-' || isDigit(c) {
-			class = d.numberClass()
-		}
-		target := "an String"
-		switch ctx {
-		case ctxBlob:
-			target = "a Blob"
-		case ctxBool:
-			target = "an Boolean"
-		}
-		d.fail("class " + class + " can not be converted to " + target)
+		d.fail("Unexpected value type in payload")
+	case ctxMap, ctxList:
+		d.fail("Unexpected field type")
+	case ctxString:
+		d.fail(tok + " cannot be converted to String")
+	case ctxBlob:
+		d.fail("only base-64-encoded strings are convertible to bytes")
+	case ctxBool:
+		d.fail(tok + " cannot be converted to Boolean")
 	}
 }
 
-// numberClass names the Java class DynamoDB's deserialiser would see for
-// the JSON number at the current offset.
-func (d *decoder) numberClass() string {
-	j := d.i
-	for j < len(d.b) && strings.IndexByte("+-0123456789.eE", d.b[j]) >= 0 {
-		j++
+// token names the JSON token at the current offset as DynamoDB's
+// deserialiser does: "{", "[", STRING_VALUE, TRUE_VALUE, FALSE_VALUE,
+// NUMBER_VALUE (a number with an integral value, such as 1, 1.0 or 1e2)
+// or DECIMAL_VALUE (any other number); "" when it is none of these.
+func (d *decoder) token() string {
+	switch c := d.peek(); {
+	case c == '{', c == '[':
+		return string(rune(c))
+	case c == '"':
+		return "STRING_VALUE"
+	case c == 't' && d.at("true"):
+		return "TRUE_VALUE"
+	case c == 'f' && d.at("false"):
+		return "FALSE_VALUE"
+	case c == '-' || isDigit(c):
+		j := d.i
+		for j < len(d.b) && strings.IndexByte("+-0123456789.eE", d.b[j]) >= 0 {
+			j++
+		}
+		// A float64 is what the texts' integral test sees: 1e400 is not
+		// integral (infinite), 1e-400 is (zero).
+		lit := string(d.b[d.i:j])
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) || lit[0] == '+' {
+			return ""
+		}
+		if !strings.ContainsAny(lit, ".eE") || !math.IsInf(f, 0) && f == math.Trunc(f) {
+			return "NUMBER_VALUE"
+		}
+		return "DECIMAL_VALUE"
 	}
-	lit := string(d.b[d.i:j])
-	if strings.ContainsAny(lit, ".eE") {
-		return "java.lang.Double"
-	}
-	n, err := strconv.ParseInt(lit, 10, 64)
-	switch {
-	case err != nil:
-		return "java.math.BigInteger"
-	case n >= -32768 && n <= 32767:
-		return "java.lang.Short"
-	case n >= -2147483648 && n <= 2147483647:
-		return "java.lang.Integer"
-	}
-	return "java.lang.Long"
+	return ""
+}
+
+// at reports whether the input continues with s, consuming nothing.
+func (d *decoder) at(s string) bool {
+	return len(d.b)-d.i >= len(s) && string(d.b[d.i:d.i+len(s)]) == s
 }
 
 // value parses one AttributeValue object. depth counts the M/L containers
@@ -241,11 +303,7 @@ func (d *decoder) numberClass() string {
 func (d *decoder) value(depth, rec int) Value {
 	var v Value
 	if d.peek() != '{' {
-		if c := d.peek(); c == '"' || c == '-' || isDigit(c) || c == 't' || c == 'f' || c == '[' {
-			d.mismatch(ctxStruct)
-		} else {
-			d.syntax()
-		}
+		d.mismatch(ctxStruct)
 		return v
 	}
 	if rec > maxJSONDepth {
@@ -457,21 +515,19 @@ func (d *decoder) boolean() bool {
 		return true
 	case c == 'f' && d.lit("false"):
 		return false
-	case c == '-' || isDigit(c):
-		d.loose = true
-		// DynamoDB's deserialiser accepts fractional numbers here.
-		if d.numberClass() == "java.lang.Double" {
-			j := d.i
-			d.skipNumber()
-			f, err := strconv.ParseFloat(string(d.b[j:d.i]), 64)
-			return err == nil && (f >= 1 || f <= -1)
-		}
-		d.mismatch(ctxBool)
 	case c == '"':
+		// DynamoDB's deserialiser also takes these strings, in any case.
 		s, ok := d.str()
-		if ok {
-			d.fail("'" + strings.ToUpper(s) + "' can not be converted to an Boolean")
+		if !ok {
+			return false
 		}
+		switch strings.ToUpper(s) {
+		case "TRUE", "1", "YES":
+			return true
+		case "FALSE", "0", "NO":
+			return false
+		}
+		d.fail("Unexpected token received from parser")
 	default:
 		d.mismatch(ctxBool)
 	}
@@ -487,31 +543,22 @@ func (d *decoder) stringAt(ctx int) (string, bool) {
 	return d.str()
 }
 
-// blob reads a base64 string with DynamoDB's checks and texts.
+// blob reads a base64 string with DynamoDB's checks and texts: its length
+// must be a multiple of 4 and it must be the canonical (padded, standard
+// alphabet) encoding of its bytes.
 func (d *decoder) blob() []byte {
 	s, ok := d.stringAt(ctxBlob)
 	if !ok {
 		return nil
 	}
-	pre := "'" + s + "' can not be converted to a Blob: "
 	if len(s)%4 != 0 {
-		d.fail(pre + "Base64 encoded length is expected a multiple of 4 bytes but found: " + strconv.Itoa(len(s)))
+		d.fail("Base64 encoded length is expected a multiple of 4 bytes but found: " + strconv.Itoa(len(s)))
 		return nil
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || isDigit(c) || c == '+' || c == '/'
-		if c == '=' {
-			ok = i+1 == len(s) || s[i+1] == '='
-		}
-		if !ok {
-			d.fail(pre + "Invalid Base64 character: '" + string(rune(c)) + "'")
-			return nil
-		}
-	}
+	// The decoder skips CR and LF; the canonical encoding has none.
 	b, err := base64.StdEncoding.Strict().DecodeString(s)
-	if err != nil {
-		d.fail(pre + "Invalid last non-pad Base64 character dectected")
+	if err != nil || strings.ContainsAny(s, "\r\n") {
+		d.fail("Invalid last non-pad Base64 character dectected")
 		return nil
 	}
 	return b

@@ -1,6 +1,7 @@
 package ddberr
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -29,6 +30,16 @@ func (e *Error) Error() string { return e.Type + ": " + e.Message }
 
 // FullType is the __type member.
 func (e *Error) FullType() string { return e.Namespace + e.Type }
+
+// MessageKey is the JSON member that carries Message: DynamoDB spells it
+// "Message" in a com.amazon.coral.service#SerializationException and
+// "message" in every other error. (The AWS SDKs read either.)
+func (e *Error) MessageKey() string {
+	if e.Namespace == nsService && e.Type == "SerializationException" {
+		return "Message"
+	}
+	return "message"
+}
 
 // Is lets errors.Is match on type.
 func (e *Error) Is(target error) bool {
@@ -95,7 +106,9 @@ func Constraints(cs []Constraint) *Error {
 	return Validation(fmt.Sprintf("%d validation %s detected: %s", len(cs), noun, strings.Join(parts, "; ")))
 }
 
-// Serialization is a SerializationException (malformed body).
+// Serialization is a SerializationException: a wrongly typed member (msg is
+// the deserialiser's text, sent under the key "Message"), or, with msg "",
+// a body that is not JSON at all (sent with no message member).
 func Serialization(msg string) *Error {
 	return newErr(nsService, "SerializationException", 400, msg)
 }
@@ -157,10 +170,13 @@ func DuplicateItem() *Error {
 	return newErr(nsDynamo, "DuplicateItemException", 400, "Duplicate primary key exists in table")
 }
 
-// RequestTooLarge is returned for a body over DynamoDB's request size limit.
-func RequestTooLarge() *Error {
-	return newErr(nsDynamo, "RequestLimitExceeded", 413, "Request size exceeded the maximum allowed size")
-}
+// ErrRequestTooLarge reports a request body over DynamoDB's request size
+// limit (16 MB). It is deliberately not an *Error: DynamoDB answers such a
+// request with HTTP 413 and an empty body, no __type and no message, and
+// the api layer writes exactly that. (A __type such as RequestLimitExceeded
+// would be wrong: the AWS SDKs treat that code as retryable throttling and
+// would send the oversized body again.)
+var ErrRequestTooLarge = errors.New("request body exceeds the request size limit")
 
 // Internal is an InternalServerError (HTTP 500).
 func Internal(msg string) *Error {
