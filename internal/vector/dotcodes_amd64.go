@@ -9,6 +9,12 @@ package vector
 //go:noescape
 func dotCodesAVX2(k *int16, c *uint8, n int) int64
 
+// prefetch asks the CPU to start loading lines 64-byte cache lines from p;
+// it never faults, whatever p is.
+//
+//go:noescape
+func prefetch(p *byte, lines int)
+
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
 func xgetbv0() (lo, hi uint32)

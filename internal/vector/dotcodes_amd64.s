@@ -58,3 +58,17 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-8
 	MOVL AX, lo+0(FP)
 	MOVL DX, hi+4(FP)
 	RET
+
+// func prefetch(p *byte, lines int)
+//
+// Hints the cache to load lines consecutive 64-byte lines from p (lines > 0).
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ lines+8(FP), CX
+
+pf:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ pf
+	RET

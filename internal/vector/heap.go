@@ -161,6 +161,7 @@ type searcher struct {
 	qsq  float32   // ‖q‖² for EUCLIDEAN
 	req  []uint32  // required filter pairs
 	tmp  []cand
+	next []uint32 // unvisited neighbours of the node being expanded
 
 	// SQ8 traversal (quant.go): integer query weights and the affine map
 	// back to a dot product; useQ is set per search.

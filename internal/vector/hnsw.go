@@ -51,10 +51,14 @@ func (x *Index) searchLayer(s *searcher, eps []cand, ef, layer int, req []uint32
 		if len(s.res) >= ef && c.d > s.res[0].d {
 			break
 		}
+		s.next = s.next[:0]
 		for _, m := range x.links(c.n, layer) {
-			if !s.vis.visit(m) {
-				continue
+			if s.vis.visit(m) {
+				s.next = append(s.next, m)
 			}
+		}
+		x.prefetchNodes(s, s.next)
+		for _, m := range s.next {
 			d := x.qdist(s, m)
 			if len(s.res) < ef || d < s.res[0].d {
 				s.cand.push(cand{d, m})
