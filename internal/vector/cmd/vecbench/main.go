@@ -55,6 +55,9 @@ func main() {
 	thenF32 := flag.Bool("then-f32", false, "with -sq8: after the last measurement drop the codes (SetQuantization none) and measure the same graph with float32 traversal")
 	freeze := flag.Bool("freeze", false, "after the build, time Freeze (the pause a periodic snapshot imposes on writers) and writing the snapshot to io.Discard")
 	workers := flag.Int("workers", 1, "parallel build: insert plans computed at once (Index.AddBatch); 1 is one Add at a time")
+	save := flag.String("save", "", "after the build, write the index snapshot to this file")
+	load := flag.String("load", "", "instead of building, load this snapshot (written by -save over the same dataset flags); -sq8 chooses the traversal")
+	truthFile := flag.String("truth", "", "cache of the full dataset's top-100 ground truth (truth.i32 layout): read if present, else written")
 	flag.Parse()
 
 	t0 := time.Now()
@@ -71,8 +74,16 @@ func main() {
 		fmt.Printf("dumped dataset, queries and ground truth to %s\n", *dump)
 	}
 
+	if *truthFile != "" && truth == nil {
+		truth = cachedTruth(*truthFile, ds)
+		truthN = ds.N()
+	}
 	base := heapInUse()
 	rss0 := rssMB("VmRSS")
+	if *load != "" {
+		measureLoaded(*load, *sq8, ds, truth, *efs, *ef100, base)
+		return
+	}
 	cfg := vector.Config{Dimensions: *dim, Distance: vector.Cosine, M: *m, EfConstruction: *efc, ExactMax: -1, Seed: 1, QuantTrain: *train}
 	if *sq8 {
 		cfg.Quantization = vector.QuantSQ8
@@ -148,6 +159,13 @@ func main() {
 		}
 		fmt.Printf("snapshot: Freeze (writers wait) %.0f ms; WriteTo %.1f s, %.0f MB\n",
 			float64(pause.Microseconds())/1e3, time.Since(t).Seconds(), float64(size)/1e6)
+	}
+	if *save != "" {
+		if err := writeFile(*save, func(w *bufio.Writer) error { _, err := x.WriteTo(w); return err }); err != nil {
+			fmt.Fprintln(os.Stderr, "save:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("snapshot written to %s\n", *save)
 	}
 	if *sq8 && *thenF32 {
 		if err := x.SetQuantization(vector.QuantNone); err != nil {
@@ -314,4 +332,71 @@ func writeFile(path string, fill func(*bufio.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// measureLoaded loads a snapshot, sets the traversal (SQ8 codes or float32)
+// and measures it like a freshly built index.
+func measureLoaded(path string, sq8 bool, ds *vecdata.Dataset, truth [][]int, efs, ef100 string, base uint64) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	t := time.Now()
+	x, err := vector.Load(bufio.NewReaderSize(f, 1<<20))
+	f.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+	q := vector.QuantNone
+	if sq8 {
+		q = vector.QuantSQ8
+	}
+	if err := x.SetQuantization(q); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	c := x.Config()
+	fmt.Printf("loaded %s: %d vectors, M %d efConstruction %d, traversal %v (%.1fs)\n", path, x.Len(), c.M, c.EfConstruction, c.Quantization, time.Since(t).Seconds())
+	fmt.Printf("index heap: %.1f MB; process RSS %.0f MB\n", float64(heapInUse()-base)/1e6, rssMB("VmRSS"))
+	if truth == nil {
+		truth = vecdata.GroundTruth(ds, 100)
+	}
+	measure(x, ds, truth, efs, ef100, false)
+}
+
+// cachedTruth reads the top-100 ground truth from path, or computes and
+// writes it there.
+func cachedTruth(path string, ds *vecdata.Dataset) [][]int {
+	if b, err := os.ReadFile(path); err == nil && len(b) == ds.NQ()*100*4 {
+		truth := make([][]int, ds.NQ())
+		for q := range truth {
+			truth[q] = make([]int, 100)
+			for i := range truth[q] {
+				truth[q][i] = int(int32(binary.LittleEndian.Uint32(b[(q*100+i)*4:])))
+			}
+		}
+		fmt.Printf("ground truth read from %s\n", path)
+		return truth
+	}
+	t := time.Now()
+	truth := vecdata.GroundTruth(ds, 100)
+	err := writeFile(path, func(w *bufio.Writer) error {
+		var b [4]byte
+		for _, row := range truth {
+			for _, i := range row {
+				binary.LittleEndian.PutUint32(b[:], uint32(int32(i)))
+				if _, err := w.Write(b[:]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "truth cache:", err)
+	}
+	fmt.Printf("ground truth top-100 over %d: %.1fs (cached in %s)\n", ds.N(), time.Since(t).Seconds(), path)
+	return truth
 }
