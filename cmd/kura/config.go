@@ -40,6 +40,8 @@ type config struct {
 	// VectorQuantization: "none" (float32 traversal) or "sq8" (8-bit codes
 	// with exact float32 re-scoring).
 	VectorQuantization vector.Quantization
+	// VectorEfSearch is the HNSW search beam width SearchVectors uses.
+	VectorEfSearch int
 	// VectorSnapshotInterval is how often vector indexes with at least
 	// VectorSnapshotChanges changes (or 10% of their size) are snapshotted
 	// while running; 0 snapshots only at shutdown.
@@ -96,6 +98,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")
 	fs.DurationVar(&c.SyncDelay, "sync-delay", time.Millisecond, "while several durable writes are in flight, the minimum interval between two WAL fsyncs: writes arriving within it share one fsync (less CPU per write under load, up to this much more latency; a lone writer never waits; 0 turns it off)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
+	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
 	var quant string
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
@@ -137,6 +140,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		return nil, fmt.Errorf("invalid --vector-quantization %q: want none or sq8", quant)
 	}
 	c.VectorQuantization = q
+	if c.VectorEfSearch < 1 || c.VectorEfSearch > engine.MaxVectorEfSearch {
+		return nil, fmt.Errorf("invalid --vector-ef-search %d: want 1..%d", c.VectorEfSearch, engine.MaxVectorEfSearch)
+	}
 	if c.VectorSnapshotInterval < 0 || c.VectorSnapshotChanges < 0 {
 		return nil, fmt.Errorf("invalid --vector-snapshot-interval %v or --vector-snapshot-changes %d", c.VectorSnapshotInterval, c.VectorSnapshotChanges)
 	}

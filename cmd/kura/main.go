@@ -83,6 +83,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		Logger:            log,
 
 		VectorQuantization:     cfg.VectorQuantization,
+		VectorEfSearch:         cfg.VectorEfSearch,
 		VectorSnapshotInterval: cfg.VectorSnapshotInterval,
 		VectorSnapshotChanges:  cfg.VectorSnapshotChanges,
 	})

@@ -93,7 +93,14 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		return nil, err
 	}
 
-	hits, err := rt.idx.Search(q, topK, f)
+	ef := e.vec.efSearch
+	if ef == 0 {
+		ef = rt.idx.Config().EfSearch
+	}
+	if vecSearchEfHook != nil {
+		vecSearchEfHook(ef)
+	}
+	hits, err := rt.idx.SearchEf(q, topK, ef, f)
 	if err != nil {
 		return nil, ddberr.Internal("Internal server error")
 	}
@@ -242,3 +249,7 @@ func renameSearchErr(err error) error {
 	}
 	return ddberr.Validation(msg)
 }
+
+// vecSearchEfHook, when set by a test, sees the beam width each
+// SearchVectors passes to the index.
+var vecSearchEfHook func(ef int)

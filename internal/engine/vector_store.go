@@ -89,7 +89,8 @@ type vectorState struct {
 	rt map[vecKey]*vecRuntime
 	// MaxTopK is the SearchVectors TopK cap (DefaultVectorMaxTopK unless the
 	// --vector-max-topk extension raises it).
-	maxTopK int
+	maxTopK  int
+	efSearch int // HNSW search beam (--vector-ef-search); 0: the index default
 
 	// Options of vector_snapshot.go, set after Open.
 	quant       vector.Quantization
@@ -171,6 +172,17 @@ func (e *Engine) dropVectorRuntime(tableID uint64, indexID uint32) {
 // extension); values outside 1..MaxVectorMaxTopK are clamped.
 func (e *Engine) SetVectorMaxTopK(n int) {
 	e.vec.maxTopK = min(max(n, 1), MaxVectorMaxTopK)
+}
+
+// MaxVectorEfSearch bounds --vector-ef-search.
+const MaxVectorEfSearch = 10000
+
+// SetVectorEfSearch sets the HNSW search beam width SearchVectors uses (the
+// --vector-ef-search setting; raised to TopK per search); 0 restores the
+// index default (vector.DefaultEfSearch). Values are clamped to
+// 0..MaxVectorEfSearch.
+func (e *Engine) SetVectorEfSearch(n int) {
+	e.vec.efSearch = min(max(n, 0), MaxVectorEfSearch)
 }
 
 func (e *Engine) vectorMaxTopK() int {

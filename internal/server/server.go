@@ -43,6 +43,9 @@ type Config struct {
 	// VectorQuantization is the vector indexes' graph traversal
 	// representation (--vector-quantization); the zero value is float32.
 	VectorQuantization vector.Quantization
+	// VectorEfSearch is the HNSW search beam width (--vector-ef-search; 0:
+	// the index default).
+	VectorEfSearch int
 	// VectorSnapshotInterval is how often vector indexes with enough changes
 	// are snapshotted while running (on-disk stores only; 0: only at
 	// shutdown). VectorSnapshotChanges is the change threshold (0: the
@@ -150,6 +153,7 @@ func (s *Server) open(key string) (*database, error) {
 	if cfg.VectorMaxTopK > 0 {
 		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
 	}
+	eng.SetVectorEfSearch(cfg.VectorEfSearch)
 	if err := eng.SetVectorQuantization(cfg.VectorQuantization); err != nil {
 		eng.Close()
 		store.Close()

@@ -52,7 +52,7 @@ type Config struct {
 	Dimensions int      // vector length, required
 	Distance   Distance // required
 
-	M              int // max neighbours per node on upper layers (layer 0 has 2·M); default 16
+	M              int // max neighbours per node on upper layers (layer 0 has 2·M); default 32
 	EfConstruction int // candidate list size while inserting; default 128
 	EfSearch       int // default candidate list size while searching (raised to k); default 64
 
@@ -77,7 +77,7 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultM              = 16
+	DefaultM              = 32 // 16 lost recall fast past 250k vectors (BENCHMARKS.md, 1M × 1024)
 	DefaultEfConstruction = 128
 	DefaultEfSearch       = 64
 	DefaultFilterExactMax = 4096
