@@ -393,6 +393,17 @@ func TestIndexMultiAttributeKeys(t *testing.T) {
 	_, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("TourRegion"),
 		KeyConditionExpression: aws.String("tour = :t"), ExpressionAttributeValues: item{":t": S("T1")}})
 	wantAPIError(t, err, "ValidationException", "Query condition missed key schema element: region")
+	// RANGE attributes are constrained left to right: a condition on one
+	// needs equalities on all before it (texts as real DynamoDB words them).
+	gap := func(cond string, vals item, prior, later string) {
+		t.Helper()
+		_, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("TourRegion"),
+			KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: vals,
+			ExpressionAttributeNames: namesIn(cond, map[string]string{"#r": "region", "#rd": "round", "#m": "match"})})
+		wantAPIError(t, err, "ValidationException", "RANGE key attributes "+prior+" must have equality conditions specified in the query because a condition is present on key attribute "+later)
+	}
+	gap("tour = :t AND #r = :r AND #m = :m", item{":t": S("T1"), ":r": S("EU"), ":m": S("M05")}, "round", "match")
+	gap("tour = :t AND #r = :r AND #rd > :n AND #m = :m", item{":t": S("T1"), ":r": S("EU"), ":n": N("0"), ":m": S("M05")}, "round", "match")
 }
 
 // waitIndex polls DescribeTable until pred holds for the table's GSIs.
@@ -483,9 +494,11 @@ func TestIndexCreateTableValidation(t *testing.T) {
 	err = try(types.GlobalSecondaryIndex{IndexName: aws.String("GSI"), KeySchema: ks("a", "HASH"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly, NonKeyAttributes: []string{"x"}}}, defs("pk", "S", "a", "S"))
 	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: ProjectionType is KEYS_ONLY, but NonKeyAttributes is specified")
 	err = try(types.GlobalSecondaryIndex{IndexName: aws.String("GSI"), KeySchema: ks("a", "HASH", "b", "RANGE", "c", "HASH"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}, defs("pk", "S", "a", "S", "b", "S", "c", "S"))
-	wantAPIError(t, err, "ValidationException", "All HASH key attributes must precede RANGE key attributes in the KeySchema")
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: All HASH key attributes must precede RANGE key attributes in the KeySchema")
 	err = try(types.GlobalSecondaryIndex{IndexName: aws.String("GSI"), KeySchema: ks("a", "HASH", "b", "HASH", "c", "HASH", "d", "HASH", "e", "HASH"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}, defs("pk", "S", "a", "S", "b", "S", "c", "S", "d", "S", "e", "S"))
-	wantAPIError(t, err, "ValidationException", "The KeySchema exceeds the maximum allowed number of HASH key attributes")
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: The KeySchema exceeds the maximum allowed number of HASH key attributes")
+	err = try(types.GlobalSecondaryIndex{IndexName: aws.String("GSI"), KeySchema: ks("a", "HASH", "b", "HASH", "a", "RANGE"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}, defs("pk", "S", "a", "S", "b", "S"))
+	wantAPIError(t, err, "ValidationException", "The KeySchema contains multiple key attributes with the same name")
 }
 
 // namesIn keeps the placeholders of all that occur in expr.

@@ -29,12 +29,12 @@ func checkGSIKeySchemaShape(ks []wire.KeySchemaElement) *ddberr.Error {
 	for _, k := range ks {
 		n := cpDeref(k.AttributeName)
 		if seen[n] {
-			return ddberr.Validation("Invalid KeySchema: Some index key attributes are duplicated: " + n)
+			return ddberr.Validation("The KeySchema contains multiple key attributes with the same name")
 		}
 		seen[n] = true
 		if k.KeyType == "HASH" {
 			if ranges > 0 {
-				return ddberr.Validation("All HASH key attributes must precede RANGE key attributes in the KeySchema")
+				return ddberr.InvalidParam("All HASH key attributes must precede RANGE key attributes in the KeySchema")
 			}
 			hashes++
 		} else {
@@ -42,10 +42,10 @@ func checkGSIKeySchemaShape(ks []wire.KeySchemaElement) *ddberr.Error {
 		}
 	}
 	if hashes > maxIndexHashAttrs {
-		return ddberr.Validation("The KeySchema exceeds the maximum allowed number of HASH key attributes")
+		return ddberr.InvalidParam("The KeySchema exceeds the maximum allowed number of HASH key attributes")
 	}
 	if ranges > maxIndexRangeAttrs {
-		return ddberr.Validation("The KeySchema exceeds the maximum allowed number of RANGE key attributes")
+		return ddberr.InvalidParam("The KeySchema exceeds the maximum allowed number of RANGE key attributes")
 	}
 	return nil
 }
@@ -62,7 +62,8 @@ func checkGSIKeySchema(ks []wire.KeySchemaElement, defined map[string]bool, defN
 }
 
 // checkNonKeyTotal applies the 100-attribute limit on INCLUDE projections
-// summed over a table's indexes.
+// summed over a table's indexes. The text is not verified against a live
+// DynamoDB (no capture; the limit itself is documented).
 func checkNonKeyTotal(projections ...*wire.Projection) *ddberr.Error {
 	n := 0
 	for _, p := range projections {

@@ -128,6 +128,19 @@ func AnalyzeKeyCondition(c *Condition, hashNames, rangeNames []string) (*KeyCond
 		kc.Hash = append(kc.Hash, p)
 		delete(byName, h)
 	}
+	// A condition on a RANGE attribute needs equalities on every RANGE
+	// attribute before it (multi-attribute index keys); DynamoDB names the
+	// first one lacking it and the later attribute.
+	for li, later := range rangeNames {
+		if _, ok := byName[later]; !ok {
+			continue
+		}
+		for _, prior := range rangeNames[:li] {
+			if p, ok := byName[prior]; !ok || p.Op != OpEQ {
+				return nil, ddberr.Validationf("RANGE key attributes %s must have equality conditions specified in the query because a condition is present on key attribute %s", prior, later)
+			}
+		}
+	}
 	for i, r := range rangeNames {
 		p, ok := byName[r]
 		if !ok {
