@@ -146,6 +146,7 @@ func (x *Index) compactLocked() {
 
 	x.mu.Lock()
 	x.vecs, x.l0, x.sqn, x.ids, x.level, x.dead = y.vecs, y.l0, y.sqn, y.ids, y.level, y.dead
+	x.l0Shared = nil // new chunks, shared with no view
 	x.upOff, x.up, x.byID, x.attrs = y.upOff, y.up, y.byID, y.attrs
 	x.codes = y.codes
 	x.entry, x.top, x.live, x.tombs = y.entry, y.top, y.live, 0

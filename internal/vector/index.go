@@ -26,16 +26,20 @@ type Index struct {
 	wmu sync.Mutex   // serialises writers (Add, Update, Delete, Compact, ReadFrom)
 	mu  sync.RWMutex // readers hold R; writers take W only to publish changes
 
-	vecs  [][]float32 // chunked vector slab, chunkSize vectors per chunk
-	l0    [][]uint32  // chunked layer-0 adjacency rows (l0Stride per node)
-	sqn   []float32   // ‖v‖² per node (EUCLIDEAN only)
-	ids   []uint64    // node → external ID
-	level []uint8     // node → top layer
-	dead  []bool      // node → tombstoned
-	upOff []uint32    // node → offset of its layer-1 row in up (level > 0 only)
-	up    []uint32    // upper-layer rows, level·upStride per node with level > 0
-	byID  map[uint64]uint32
-	attrs attrTable
+	vecs [][]float32 // chunked vector slab, chunkSize vectors per chunk
+	l0   [][]uint32  // chunked layer-0 adjacency rows (l0Stride per node)
+	// l0Shared[c]: chunk l0[c] is also referenced by a Frozen view, so a
+	// writer copies it before changing a row (chunks past the end: not
+	// shared).
+	l0Shared []bool
+	sqn      []float32 // ‖v‖² per node (EUCLIDEAN only)
+	ids      []uint64  // node → external ID
+	level    []uint8   // node → top layer
+	dead     []bool    // node → tombstoned
+	upOff    []uint32  // node → offset of its layer-1 row in up (level > 0 only)
+	up       []uint32  // upper-layer rows, level·upStride per node with level > 0
+	byID     map[uint64]uint32
+	attrs    attrTable
 
 	quant *sq8      // trained SQ8 quantiser; nil until trained or when off
 	codes [][]uint8 // chunked SQ8 codes, same chunking as vecs (quant != nil)
@@ -132,8 +136,21 @@ func (x *Index) links(n uint32, layer int) []uint32 {
 }
 
 func (x *Index) setLinks(n uint32, layer int, list []uint32) {
+	if layer == 0 {
+		x.ownL0(int(n >> chunkBits))
+	}
 	r := x.row(n, layer)
 	r[0] = uint32(copy(r[1:], list))
+}
+
+// ownL0 makes layer-0 chunk c private to the index before a writer (holding
+// mu for writing) changes a row in it: a chunk a Frozen view still shares is
+// replaced by a copy, which the view never sees.
+func (x *Index) ownL0(c int) {
+	if c < len(x.l0Shared) && x.l0Shared[c] {
+		x.l0[c] = append([]uint32(nil), x.l0[c]...)
+		x.l0Shared[c] = false
+	}
 }
 
 // maxConn is the adjacency capacity at layer.

@@ -312,6 +312,49 @@ func TestFreezeWhileWriting(t *testing.T) {
 	}
 }
 
+// TestFrozenViewIgnoresLaterWrites: a view shares the layer-0 chunks with
+// the index copy-on-write, so inserts and deletes (which rewrite existing
+// nodes' rows) after Freeze must not change what the view writes: a view
+// written right away and a view of the same moment written after the
+// writes are byte for byte equal.
+func TestFrozenViewIgnoresLaterWrites(t *testing.T) {
+	ds := vecdata.Clustered(6000, 1, 16, 20, 5)
+	x := mustNew(t, Config{Dimensions: 16, Distance: Euclidean, ExactMax: -1, Seed: 5})
+	for i := 0; i < 3000; i++ {
+		if err := x.Add(uint64(i), ds.Vec(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before bytes.Buffer
+	if _, err := x.Freeze().WriteTo(&before); err != nil {
+		t.Fatal(err)
+	}
+	f := x.Freeze()
+	for i := 3000; i < ds.N(); i++ {
+		if err := x.Add(uint64(i), ds.Vec(i), nil); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			x.Delete(uint64(i - 3000))
+		}
+	}
+	var after bytes.Buffer
+	if _, err := f.WriteTo(&after); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before.Bytes(), after.Bytes()) {
+		t.Fatalf("the frozen view changed under later writes (%d vs %d bytes)", before.Len(), after.Len())
+	}
+	// The index itself still answers for the survivors.
+	y, err := Load(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Len() != 3000 {
+		t.Fatalf("loaded view has %d vectors, want 3000", y.Len())
+	}
+}
+
 // TestSnapshotReadsVersion1 rewrites a version 2 snapshot of an index
 // without quantisation into the version 1 layout (no quantisation fields)
 // and checks that it still loads, with the default QuantTrain.

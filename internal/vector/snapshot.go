@@ -163,6 +163,7 @@ func (x *Index) ReadFrom(r io.Reader) (int64, error) {
 	defer x.mu.Unlock()
 	x.cfg, x.dim, x.l0Stride, x.upStride, x.mL = y.cfg, y.dim, y.l0Stride, y.upStride, y.mL
 	x.vecs, x.l0, x.sqn, x.ids, x.level, x.dead = y.vecs, y.l0, y.sqn, y.ids, y.level, y.dead
+	x.l0Shared = nil
 	x.upOff, x.up, x.byID, x.attrs = y.upOff, y.up, y.byID, y.attrs
 	x.entry, x.top, x.live, x.tombs = y.entry, y.top, y.live, y.tombs
 	x.pcg, x.rng = y.pcg, y.rng

@@ -81,7 +81,10 @@ func main() {
 	base := heapInUse()
 	rss0 := rssMB("VmRSS")
 	if *load != "" {
-		measureLoaded(*load, *sq8, ds, truth, *efs, *ef100, base)
+		x := measureLoaded(*load, *sq8, ds, truth, *efs, *ef100, base)
+		if *freeze {
+			timeFreeze(x)
+		}
 		return
 	}
 	cfg := vector.Config{Dimensions: *dim, Distance: vector.Cosine, M: *m, EfConstruction: *efc, ExactMax: -1, Seed: 1, QuantTrain: *train}
@@ -148,17 +151,7 @@ func main() {
 		measure(x, ds, truth, *efs, *ef100, *exact && done == ds.N())
 	}
 	if *freeze {
-		t := time.Now()
-		f := x.Freeze()
-		pause := time.Since(t)
-		t = time.Now()
-		size, err := f.WriteTo(io.Discard)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("snapshot: Freeze (writers wait) %.0f ms; WriteTo %.1f s, %.0f MB\n",
-			float64(pause.Microseconds())/1e3, time.Since(t).Seconds(), float64(size)/1e6)
+		timeFreeze(x)
 	}
 	if *save != "" {
 		if err := writeFile(*save, func(w *bufio.Writer) error { _, err := x.WriteTo(w); return err }); err != nil {
@@ -336,7 +329,7 @@ func writeFile(path string, fill func(*bufio.Writer) error) error {
 
 // measureLoaded loads a snapshot, sets the traversal (SQ8 codes or float32)
 // and measures it like a freshly built index.
-func measureLoaded(path string, sq8 bool, ds *vecdata.Dataset, truth [][]int, efs, ef100 string, base uint64) {
+func measureLoaded(path string, sq8 bool, ds *vecdata.Dataset, truth [][]int, efs, ef100 string, base uint64) *vector.Index {
 	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -364,6 +357,23 @@ func measureLoaded(path string, sq8 bool, ds *vecdata.Dataset, truth [][]int, ef
 		truth = vecdata.GroundTruth(ds, 100)
 	}
 	measure(x, ds, truth, efs, ef100, false)
+	return x
+}
+
+// timeFreeze times Freeze (the pause a periodic snapshot imposes on
+// writers) and writing the frozen view to io.Discard.
+func timeFreeze(x *vector.Index) {
+	t := time.Now()
+	f := x.Freeze()
+	pause := time.Since(t)
+	t = time.Now()
+	size, err := f.WriteTo(io.Discard)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("snapshot: Freeze (writers wait) %.1f ms; WriteTo %.1f s, %.0f MB\n",
+		float64(pause.Microseconds())/1e3, time.Since(t).Seconds(), float64(size)/1e6)
 }
 
 // cachedTruth reads the top-100 ground truth from path, or computes and
