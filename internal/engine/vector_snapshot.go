@@ -17,11 +17,12 @@ import (
 //
 //  1. Cut. With every item stripe lock held, so that no write is between its
 //     commit and its in-memory index update, the index is frozen
-//     (vector.Index.Freeze copies the mutable parts, shares the append-only
-//     vectors) and the last dirty-mark sequence is read. The frozen view then
-//     covers exactly the marks with sequence ≤ cut; writes after the cut get
-//     larger sequences. Writers wait only for the freeze copy (about 150
-//     bytes per vector), not for the snapshot.
+//     (vector.Index.Freeze copies the small per-node arrays, shares the
+//     append-only vectors and the layer-0 links copy-on-write) and the last
+//     dirty-mark sequence is read. The frozen view then covers exactly the
+//     marks with sequence ≤ cut; writes after the cut get larger sequences.
+//     Writers wait only for the freeze copy (about 20 bytes per vector), not
+//     for the snapshot.
 //  2. Write the view as generation gen+1 in chunks (unsynced), then switch
 //     the meta key to it in a synced commit; the sync also makes the chunks
 //     durable (one WAL). Until the switch the old generation stays current.
