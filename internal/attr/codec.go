@@ -112,6 +112,38 @@ func DecodeItem(b []byte) (Item, error) {
 	return Item(m), nil
 }
 
+// DecodeItemOnly is DecodeItem keeping only the top-level attributes for
+// which keep returns true; the others are checked and skipped without being
+// built (a 1,024-number vector costs nothing when it is not wanted).
+func DecodeItemOnly(b []byte, keep func(name string) bool) (Item, error) {
+	if len(b) == 0 || b[0] != codecVersion {
+		return nil, fmt.Errorf("%w: bad version", ErrCorrupt)
+	}
+	r := codecReader{s: string(b[1:])}
+	n := r.count(2)
+	m := make(Item, min(n, 8))
+	seen := 0
+	for k := 0; k < n && r.err == nil; k++ {
+		name := r.str()
+		if keep(name) {
+			m[name] = r.readValue(0)
+			seen++
+			if len(m) != seen {
+				r.fail("duplicate name")
+			}
+		} else {
+			r.skipValue(0)
+		}
+	}
+	if r.err == nil && r.i != len(r.s) {
+		r.fail("trailing bytes")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return m, nil
+}
+
 // DecodeValue decodes a single value written by EncodeValue.
 func DecodeValue(b []byte) (Value, error) {
 	r := codecReader{s: string(b)}

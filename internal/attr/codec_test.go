@@ -97,3 +97,34 @@ func TestCodecCorrupt(t *testing.T) {
 		t.Error("trailing bytes accepted")
 	}
 }
+
+// DecodeItemOnly keeps the chosen top-level attributes, skips the rest
+// (nested ones included) and still notices corruption in what it skips.
+func TestDecodeItemOnly(t *testing.T) {
+	vec := make([]Value, 1024)
+	for i := range vec {
+		vec[i] = Value{T: N, Str: "0.125"}
+	}
+	it := Item{"pk": {T: S, Str: "doc#1"}, "emb": {T: L, List: vec}, "meta": {T: M, Map: map[string]Value{"a": {T: SS, Strs: []string{"x"}}}},
+		"on": {T: BOOL, Bool: true}, "blob": {T: B, Bin: []byte{1, 2}}}
+	enc := AppendItem(nil, it)
+	got, err := DecodeItemOnly(enc, func(n string) bool { return n == "pk" || n == "on" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ItemsEqual(got, Item{"pk": it["pk"], "on": it["on"]}) {
+		t.Fatalf("got %v", got)
+	}
+	all, err := DecodeItemOnly(enc, func(string) bool { return true })
+	if err != nil || !ItemsEqual(all, it) {
+		t.Fatalf("keep all: %v %v", all, err)
+	}
+	if _, err := DecodeItemOnly(enc[:len(enc)-3], func(n string) bool { return n == "pk" }); err == nil {
+		t.Fatal("truncated item accepted")
+	}
+	if allocs := testing.AllocsPerRun(20, func() {
+		DecodeItemOnly(enc, func(n string) bool { return n == "pk" })
+	}); allocs > 3 {
+		t.Fatalf("%v allocations skipping a 1,024-number list", allocs)
+	}
+}

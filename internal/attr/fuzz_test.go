@@ -45,9 +45,23 @@ func FuzzDecodeItem(f *testing.F) {
 	f.Add(AppendItem(nil, Item{"a": {T: L, List: []Value{{T: NULL}}}}))
 	f.Add([]byte{1, 1, 1, 'a', byte(BOOL), 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		keep := func(name string) bool { return len(name)%2 == 1 }
+		part, perr := DecodeItemOnly(b, keep) // must not panic, whatever b is
 		it, err := DecodeItem(b)
 		if err != nil {
 			return
+		}
+		if perr != nil {
+			t.Fatalf("DecodeItem accepts what DecodeItemOnly refuses: %v", perr)
+		}
+		want := Item{}
+		for k, v := range it {
+			if keep(k) {
+				want[k] = v
+			}
+		}
+		if !ItemsEqual(part, want) {
+			t.Fatalf("DecodeItemOnly = %v, want %v", part, want)
 		}
 		enc := AppendItem(nil, it)
 		it2, err := DecodeItem(enc)

@@ -136,6 +136,19 @@ func readItem(r storage.Reader, key []byte) (attr.Item, error) {
 	return attr.DecodeItem(b)
 }
 
+// readItemOnly is readItem keeping only the top-level attributes keep
+// accepts (the others are skipped undecoded).
+func readItemOnly(r storage.Reader, key []byte, keep func(string) bool) (attr.Item, error) {
+	b, err := r.Get(key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return attr.DecodeItemOnly(b, keep)
+}
+
 func init() {
 	// The statistics recount measures stored items with the item codec.
 	itemSizeFromStored = func(value []byte) int64 {

@@ -110,6 +110,7 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 	}
 	defer snap.Close()
 	out := &wire.SearchVectorsOutput{SearchResults: []wire.SearchResultItem{}}
+	keep := t.searchResultAttrs(vx, proj)
 	size := 0
 	for _, h := range hits {
 		key, err := snap.Get(vecIDKey(rt.prefix, vecKeyID, h.ID))
@@ -119,7 +120,7 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		if err != nil {
 			return nil, err
 		}
-		item, err := readItem(snap, key)
+		item, err := readItemOnly(snap, key, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -146,6 +147,23 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 func vectorSearchBytes(vx *VectorIndex, n, k int) int {
 	examined := min(n, k+16*int(math.Ceil(math.Log2(float64(n)+1))))
 	return 4 * vx.Dims * max(examined, 1)
+}
+
+// searchResultAttrs says which stored attributes a search result can use:
+// the projected ones, and the vector only when the ProjectionExpression
+// names it, so the (large) vector is not even decoded otherwise.
+func (t *Table) searchResultAttrs(vx *VectorIndex, proj *expr.Projection) func(string) bool {
+	wantVec := false
+	if proj != nil {
+		for _, p := range proj.Paths {
+			if len(p) > 0 && p[0].Name == vx.Attr {
+				wantVec = true
+			}
+		}
+	}
+	return func(name string) bool {
+		return (name != vx.Attr || wantVec) && t.vectorProjects(vx, name)
+	}
 }
 
 // searchResultItem is one result's item: the projected attributes without
