@@ -406,6 +406,37 @@ func TestIndexMultiAttributeKeys(t *testing.T) {
 	gap("tour = :t AND #r = :r AND #rd > :n AND #m = :m", item{":t": S("T1"), ":r": S("EU"), ":n": N("0"), ":m": S("M05")}, "round", "match")
 }
 
+// DynamoDB lets an index be deleted while it is being created, as long as
+// it is still backfilling; the table keeps working and the index goes away.
+func TestIndexDeleteWhileBackfilling(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	var items []item
+	for i := 0; i < 3000; i++ {
+		items = append(items, item{"pk": S(fmt.Sprint("p", i%50)), "sk": S(fmt.Sprint("s", i)), "v": N(fmt.Sprint(i % 9))})
+	}
+	batchPut(t, c, table, items)
+	out, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: defs("v", "N"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("ByV"), KeySchema: ks("v", "HASH"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := out.TableDescription.GlobalSecondaryIndexes[0]; g.IndexStatus != types.IndexStatusCreating || !aws.ToBool(g.Backfilling) {
+		t.Fatalf("new index: %s backfilling %v", g.IndexStatus, g.Backfilling)
+	}
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("ByV")}}}})
+	if err != nil {
+		t.Fatalf("deleting the index being backfilled: %v", err)
+	}
+	waitIndex(t, c, table, 30*time.Second, func(gs []types.GlobalSecondaryIndexDescription) bool { return len(gs) == 0 })
+	_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("ByV"),
+		KeyConditionExpression: aws.String("v = :v"), ExpressionAttributeValues: item{":v": N("3")}})
+	wantAPIError(t, err, "ValidationException", "The table does not have the specified index: ByV")
+	put(t, c, table, item{"pk": S("after"), "sk": S("x"), "v": N("1")})
+}
+
 // waitIndex polls DescribeTable until pred holds for the table's GSIs.
 func waitIndex(t *testing.T, c *dynamodb.Client, table string, within time.Duration, pred func([]types.GlobalSecondaryIndexDescription) bool) {
 	t.Helper()
@@ -449,8 +480,11 @@ func TestIndexOnlineCreateAndDelete(t *testing.T) {
 	}
 	// Writes during the backfill are indexed.
 	put(t, c, table, item{"pk": S("new"), "sk": S("n"), "v": N("3")})
-	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("ByV")}}}})
+	// A second index change while one runs is refused (deleting the index
+	// being backfilled is the exception: TestIndexDeleteWhileBackfilling).
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: defs("w", "N"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("ByW"), KeySchema: ks("w", "HASH"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
 	if err == nil || !strings.Contains(err.Error(), "Only 1 online index can be created or deleted simultaneously per table") {
 		t.Fatalf("concurrent index change: %v", err)
 	}

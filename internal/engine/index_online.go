@@ -25,9 +25,20 @@ import (
 // UpdateTable Delete marks the GSI DELETING (writes stop maintaining it at
 // once) and records a purge marker; a background goroutine removes the
 // index's key range in chunks and then the marker, and the index leaves the
-// description when the update settles.
+// description when the update settles. A GSI can be deleted while it is
+// still backfilling: each backfill chunk checks, holding its items' stripe
+// locks, that the index is still backfilling before it commits, and the
+// purge starts only after taking every stripe lock once (barrier), so no
+// chunk commits entries behind the purge.
 //
 //	"m" "ipurge/" tableID(8) indexID(4)   → an index whose entries are being removed
+
+// errBackfillStopped: the index stopped backfilling (deleted) before a
+// chunk could commit.
+var errBackfillStopped = errors.New("engine: backfill stopped")
+
+// backfillChunkHook, when set by a test, runs before each backfill chunk.
+var backfillChunkHook func()
 
 // backfillChunk is how many items one backfill transaction indexes.
 const backfillChunk = 256
@@ -146,9 +157,16 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
 		if !ok || !cur.Backfilling {
 			return
 		}
+		if backfillChunkHook != nil {
+			backfillChunkHook()
+		}
 		next, n, added, bad, err := e.backfillChunk(t, cur, cursor, end)
 		if errors.Is(err, storage.ErrConflict) {
 			continue
+		}
+		if errors.Is(err, errBackfillStopped) {
+			log.Info("index backfill stopped: the index is being deleted", "scanned", scanned)
+			return
 		}
 		if err != nil {
 			log.Error("index backfill failed", "err", err)
@@ -167,7 +185,7 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
 		}
 		cursor = next
 	}
-	if t, cur, ok := e.currentIndex(table, tableID, ix); ok {
+	if t, cur, ok := e.currentIndex(table, tableID, ix); ok && cur.Backfilling {
 		if err := e.settleIndexStats(t, cur); err != nil {
 			log.Error("index backfill: recounting the index failed", "err", err)
 			return
@@ -252,6 +270,10 @@ func (e *Engine) backfillChunk(t *Table, ix *Index, cursor, end []byte) (next []
 	// retry), and a writer never conflicts with a chunk (it would retry at
 	// once, and could exhaust its retries while the chunk is applied).
 	unlock := e.lockStripes(keys)
+	if _, cur, ok := e.currentIndex(t.Name, t.ID, ix); !ok || !cur.Backfilling {
+		unlock()
+		return nil, 0, 0, 0, errBackfillStopped
+	}
 	err = txn.Commit(storage.CommitOptions{})
 	unlock()
 	if err != nil {

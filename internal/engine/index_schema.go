@@ -92,6 +92,21 @@ func onlineIndexChangeRunning(d *wire.TableDescription) bool {
 	return false
 }
 
+// deletesBackfilling reports whether del deletes a GSI of d that is being
+// created and still backfilling: DynamoDB allows that (IndexStatus CREATING
+// with Backfilling true), though no other change while one runs.
+func deletesBackfilling(d *wire.TableDescription, del *wire.DeleteGlobalSecondaryIndexAction) bool {
+	if del == nil {
+		return false
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		if cpDeref(g.IndexName) == cpDeref(del.IndexName) {
+			return g.IndexStatus == StatusCreating && cpDeref(g.Backfilling)
+		}
+	}
+	return false
+}
+
 // allProjections lists the projections of every index in d.
 func allProjections(d *wire.TableDescription) []*wire.Projection {
 	var out []*wire.Projection

@@ -376,7 +376,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		return ddberr.ResourceNotFound("Requested resource not found: Index: " + n + " for table: " + name + " not found")
 	}
 	for _, u := range in.GlobalSecondaryIndexUpdates {
-		if (u.Create != nil || u.Delete != nil) && onlineIndexChangeRunning(d) {
+		if (u.Create != nil || u.Delete != nil) && onlineIndexChangeRunning(d) && !deletesBackfilling(d, u.Delete) {
 			return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
 		}
 		switch {
@@ -441,6 +441,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 				return false, indexNotFound(n)
 			}
 			d.GlobalSecondaryIndexes[i].IndexStatus = StatusDeleting
+			d.GlobalSecondaryIndexes[i].Backfilling = nil // a deleted backfill stops (index_online.go)
 			changed = true
 		case u.Create != nil:
 			c := u.Create
