@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"testing"
@@ -34,24 +32,10 @@ func TestGolden(t *testing.T) {
 }
 
 func goldenCall(t *testing.T, k *kura, op, body string) string {
-	req, err := http.NewRequest("POST", k.endpoint+"/", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	status, raw := rawPost(t, k.endpoint, op, strings.NewReader(body))
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return fmt.Sprintf("%d\n%s\n", resp.StatusCode, raw)
+		return fmt.Sprintf("%d\n%s\n", status, raw)
 	}
 	scrub(v)
 	var out bytes.Buffer
@@ -59,7 +43,7 @@ func goldenCall(t *testing.T, k *kura, op, body string) string {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	enc.Encode(sortLists(v))
-	return fmt.Sprintf("%d\n%s", resp.StatusCode, out.String())
+	return fmt.Sprintf("%d\n%s", status, out.String())
 }
 
 // volatile members differ from run to run.

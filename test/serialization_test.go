@@ -71,19 +71,6 @@ func TestSerializationExceptionThroughSDK(t *testing.T) {
 // TestSerializationExceptionMessageKey checks the raw body: "Message" for a
 // SerializationException, "message" for other errors.
 func TestSerializationExceptionMessageKey(t *testing.T) {
-	post := func(op, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("POST", shared.endpoint+"/", strings.NewReader(body))
-		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	cases := []struct{ op, body, want string }{
 		{"ListTables", `{"Limit":"5"}`, `{"__type":"com.amazon.coral.service#SerializationException","Message":"STRING_VALUE cannot be converted to Integer"}`},
 		{"PutItem", `{"TableName":"t","Item":{"a":{"S":true}}}`, `{"__type":"com.amazon.coral.service#SerializationException","Message":"TRUE_VALUE cannot be converted to String"}`},
@@ -91,7 +78,7 @@ func TestSerializationExceptionMessageKey(t *testing.T) {
 		{"ListTables", `{"Limit":0}`, `{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"}`},
 	}
 	for _, c := range cases {
-		if status, got := post(c.op, c.body); status != 400 || got != c.want {
+		if status, got := rawPost(t, shared.endpoint, c.op, strings.NewReader(c.body)); status != 400 || string(got) != c.want {
 			t.Errorf("%s %s:\n got %d %s\nwant 400 %s", c.op, c.body, status, got, c.want)
 		}
 	}
@@ -102,20 +89,11 @@ func TestSerializationExceptionMessageKey(t *testing.T) {
 // which it would retry, resending the 16 MB).
 func TestRequestTooLarge(t *testing.T) {
 	big := `{"TableName":"t","Item":{"pk":{"S":"` + strings.Repeat("x", 16<<20) + `"}}}`
-	req, _ := http.NewRequest("POST", shared.endpoint+"/", strings.NewReader(big))
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
-	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 413 || len(body) != 0 {
-		t.Fatalf("raw: %d %q", resp.StatusCode, body)
+	if status, body := rawPost(t, shared.endpoint, "PutItem", strings.NewReader(big)); status != 413 || len(body) != 0 {
+		t.Fatalf("raw: %d %q", status, body)
 	}
 
-	_, err = ddb().PutItem(bg, &dynamodb.PutItemInput{
+	_, err := ddb().PutItem(bg, &dynamodb.PutItemInput{
 		TableName: aws.String("t"),
 		Item:      map[string]types.AttributeValue{"pk": S(strings.Repeat("x", 16<<20))},
 	})

@@ -3,6 +3,7 @@ package test
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,11 +11,12 @@ import (
 
 func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
 
-// rawCall posts a JSON body for target over plain HTTP (for requests the SDK
-// refuses to send) and returns the error type (after '#') and message.
-func rawCall(t *testing.T, k *kura, op, body string) (typ, msg string) {
+// rawPost posts body to endpoint as DynamoDB operation op over plain HTTP
+// (for requests the SDK refuses to send) and returns the status and the raw
+// response body.
+func rawPost(t *testing.T, endpoint, op string, body io.Reader) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest("POST", k.endpoint+"/", strings.NewReader(body))
+	req, err := http.NewRequest("POST", endpoint+"/", body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +27,23 @@ func rawCall(t *testing.T, k *kura, op, body string) (typ, msg string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, raw
+}
+
+// rawCall posts a JSON body for target over plain HTTP (for requests the SDK
+// refuses to send) and returns the error type (after '#') and message.
+func rawCall(t *testing.T, k *kura, op, body string) (typ, msg string) {
+	t.Helper()
+	_, raw := rawPost(t, k.endpoint, op, strings.NewReader(body))
 	var e struct {
 		Type    string `json:"__type"`
 		Message string `json:"message"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+	if err := json.Unmarshal(raw, &e); err != nil {
 		t.Fatal(err)
 	}
 	if i := strings.LastIndex(e.Type, "#"); i >= 0 {
