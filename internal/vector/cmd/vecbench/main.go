@@ -269,22 +269,7 @@ func dumpDataset(dir string, ds *vecdata.Dataset, truth [][]int, clusters int, s
 	if err := writeF32(filepath.Join(dir, "queries.f32"), ds.Queries); err != nil {
 		return err
 	}
-	err := writeFile(filepath.Join(dir, "truth.i32"), func(w *bufio.Writer) error {
-		var b [4]byte
-		for _, t := range truth {
-			if len(t) != k {
-				return fmt.Errorf("ground truth rows differ in length")
-			}
-			for _, i := range t {
-				binary.LittleEndian.PutUint32(b[:], uint32(int32(i)))
-				if _, err := w.Write(b[:]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := writeTruth(filepath.Join(dir, "truth.i32"), truth); err != nil {
 		return err
 	}
 	meta, err := json.MarshalIndent(map[string]any{
@@ -295,6 +280,26 @@ func dumpDataset(dir string, ds *vecdata.Dataset, truth [][]int, clusters int, s
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "meta.json"), append(meta, '\n'), 0o644)
+}
+
+// writeTruth writes ground truth rows (all of one length) as little-endian
+// int32, row-major (truth.i32).
+func writeTruth(path string, truth [][]int) error {
+	return writeFile(path, func(w *bufio.Writer) error {
+		var b [4]byte
+		for _, row := range truth {
+			if len(row) != len(truth[0]) {
+				return fmt.Errorf("ground truth rows differ in length")
+			}
+			for _, i := range row {
+				binary.LittleEndian.PutUint32(b[:], uint32(int32(i)))
+				if _, err := w.Write(b[:]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 func writeF32(path string, v []float32) error {
@@ -392,19 +397,7 @@ func cachedTruth(path string, ds *vecdata.Dataset) [][]int {
 	}
 	t := time.Now()
 	truth := vecdata.GroundTruth(ds, 100)
-	err := writeFile(path, func(w *bufio.Writer) error {
-		var b [4]byte
-		for _, row := range truth {
-			for _, i := range row {
-				binary.LittleEndian.PutUint32(b[:], uint32(int32(i)))
-				if _, err := w.Write(b[:]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := writeTruth(path, truth); err != nil {
 		fmt.Fprintln(os.Stderr, "truth cache:", err)
 	}
 	fmt.Printf("ground truth top-100 over %d: %.1fs (cached in %s)\n", ds.N(), time.Since(t).Seconds(), path)
