@@ -141,7 +141,7 @@ func AnalyzeKeyCondition(c *Condition, hashNames, rangeNames []string) (*KeyCond
 			}
 		}
 	}
-	for i, r := range rangeNames {
+	for _, r := range rangeNames {
 		p, ok := byName[r]
 		if !ok {
 			break
@@ -151,11 +151,8 @@ func AnalyzeKeyCondition(c *Condition, hashNames, rangeNames []string) (*KeyCond
 		}
 		kc.Range = append(kc.Range, p)
 		delete(byName, r)
-		if p.Op != OpEQ && i < len(rangeNames)-1 {
-			if _, more := byName[rangeNames[i+1]]; more {
-				return nil, ddberr.Validation("Query key condition not supported")
-			}
-			break
+		if p.Op != OpEQ {
+			break // a later condition was refused above
 		}
 	}
 	if len(byName) > 0 {
