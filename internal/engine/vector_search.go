@@ -127,7 +127,7 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		if item == nil {
 			continue
 		}
-		res := t.searchResultItem(vx, item, proj)
+		res := searchResultItem(item, proj)
 		size += attr.ItemSize(res) + 8
 		if size > maxSearchResponse {
 			break
@@ -166,24 +166,14 @@ func (t *Table) searchResultAttrs(vx *VectorIndex, proj *expr.Projection) func(s
 	}
 }
 
-// searchResultItem is one result's item: the projected attributes without
-// the vector (returned only when the ProjectionExpression names it), then
-// the ProjectionExpression applied (attributes not projected are ignored).
-func (t *Table) searchResultItem(vx *VectorIndex, item attr.Item, proj *expr.Projection) attr.Item {
-	p := t.vectorProject(vx, item)
+// searchResultItem is one result's item, decoded with searchResultAttrs
+// (so already only projected attributes, the vector only when named): the
+// ProjectionExpression applied, if any.
+func searchResultItem(item attr.Item, proj *expr.Projection) attr.Item {
 	if proj == nil {
-		if _, ok := p[vx.Attr]; ok {
-			c := make(attr.Item, len(p))
-			for k, v := range p {
-				if k != vx.Attr {
-					c[k] = v
-				}
-			}
-			p = c
-		}
-		return p
+		return item
 	}
-	return proj.Apply(p)
+	return proj.Apply(item)
 }
 
 // searchEq is one "attribute = :value" of a SearchConditionExpression.
