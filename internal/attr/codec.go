@@ -98,28 +98,42 @@ func appendValue(dst []byte, v Value) []byte {
 // of b; binaries are copied. b is not retained. Malformed input yields an
 // error wrapping ErrCorrupt, never a panic.
 func DecodeItem(b []byte) (Item, error) {
-	if len(b) == 0 || b[0] != codecVersion {
-		return nil, fmt.Errorf("%w: bad version", ErrCorrupt)
+	r, err := itemReader(b)
+	if err != nil {
+		return nil, err
 	}
-	r := codecReader{s: string(b[1:])}
 	m := r.readMap(0)
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return Item(m), nil
+}
+
+// itemReader checks the codec version of a stored item and returns a reader
+// of the rest.
+func itemReader(b []byte) (codecReader, error) {
+	if len(b) == 0 || b[0] != codecVersion {
+		return codecReader{}, fmt.Errorf("%w: bad version", ErrCorrupt)
+	}
+	return codecReader{s: string(b[1:])}, nil
+}
+
+// done is the reader's error, or a trailing-bytes error if input is left.
+func (r *codecReader) done() error {
 	if r.err == nil && r.i != len(r.s) {
 		r.fail("trailing bytes")
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return Item(m), nil
+	return r.err
 }
 
 // DecodeItemOnly is DecodeItem keeping only the top-level attributes for
 // which keep returns true; the others are checked and skipped without being
 // built (a 1,024-number vector costs nothing when it is not wanted).
 func DecodeItemOnly(b []byte, keep func(name string) bool) (Item, error) {
-	if len(b) == 0 || b[0] != codecVersion {
-		return nil, fmt.Errorf("%w: bad version", ErrCorrupt)
+	r, err := itemReader(b)
+	if err != nil {
+		return nil, err
 	}
-	r := codecReader{s: string(b[1:])}
 	n := r.count(2)
 	m := make(Item, min(n, 8))
 	seen := 0
@@ -135,11 +149,8 @@ func DecodeItemOnly(b []byte, keep func(name string) bool) (Item, error) {
 			r.skipValue(0)
 		}
 	}
-	if r.err == nil && r.i != len(r.s) {
-		r.fail("trailing bytes")
-	}
-	if r.err != nil {
-		return nil, r.err
+	if err := r.done(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -148,11 +159,8 @@ func DecodeItemOnly(b []byte, keep func(name string) bool) (Item, error) {
 func DecodeValue(b []byte) (Value, error) {
 	r := codecReader{s: string(b)}
 	v := r.readValue(0)
-	if r.err == nil && r.i != len(r.s) {
-		r.fail("trailing bytes")
-	}
-	if r.err != nil {
-		return Value{}, r.err
+	if err := r.done(); err != nil {
+		return Value{}, err
 	}
 	return v, nil
 }

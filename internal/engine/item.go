@@ -126,19 +126,18 @@ func (e *Engine) readForWrite(txn storage.Txn, key []byte) (attr.Item, error) {
 
 // readItem reads and decodes one item; a missing item is (nil, nil).
 func readItem(r storage.Reader, key []byte) (attr.Item, error) {
-	b, err := r.Get(key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return attr.DecodeItem(b)
+	return readItemWith(r, key, attr.DecodeItem)
 }
 
 // readItemOnly is readItem keeping only the top-level attributes keep
 // accepts (the others are skipped undecoded).
 func readItemOnly(r storage.Reader, key []byte, keep func(string) bool) (attr.Item, error) {
+	return readItemWith(r, key, func(b []byte) (attr.Item, error) { return attr.DecodeItemOnly(b, keep) })
+}
+
+// readItemWith reads the stored item at key with decode (nil, nil when
+// there is none).
+func readItemWith(r storage.Reader, key []byte, decode func([]byte) (attr.Item, error)) (attr.Item, error) {
 	b, err := r.Get(key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
@@ -146,7 +145,7 @@ func readItemOnly(r storage.Reader, key []byte, keep func(string) bool) (attr.It
 	if err != nil {
 		return nil, err
 	}
-	return attr.DecodeItemOnly(b, keep)
+	return decode(b)
 }
 
 func init() {
