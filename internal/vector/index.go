@@ -172,7 +172,12 @@ func (x *Index) qdist(s *searcher, n uint32) float32 {
 
 // qdistExact is qdist on the float32 vectors.
 func (x *Index) qdistExact(s *searcher, n uint32) float32 {
-	d := dot(s.q, x.vec(n))
+	return x.queryDist(s, n, dot(s.q, x.vec(n)))
+}
+
+// queryDist turns d, the dot product of the prepared query in s with node
+// n's vector (exact or from the codes), into the internal distance.
+func (x *Index) queryDist(s *searcher, n uint32, d float32) float32 {
 	switch x.cfg.Distance {
 	case Cosine:
 		return 1 - d

@@ -178,14 +178,7 @@ func (x *Index) code(n uint32) []uint8 {
 
 // qdistCodes is qdist on the codes (s.qk prepared).
 func (x *Index) qdistCodes(s *searcher, n uint32) float32 {
-	d := s.qbase + s.qscale*float32(dotCodes(s.qk, x.code(n)))
-	switch x.cfg.Distance {
-	case Cosine:
-		return 1 - d
-	case DotProduct:
-		return -d
-	}
-	return s.qsq + x.sqn[n] - 2*d
+	return x.queryDist(s, n, s.qbase+s.qscale*float32(dotCodes(s.qk, x.code(n))))
 }
 
 // useCodes prepares s for a traversal on the codes when the index has a
