@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/vector"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -14,11 +13,7 @@ import (
 // --vector-ef-search beam (SetVectorEfSearch), the index default when it is
 // unset, and the clamped range.
 func TestVectorEfSearchSetting(t *testing.T) {
-	e, err := Open(memory.New(), Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := dpEngine(t)
 	vsCreate(t, e)
 	r := rand.New(rand.NewPCG(1, 2))
 	for k := range 20 {
