@@ -48,20 +48,7 @@ func TestVectorPeriodicSnapshotCrash(t *testing.T) {
 	if err != nil || len(scan.Items) != 300 {
 		t.Fatalf("scan: %d items, %v", len(scan.Items), err)
 	}
-	for _, item := range scan.Items {
-		var v []float64
-		for _, x := range item["emb"].(*types.AttributeValueMemberL).Value {
-			f, _ := strconv.ParseFloat(x.(*types.AttributeValueMemberN).Value, 64)
-			v = append(v, f)
-		}
-		out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"), SearchVector: searchVec(v), TopK: aws.Int32(1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.SearchResults) != 1 || out.SearchResults[0].Item["pk"].(*types.AttributeValueMemberS).Value != item["pk"].(*types.AttributeValueMemberS).Value {
-			t.Fatalf("item %v not found by its own vector: %+v", item["pk"], out.SearchResults)
-		}
-	}
+	wantFoundByOwnVector(t, c, table, scan.Items, false)
 	k.stop()
 	// The restart replayed at most the changes made after the last save.
 	m := regexp.MustCompile(`replayed changes since its snapshot.*changes=(\d+)`).FindStringSubmatch(k.log.String())

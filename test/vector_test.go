@@ -62,6 +62,28 @@ func searchVec(v []float64) []types.AttributeValue {
 	return vecAV(v).(*types.AttributeValueMemberL).Value
 }
 
+// wantFoundByOwnVector searches index "vix" with each item's own "emb"
+// vector (TopK 1) and requires the item itself back (at score 0 when
+// exactScore is set): the index agrees with the table.
+func wantFoundByOwnVector(t *testing.T, c *dynamodb.Client, table string, items []map[string]types.AttributeValue, exactScore bool) {
+	t.Helper()
+	for _, item := range items {
+		var v []float64
+		for _, x := range item["emb"].(*types.AttributeValueMemberL).Value {
+			f, _ := strconv.ParseFloat(x.(*types.AttributeValueMemberN).Value, 64)
+			v = append(v, f)
+		}
+		out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"), SearchVector: searchVec(v), TopK: aws.Int32(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.SearchResults) != 1 || (exactScore && out.SearchResults[0].Score != 0) ||
+			out.SearchResults[0].Item["pk"].(*types.AttributeValueMemberS).Value != item["pk"].(*types.AttributeValueMemberS).Value {
+			t.Fatalf("item %v not found by its own vector: %+v", item["pk"], out.SearchResults)
+		}
+	}
+}
+
 // randVec is a deterministic pseudo-embedding.
 func randVec(r *rand.Rand, d int) []float64 {
 	v := make([]float64, d)
@@ -410,20 +432,7 @@ func TestVectorCrashAgreesWithTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, item := range scan.Items {
-		var v []float64
-		for _, x := range item["emb"].(*types.AttributeValueMemberL).Value {
-			f, _ := strconv.ParseFloat(x.(*types.AttributeValueMemberN).Value, 64)
-			v = append(v, f)
-		}
-		out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"), SearchVector: searchVec(v), TopK: aws.Int32(1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.SearchResults) != 1 || out.SearchResults[0].Score != 0 || out.SearchResults[0].Item["pk"].(*types.AttributeValueMemberS).Value != item["pk"].(*types.AttributeValueMemberS).Value {
-			t.Fatalf("item %v not found by its own vector: %+v", item["pk"], out.SearchResults)
-		}
-	}
+	wantFoundByOwnVector(t, c, table, scan.Items, true)
 	d, _ := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	if n := aws.ToInt64(d.Table.VectorIndexes[0].ItemCount); n != int64(len(scan.Items)) {
 		t.Fatalf("index holds %d vectors, table %d items", n, len(scan.Items))
