@@ -25,7 +25,7 @@ type adminBackend interface {
 }
 
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	b, err := s.backendFor(r)
+	b, err := s.backendFor(r.Header.Get("Authorization"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -303,14 +303,16 @@ type errorBody struct {
 }
 
 // writeError encodes err; status overrides the error's own status when > 0.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
+func (s *Server) writeError(x *exchange, err error, status int) {
 	if errors.Is(err, ddberr.ErrRequestTooLarge) {
-		s.sendTooLarge(w)
+		// DynamoDB answers an over-size body with a bare 413: no __type,
+		// no CRC32.
+		x.out.writeBare(http.StatusRequestEntityTooLarge)
 		return
 	}
 	var e *ddberr.Error
 	if !errors.As(err, &e) {
-		s.log.Error("internal error", "target", r.Header.Get("X-Amz-Target"), "err", err)
+		s.log.Error("internal error", "target", x.target, "err", err)
 		e = ddberr.Internal("Internal server error")
 	}
 	if status <= 0 {
@@ -330,7 +332,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 		eb.setMessage(e)
 		_ = encodeJSON(buf, &eb)
 	}
-	s.send(w, r, status, buf.Bytes())
+	s.send(x, status, buf.Bytes())
 }
 
 func (eb *errorBody) setMessage(e *ddberr.Error) {
@@ -341,29 +343,31 @@ func (eb *errorBody) setMessage(e *ddberr.Error) {
 	}
 }
 
-// sendTooLarge answers a request whose body is over the size limit as
-// DynamoDB does: HTTP 413 with an empty body (no __type, no CRC32).
-func (s *Server) sendTooLarge(w http.ResponseWriter) {
-	h := w.Header()
-	h["X-Amzn-Requestid"] = []string{newRequestID()}
-	h["Content-Length"] = []string{"0"}
-	w.WriteHeader(http.StatusRequestEntityTooLarge)
+// send writes a JSON response body, gzipping it when the client accepts
+// gzip.
+func (s *Server) send(x *exchange, status int, body []byte) {
+	if !acceptsGzip(x.acceptEncoding) {
+		x.out.writeJSON(status, false, body)
+		return
+	}
+	zb := getBuf()
+	defer putBuf(zb)
+	gz := gzPool.Get().(*gzip.Writer)
+	gz.Reset(zb)
+	_, _ = gz.Write(body)
+	_ = gz.Close()
+	gzPool.Put(gz)
+	x.out.writeJSON(status, true, zb.Bytes())
 }
 
-// send writes a JSON response body with DynamoDB's headers, gzipping it
-// when the client accepts gzip. X-Amz-Crc32 covers the bytes as sent.
-func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	h := w.Header()
+// httpReplier answers through net/http.
+type httpReplier struct{ w http.ResponseWriter }
+
+// writeJSON sets DynamoDB's headers; X-Amz-Crc32 covers the bytes as sent.
+func (r httpReplier) writeJSON(status int, gzip bool, body []byte) {
+	h := r.w.Header()
 	h["Content-Type"] = ctJSON
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		zb := getBuf()
-		defer putBuf(zb)
-		gz := gzPool.Get().(*gzip.Writer)
-		gz.Reset(zb)
-		_, _ = gz.Write(body)
-		_ = gz.Close()
-		gzPool.Put(gz)
-		body = zb.Bytes()
+	if gzip {
 		h["Content-Encoding"] = ceGzip
 	}
 	// The three per-response values share one string and one slice.
@@ -378,8 +382,15 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, body [
 	h["X-Amzn-Requestid"] = vs[0:1:1]
 	h["X-Amz-Crc32"] = vs[1:2:2]
 	h["Content-Length"] = vs[2:3:3]
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	r.w.WriteHeader(status)
+	_, _ = r.w.Write(body)
+}
+
+func (r httpReplier) writeBare(status int) {
+	h := r.w.Header()
+	h["X-Amzn-Requestid"] = []string{newRequestID()}
+	h["Content-Length"] = []string{"0"}
+	r.w.WriteHeader(status)
 }
 
 // acceptsGzip reports whether an Accept-Encoding value allows gzip.

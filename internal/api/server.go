@@ -29,16 +29,16 @@ type Options struct {
 	MaxRequestBytes int64
 	// Admin enables the /admin/ endpoints (admin.go).
 	Admin bool
-	// Databases, when set, picks the backend for each request (one
-	// database per credential); the Backend given to NewServer is then
-	// unused.
-	Databases func(r *http.Request) (Backend, error)
+	// Databases, when set, picks the backend for each request from its
+	// Authorization header (one database per credential); the Backend
+	// given to NewServer is then unused.
+	Databases func(authorization string) (Backend, error)
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
 type Server struct {
 	backend   Backend
-	databases func(r *http.Request) (Backend, error)
+	databases func(authorization string) (Backend, error)
 	log       *slog.Logger
 	maxBody   int64
 	admin     bool
@@ -54,6 +54,26 @@ func NewServer(b Backend, opts Options) *Server {
 		s.maxBody = DefaultMaxRequestBytes
 	}
 	return s
+}
+
+// exchange is one DynamoDB request as the operations see it, whichever
+// HTTP server read it: net/http through ServeHTTP, or the connection
+// server (httpserver.go).
+type exchange struct {
+	ctx            context.Context
+	target         string // X-Amz-Target
+	acceptEncoding string
+	authorization  string
+	out            replier
+}
+
+// replier writes the response to an exchange.
+type replier interface {
+	// writeJSON answers with a JSON body as it goes on the wire (gzipped
+	// when gzip is set), with DynamoDB's headers.
+	writeJSON(status int, gzip bool, body []byte)
+	// writeBare answers with a status and no body.
+	writeBare(status int)
 }
 
 // ServeHTTP implements http.Handler.
@@ -73,24 +93,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, HealthText)
 		}
 		return
-	default:
-		s.writeError(w, r, ddberr.UnknownOperation(), http.StatusNotFound)
+	}
+	x := &exchange{
+		ctx:            r.Context(),
+		target:         r.Header.Get("X-Amz-Target"),
+		acceptEncoding: r.Header.Get("Accept-Encoding"),
+		authorization:  r.Header.Get("Authorization"),
+		out:            httpReplier{w},
+	}
+	if r.Method != http.MethodPost || !acceptedContentType(r.Header.Get("Content-Type")) {
+		s.writeError(x, ddberr.UnknownOperation(), http.StatusNotFound)
 		return
 	}
-	if !acceptedContentType(r.Header.Get("Content-Type")) {
-		s.writeError(w, r, ddberr.UnknownOperation(), http.StatusNotFound)
-		return
-	}
-
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.readBody(r, buf); err != nil {
-		s.writeError(w, r, err, 0)
+		s.writeError(x, err, 0)
 		return
 	}
-	body := buf.Bytes()
+	s.serve(x, buf.Bytes())
+}
 
-	target := r.Header.Get("X-Amz-Target")
+// serve routes a POST whose body has been read and runs its operation.
+func (s *Server) serve(x *exchange, body []byte) {
+	target := x.target
 	var h handler
 	if strings.HasPrefix(target, targetPrefix) {
 		h = routes[target[len(targetPrefix):]]
@@ -100,57 +126,58 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h == nil {
 		// DynamoDB parses the body before it routes.
 		if len(body) > 0 && !jsonValid(body) {
-			s.writeError(w, r, ddberr.Serialization(""), 0)
+			s.writeError(x, ddberr.Serialization(""), 0)
 			return
 		}
-		s.writeError(w, r, ddberr.UnknownOperation(), 0)
+		s.writeError(x, ddberr.UnknownOperation(), 0)
 		return
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		s.writeError(w, r, ddberr.Serialization(""), 0)
+		s.writeError(x, ddberr.Serialization(""), 0)
 		return
 	}
-	s.dispatch(w, r, h, body)
+	s.dispatch(x, h, body)
 }
 
-// backendFor is the database that serves r.
-func (s *Server) backendFor(r *http.Request) (Backend, error) {
+// backendFor is the database that serves a request with this
+// Authorization header.
+func (s *Server) backendFor(authorization string) (Backend, error) {
 	if s.databases == nil {
 		return s.backend, nil
 	}
-	return s.databases(r)
+	return s.databases(authorization)
 }
 
 // dispatch runs one operation, turning a panic into InternalServerError.
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, h handler, body []byte) {
+func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.log.Error("panic in handler", "target", r.Header.Get("X-Amz-Target"),
+			s.log.Error("panic in handler", "target", x.target,
 				"panic", p, "stack", string(debug.Stack()))
-			s.writeError(w, r, ddberr.Internal("Internal server error"), 0)
+			s.writeError(x, ddberr.Internal("Internal server error"), 0)
 		}
 	}()
-	b, err := s.backendFor(r)
+	b, err := s.backendFor(x.authorization)
 	if err != nil {
-		s.writeError(w, r, err, 0)
+		s.writeError(x, err, 0)
 		return
 	}
-	out, err := h(r.Context(), b, body)
+	out, err := h(x.ctx, b, body)
 	if err != nil {
-		s.writeError(w, r, err, 0)
+		s.writeError(x, err, 0)
 		return
 	}
 	ob := getBuf()
 	defer putBuf(ob)
 	if err := encodeOutput(ob, out); err != nil {
-		s.log.Error("encoding response", "target", r.Header.Get("X-Amz-Target"), "err", err)
-		s.writeError(w, r, ddberr.Internal("Internal server error"), 0)
+		s.log.Error("encoding response", "target", x.target, "err", err)
+		s.writeError(x, ddberr.Internal("Internal server error"), 0)
 		return
 	}
-	s.send(w, r, http.StatusOK, ob.Bytes())
+	s.send(x, http.StatusOK, ob.Bytes())
 }
 
 // readBody reads the request body into buf, refusing more than maxBody

@@ -69,7 +69,7 @@ type Config struct {
 type Server struct {
 	cfg  Config
 	ln   net.Listener
-	http *http.Server
+	http *api.HTTPServer
 	done chan error
 	log  *slog.Logger
 
@@ -114,12 +114,11 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.ln = ln
-	s.http = &http.Server{
-		Handler:           api.NewServer(backend, opts),
+	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       5 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	})
 	go func() {
 		err := s.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -171,8 +170,8 @@ func (s *Server) open(key string) (*database, error) {
 }
 
 // databaseFor picks the database of the request's credential.
-func (s *Server) databaseFor(r *http.Request) (api.Backend, error) {
-	db, err := s.open(credentialKey(r.Header.Get("Authorization")))
+func (s *Server) databaseFor(authorization string) (api.Backend, error) {
+	db, err := s.open(credentialKey(authorization))
 	if err != nil {
 		s.log.Error("opening database", "err", err)
 		return nil, ddberr.Internal("Internal server error")
