@@ -55,6 +55,9 @@ type config struct {
 	ItemCacheMB int
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// SysmonSlack is the timer slack given to the Go runtime's monitor
+	// thread (sysmon_linux.go); 0 leaves it alone.
+	SysmonSlack time.Duration
 }
 
 // Addr is the listen address with --port applied.
@@ -97,6 +100,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.SharedDB, "shared-db", true, "serve one database to every credential and region; --shared-db=false gives each access key ID and region its own database (DynamoDB Local without -sharedDb)")
 	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")
 	fs.DurationVar(&c.SyncDelay, "sync-delay", time.Millisecond, "while several durable writes are in flight, the minimum interval between two WAL fsyncs: writes arriving within it share one fsync (less CPU per write under load, up to this much more latency; a lone writer never waits; 0 turns it off)")
+	fs.DurationVar(&c.SysmonSlack, "sysmon-slack", time.Millisecond, "Linux: timer slack for the Go runtime's monitor thread, so it wakes at most about once per this interval instead of every 20 microseconds under bursty load (needs CAP_SYS_NICE, skipped without; 0 leaves it alone)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
 	var quant string

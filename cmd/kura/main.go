@@ -64,6 +64,11 @@ func main() {
 func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(log) // the engine logs background work (index backfills) here
+	if cfg.SysmonSlack > 0 {
+		if err := relaxSysmon(cfg.SysmonSlack); err != nil {
+			log.Debug("sysmon timer slack left alone", "err", err)
+		}
+	}
 
 	srv, err := server.Start(server.Config{
 		Listen:            cfg.Addr(),
