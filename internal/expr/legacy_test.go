@@ -123,6 +123,12 @@ func TestParamsAndMixing(t *testing.T) {
 		{ValidateParams(nil, attr.Item{}, true, true), "error: 1 validation error detected: ExpressionAttributeValues must not be empty"},
 		{ValidateParams(map[string]string{"a": "a"}, nil, true, true),
 			`error: 1 validation error detected: ExpressionAttributeNames contains invalid key: Syntax error; key: "a"`},
+		// The first invalid key in sorted order is named.
+		{ValidateParams(map[string]string{"#ok_1": "a", "#z-": "b", "#": "c", "#é": "d"}, nil, true, true),
+			`error: 1 validation error detected: ExpressionAttributeNames contains invalid key: Syntax error; key: "#"`},
+		{ValidateParams(map[string]string{"#Az09_": "a"}, attr.Item{":b": nv("1"), ":a.b": nv("1"), "::": nv("1")}, true, true),
+			`error: 1 validation error detected: ExpressionAttributeValues contains invalid key: Syntax error; key: "::"`},
+		{ValidateParams(map[string]string{"#Az09_": "a"}, attr.Item{":_": nv("1")}, true, true), ""},
 	} {
 		if got := msg(tc.err); got != tc.want {
 			t.Errorf("got %q\nwant %q", got, tc.want)

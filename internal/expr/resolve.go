@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -25,8 +24,6 @@ func NewParams(names map[string]string, values attr.Item) *Params {
 }
 
 var (
-	nameKeyRE  = regexp.MustCompile(`^#[0-9A-Za-z_]+$`)
-	valueKeyRE = regexp.MustCompile(`^:[0-9A-Za-z_]+$`)
 )
 
 // ValidateParams checks the placeholder maps before any expression is
@@ -45,23 +42,48 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 		if len(names) == 0 {
 			return ddberr.RequestInvalid("ExpressionAttributeNames must not be empty")
 		}
-		for _, k := range sortedKeys(names) {
-			if !nameKeyRE.MatchString(k) {
-				return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
-			}
+		if k, bad := firstInvalidKey(names, '#'); bad {
+			return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 		}
 	}
 	if values != nil {
 		if len(values) == 0 {
 			return ddberr.RequestInvalid("ExpressionAttributeValues must not be empty")
 		}
-		for _, k := range sortedKeys(values) {
-			if !valueKeyRE.MatchString(k) {
-				return ddberr.RequestInvalidf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
-			}
+		if k, bad := firstInvalidKey(values, ':'); bad {
+			return ddberr.RequestInvalidf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
 		}
 	}
 	return nil
+}
+
+// firstInvalidKey reports the first key of m, in sorted order, that is not
+// sigil followed by one or more of [0-9A-Za-z_]. Maps are sorted only
+// when some key is invalid.
+func firstInvalidKey[V any](m map[string]V, sigil byte) (string, bool) {
+	for k := range m {
+		if !validParamKey(k, sigil) {
+			for _, k := range sortedKeys(m) {
+				if !validParamKey(k, sigil) {
+					return k, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func validParamKey(k string, sigil byte) bool {
+	if len(k) < 2 || k[0] != sigil {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		c := k[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckMixed returns DynamoDB's error for a request that uses both legacy
