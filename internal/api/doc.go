@@ -11,4 +11,8 @@
 // it. Errors are encoded from *ddberr.Error as {"__type": ..., "message": ...}
 // ("Message" for a SerializationException, as DynamoDB writes it; a body
 // over the size limit gets a bare 413).
+//
+// HTTPServer (httpserver.go) serves the connections: it reads the plain
+// "POST /" requests the SDKs send itself and hands a connection that sends
+// anything else to net/http, which serves the same Server (ServeHTTP).
 package api
