@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,23 +62,27 @@ func indexEntries(t *testing.T, e *Engine, tableID uint64, indexID uint32) int {
 // backfilling (IndexStatus CREATING, Backfilling true); the backfill stops
 // and every entry it wrote is purged.
 func TestDeleteGSIWhileBackfilling(t *testing.T) {
+	// Cleanups run last-registered first: the hook is cleared only after
+	// the engine's Close has waited for every backfill goroutine.
+	t.Cleanup(func() { backfillChunkHook = nil })
 	e := dpEngine(t)
 	dpTable(t, e, "t", "pk:S")
 	for i := range 3 * backfillChunk {
 		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint("p", i)), "g": dpS(fmt.Sprint("g", i%7))})
 	}
 	started, release := make(chan struct{}), make(chan struct{})
-	chunks := 0
+	// Atomic: the stopped backfill may still run the hook while the new
+	// index's backfill (below) runs it too.
+	var chunks atomic.Int32
 	backfillChunkHook = func() {
-		chunks++
-		if chunks == 2 { // one chunk committed, the backfill is under way
+		if chunks.Add(1) == 2 { // one chunk committed, the backfill is under way
 			close(started)
 			<-release
 		}
 	}
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
-	defer func() { unblock(); backfillChunkHook = nil }() // registered after dpEngine's Close: runs first
+	defer unblock() // before the engine's Close, which waits for the backfill
 	addGSI(t, e, "t", "G", "g")
 	<-started
 	tb, _ := e.lookupTable("t")
