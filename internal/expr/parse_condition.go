@@ -5,8 +5,13 @@ import "github.com/kura-db/kura/internal/ddberr"
 // ParseCondition parses a ConditionExpression, FilterExpression or
 // KeyConditionExpression (kind says which, for messages) and runs the checks
 // that need only the text. The result must be resolved with
-// Params.ResolveCondition before evaluation.
+// Params.ResolveCondition before evaluation. Repeated texts are served from
+// the parse cache (cache.go).
 func ParseCondition(kind Kind, s string) (*Condition, error) {
+	return conditionCache.parse(kind, s, parseCondition, (*Condition).clone)
+}
+
+func parseCondition(kind Kind, s string) (*Condition, error) {
 	p, derr := newParser(kind, s)
 	if derr != nil {
 		return nil, derr

@@ -4,7 +4,12 @@ import "github.com/kura-db/kura/internal/ddberr"
 
 // ParseUpdate parses an UpdateExpression and runs the checks that need only
 // the text. Resolve it with Params.ResolveUpdate before applying it.
+// Repeated texts are served from the parse cache (cache.go).
 func ParseUpdate(s string) (*Update, error) {
+	return updateCache.parse(KindUpdate, s, func(_ Kind, s string) (*Update, error) { return parseUpdate(s) }, (*Update).clone)
+}
+
+func parseUpdate(s string) (*Update, error) {
 	p, derr := newParser(KindUpdate, s)
 	if derr != nil {
 		return nil, derr
@@ -118,7 +123,12 @@ func (p *parser) checkUpdate(u *Update, dup *ddberr.Error) *ddberr.Error {
 }
 
 // ParseProjection parses a ProjectionExpression: comma-separated paths.
+// Repeated texts are served from the parse cache (cache.go).
 func ParseProjection(s string) (*Projection, error) {
+	return projectionCache.parse(KindProjection, s, func(_ Kind, s string) (*Projection, error) { return parseProjection(s) }, (*Projection).clone)
+}
+
+func parseProjection(s string) (*Projection, error) {
 	p, derr := newParser(KindProjection, s)
 	if derr != nil {
 		return nil, derr

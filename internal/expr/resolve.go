@@ -23,9 +23,6 @@ func NewParams(names map[string]string, values attr.Item) *Params {
 	return &Params{names: names, values: values, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
 }
 
-var (
-)
-
 // ValidateParams checks the placeholder maps before any expression is
 // parsed. names and values are the request's maps (nil when absent);
 // anyExpr says whether the request has any expression parameter and
