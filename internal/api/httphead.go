@@ -138,18 +138,22 @@ func isToken(b []byte) bool {
 	return true
 }
 
-var tokenChar = func() (t [128]bool) {
+var tokenChar = alnumAnd("!#$%&'*+-.^_`|~")
+
+// alnumAnd is a table of the ASCII letters and digits and the bytes of
+// extra.
+func alnumAnd(extra string) (t [128]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
 	for c := 'a'; c <= 'z'; c++ {
 		t[c], t[c-'a'+'A'] = true, true
 	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
+	for _, c := range extra {
 		t[c] = true
 	}
 	return t
-}()
+}
 
 // validHost reports whether a Host value has only the bytes net/http
 // accepts in one (it answers 400 to any other).
@@ -162,18 +166,7 @@ func validHost(v []byte) bool {
 	return true
 }
 
-var hostChar = func() (t [128]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!$%&'()*+,-.:;=[]_~" {
-		t[c] = true
-	}
-	return t
-}()
+var hostChar = alnumAnd("!$%&'()*+,-.:;=[]_~")
 
 // validFieldValue reports whether a field value has no control bytes other
 // than horizontal tab.
