@@ -129,16 +129,26 @@ func parseContentLength(v []byte) (int64, bool) {
 }
 
 // isToken reports whether b is an RFC 9110 token (a valid field name).
-func isToken(b []byte) bool {
+func isToken(b []byte) bool { return allIn(b, &tokenChar) }
+
+// validHost reports whether a Host value has only the bytes net/http
+// accepts in one (it answers 400 to any other).
+func validHost(v []byte) bool { return allIn(v, &hostChar) }
+
+var (
+	tokenChar = alnumAnd("!#$%&'*+-.^_`|~")
+	hostChar  = alnumAnd("!$%&'()*+,-.:;=[]_~")
+)
+
+// allIn reports whether every byte of b is ASCII and set in table.
+func allIn(b []byte, table *[128]bool) bool {
 	for _, c := range b {
-		if c >= 0x80 || !tokenChar[c] {
+		if c >= 0x80 || !table[c] {
 			return false
 		}
 	}
 	return true
 }
-
-var tokenChar = alnumAnd("!#$%&'*+-.^_`|~")
 
 // alnumAnd is a table of the ASCII letters and digits and the bytes of
 // extra.
@@ -154,19 +164,6 @@ func alnumAnd(extra string) (t [128]bool) {
 	}
 	return t
 }
-
-// validHost reports whether a Host value has only the bytes net/http
-// accepts in one (it answers 400 to any other).
-func validHost(v []byte) bool {
-	for _, c := range v {
-		if c >= 0x80 || !hostChar[c] {
-			return false
-		}
-	}
-	return true
-}
-
-var hostChar = alnumAnd("!$%&'()*+,-.:;=[]_~")
 
 // validFieldValue reports whether a field value has no control bytes other
 // than horizontal tab.
