@@ -76,21 +76,13 @@ func parseHead(buf []byte, h *requestHead) int {
 			}
 			sawLength, h.contentLength = true, n
 		case bytes.EqualFold(name, []byte("X-Amz-Target")):
-			if h.target == nil {
-				h.target = value
-			}
+			keepFirst(&h.target, value)
 		case bytes.EqualFold(name, []byte("Content-Type")):
-			if h.contentType == nil {
-				h.contentType = value
-			}
+			keepFirst(&h.contentType, value)
 		case bytes.EqualFold(name, []byte("Accept-Encoding")):
-			if h.acceptEncoding == nil {
-				h.acceptEncoding = value
-			}
+			keepFirst(&h.acceptEncoding, value)
 		case bytes.EqualFold(name, []byte("Authorization")):
-			if h.authorization == nil {
-				h.authorization = value
-			}
+			keepFirst(&h.authorization, value)
 		case bytes.EqualFold(name, []byte("Connection")):
 			for tok := range bytes.SplitSeq(value, []byte(",")) {
 				tok = trimOWS(tok)
@@ -110,6 +102,14 @@ func parseHead(buf []byte, h *requestHead) int {
 		return -1
 	}
 	return pos
+}
+
+// keepFirst sets *dst to v unless an earlier header set it (net/http's
+// Header.Get returns the first value too).
+func keepFirst(dst *[]byte, v []byte) {
+	if *dst == nil {
+		*dst = v
+	}
 }
 
 // parseContentLength accepts only plain decimal digits, as net/http does,
