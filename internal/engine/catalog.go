@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -142,8 +143,12 @@ func (r *tableRecord) indexID(name string) (uint32, bool) {
 	return 0, false
 }
 
-// addIndexID allocates an index ID for a new index name.
+// addIndexID allocates an index ID for a new index name. A deleted index
+// of the same name loses its record: the name now means the new index, and
+// the old ID's entries (possibly still being purged) must never be taken
+// for the new index's.
 func (r *tableRecord) addIndexID(name string) uint32 {
+	r.Indexes = slices.DeleteFunc(r.Indexes, func(ix indexRecord) bool { return ix.Name == name })
 	r.NextIndexID++
 	r.Indexes = append(r.Indexes, indexRecord{Name: name, ID: r.NextIndexID})
 	return r.NextIndexID

@@ -150,3 +150,34 @@ func TestDeleteGSIRacingBackfill(t *testing.T) {
 		}
 	}
 }
+
+// An index re-created under a deleted index's name gets an ID of its own:
+// with the old ID it would share its entries' key range with the purge of
+// the deleted index, which could then remove the new index's entries.
+func TestRecreatedIndexGetsItsOwnID(t *testing.T) {
+	e := dpEngine(t)
+	dpTable(t, e, "t", "pk:S")
+	addGSI(t, e, "t", "G", "g")
+	waitBackfill(t, e, "t", "G", 10*time.Second)
+	tb, _ := e.lookupTable("t")
+	old, _ := tb.Index("G")
+	if err := deleteGSI(e, "t", "G"); err != nil {
+		t.Fatal(err)
+	}
+	waitIndexGone(t, e, "t", "G")
+	addGSI(t, e, "t", "G", "g")
+	tb, _ = e.lookupTable("t")
+	cur, _ := tb.Index("G")
+	if cur.ID == old.ID {
+		t.Fatalf("the re-created index reuses ID %d", old.ID)
+	}
+	n := 0
+	for _, r := range tb.rec.Indexes {
+		if r.Name == "G" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d catalog records named G", n)
+	}
+}
