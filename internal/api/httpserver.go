@@ -336,7 +336,9 @@ func (c *fastConn) serveOne(n int) bool {
 	c.x.acceptEncoding = c.reuse(&c.acceptEncoding, h.acceptEncoding)
 	contentType := c.reuse(&c.contentType, h.contentType)
 	c.x.authorization = ""
-	if h.authorization != nil {
+	if h.authorization != nil && c.srv.api.databases != nil {
+		// Only per-credential databases read it (a new signature each
+		// request, so a copy each time).
 		c.x.authorization = string(h.authorization)
 	}
 	length := h.contentLength
