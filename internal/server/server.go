@@ -115,9 +115,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.ln = ln
 	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       5 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
 	})
 	go func() {
 		err := s.http.Serve(ln)
