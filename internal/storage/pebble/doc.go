@@ -9,10 +9,6 @@
 // Pebble's commit pipeline. A commit acknowledged with Sync survives a crash
 // of the process or the machine.
 //
-// Kura takes a Pebble snapshot per request; one long-lived anchor snapshot,
-// replaced every second, stays open under them so that closing a request's
-// snapshot is cheap (see anchor.go).
-//
 // All methods of Store are safe for concurrent use. A Snapshot is safe for
 // concurrent reads; a Txn and an Iterator are not safe for concurrent use.
 // Store.Close waits for in-flight operations, closes any snapshots,

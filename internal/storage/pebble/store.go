@@ -91,7 +91,6 @@ type Store struct {
 	oracle   *occ.Oracle
 	inMemory bool
 	syncing  atomic.Int32 // durable commits in flight (Options.SyncDelay)
-	anchor   *anchor      // the long-lived snapshot under the others
 	// unsynced is set by the first unsynced commit after a background
 	// sync, which also schedules the next one (syncLater); bgEvery is
 	// Options.BackgroundSync (0 for in-memory stores: nothing to sync).
@@ -158,7 +157,6 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
 	}
 	s.db = db
-	s.anchor = newAnchor(db)
 	if !opts.InMemory {
 		every := opts.BackgroundSync
 		if every <= 0 {
@@ -266,7 +264,6 @@ func (s *Store) Close() error {
 	}
 	s.iters, s.snaps = nil, nil
 	s.regMu.Unlock()
-	s.anchor.close()
 	var err error
 	if !s.inMemory {
 		err = s.db.Flush()
@@ -276,7 +273,6 @@ func (s *Store) Close() error {
 
 // newSnap takes and registers a Pebble snapshot. The caller holds mu shared.
 func (s *Store) newSnap() *snap {
-	s.anchor.tick()
 	sn := &snap{store: s, ps: s.db.NewSnapshot()}
 	s.regMu.Lock()
 	s.snaps[sn] = struct{}{}
