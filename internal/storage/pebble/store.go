@@ -3,6 +3,7 @@ package pebble
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -281,10 +282,23 @@ func (s *Store) newSnap() *snap {
 }
 
 // apply commits writes as one Pebble batch. The caller holds mu shared.
+//
+// The writes go into the batch in key order: Pebble's memtable insert
+// starts each search where the previous insert of the batch ended, so
+// ascending keys (a BatchWriteItem of neighbouring items, an item and its
+// index entries of the same table) skip most of the skiplist search that
+// map order would repeat for every key.
 func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
 	b := s.db.NewBatch()
 	defer b.Close()
-	for k, w := range writes {
+	var buf [8]string
+	keys := buf[:0]
+	for k := range writes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		w := writes[k]
 		var err error
 		if w.Delete {
 			err = b.Delete([]byte(k), nil)

@@ -15,7 +15,9 @@ import (
 //   - CommitSync1 / CommitSync16: one Set committed with Sync, from one
 //     goroutine, and from 16 at once (the ratio shows whether concurrent
 //     syncing commits share fsyncs);
-//   - Iterate100: a 100-key forward iteration (the figure is per scan).
+//   - Iterate100: a 100-key forward iteration (the figure is per scan);
+//   - Overwrite25: one unsynced commit overwriting 25 neighbouring keys of
+//     a 100,000-key store (a BatchWriteItem of neighbouring items).
 func Bench(b *testing.B, open func(b *testing.B) storage.Store) {
 	b.Run("Get", func(b *testing.B) {
 		s := open(b)
@@ -64,6 +66,31 @@ func Bench(b *testing.B, open func(b *testing.B) storage.Store) {
 			_ = it.Close()
 			if c != 100 {
 				b.Fatalf("iterated %d keys", c)
+			}
+		}
+	})
+	b.Run("Overwrite25", func(b *testing.B) {
+		s := open(b)
+		defer s.Close()
+		const n = 100000
+		fill(b, s, n)
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = benchKey(i)
+		}
+		value := make([]byte, 1000)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			tx, err := s.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := i * 7919 % (n - 25)
+			for _, k := range keys[start : start+25] {
+				_ = tx.Set(k, value)
+			}
+			if err := tx.Commit(storage.CommitOptions{}); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
