@@ -52,6 +52,9 @@ type Engine struct {
 	// point reads single items without a snapshot when the store can
 	// (see getItem); nil otherwise.
 	point storage.PointReader
+	// rng opens a single iterator over the latest state without a snapshot
+	// when the store can (see fillFromSnapshot); nil otherwise.
+	rng storage.RangeReader
 
 	mu     sync.RWMutex
 	tables map[string]*Table // by name; values are immutable, swapped on change
@@ -104,6 +107,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		items:   newItemCache(cfg.ItemCacheBytes),
 	}
 	e.point, _ = store.(storage.PointReader)
+	e.rng, _ = store.(storage.RangeReader)
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}

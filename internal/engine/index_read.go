@@ -66,15 +66,17 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 	return r, nil
 }
 
-// fill reads entries within opts into p until the range ends or p is full.
-func (r *indexRead) fill(snap storage.Reader, p *page, opts storage.IterOptions) error {
+// fill reads entries within opts from src into p until the range ends or p
+// is full. table is where non-projected attributes are fetched from (r.fetch:
+// the same snapshot as src); nil when r does not fetch.
+func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page, opts storage.IterOptions) error {
 	if p.enc.on {
 		// Every entry goes out whole: transcode it as stored.
-		err := p.fillEncoded(snap, opts)
+		err := p.fillEncoded(src, opts)
 		r.indexBytes += p.bytes
 		return err
 	}
-	it, err := snap.NewIterator(opts)
+	it, err := src.NewIterator(opts)
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func (r *indexRead) fill(snap storage.Reader, p *page, opts storage.IterOptions)
 		r.indexBytes += size
 		item := entry
 		if r.fetch {
-			full, err := readItem(snap, r.t.storageKey(r.t.primaryKeyOf(entry)))
+			full, err := readItem(table, r.t.storageKey(r.t.primaryKeyOf(entry)))
 			if err != nil {
 				return err
 			}
@@ -221,12 +223,16 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 // fillIndexFromSnapshot fills p from index entries read in one consistent
 // snapshot (the index counterpart of fillFromSnapshot).
 func (e *Engine) fillIndexFromSnapshot(r *indexRead, p *page, opts storage.IterOptions) error {
+	if e.rng != nil && !r.fetch {
+		// One index iterator is the whole read, and a consistent view.
+		return r.fill(e.rng, nil, p, opts)
+	}
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
-	return r.fill(snap, p, opts)
+	return r.fill(snap, snap, p, opts)
 }
 
 // startAfter narrows opts to the keys after k in scan direction.

@@ -129,9 +129,9 @@ func (p *page) add(it attr.Item) (bool, error) {
 }
 
 // fill reads items from r within opts into p until the range ends or the
-// page is full. accept, when set, skips stored items that do not belong
+// page is full, through one iterator and no other read. accept, when set, skips stored items that do not belong
 // (it guards a Query against a foreign partition sharing the prefix).
-func (p *page) fill(r storage.Reader, opts storage.IterOptions, accept func(attr.Item) bool) error {
+func (p *page) fill(r storage.RangeReader, opts storage.IterOptions, accept func(attr.Item) bool) error {
 	if p.enc.on {
 		return p.fillEncoded(r, opts)
 	}

@@ -27,7 +27,7 @@ func (p *page) canEncode() bool {
 }
 
 // fillEncoded is fill for a page in encoded mode.
-func (p *page) fillEncoded(r storage.Reader, opts storage.IterOptions) error {
+func (p *page) fillEncoded(r storage.RangeReader, opts storage.IterOptions) error {
 	it, err := r.NewIterator(opts)
 	if err != nil {
 		return err

@@ -358,6 +358,11 @@ func newPage(limit *int32, sel string, filter *expr.Condition, proj *expr.Projec
 
 // fillFromSnapshot fills p from one consistent snapshot.
 func (e *Engine) fillFromSnapshot(p *page, opts storage.IterOptions, accept func(attr.Item) bool) error {
+	if e.rng != nil {
+		// p.fill opens one iterator and reads nothing else: that iterator
+		// is the consistent view.
+		return p.fill(e.rng, opts, accept)
+	}
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return err

@@ -33,6 +33,16 @@ type PointReader interface {
 	Get(key []byte) ([]byte, error)
 }
 
+// RangeReader is implemented by stores that can open an iterator over the
+// latest committed state without a snapshot: one iterator is a consistent
+// view by itself. It serves reads that open a single iterator and read
+// nothing else (otherwise take a Snapshot, so all reads share one view).
+// The iterator must be closed; after Close of the store its Next reports
+// ErrClosed.
+type RangeReader interface {
+	NewIterator(opts IterOptions) (Iterator, error)
+}
+
 // Reader reads keys. Returned slices are owned by the caller.
 type Reader interface {
 	Get(key []byte) ([]byte, error)

@@ -10,7 +10,9 @@ import (
 // are copied into per-iterator buffers, so a caller scribbling on them
 // cannot reach Pebble's block cache.
 type iter struct {
-	sn      *snap
+	store *Store
+	sn    *snap // nil for an iterator over the latest state
+
 	pi      *cpebble.Iterator // nil for an empty range
 	reverse bool
 	started bool
@@ -25,7 +27,7 @@ func (it *iter) Next() bool {
 	if it.done || it.err != nil {
 		return false
 	}
-	st := it.sn.store
+	st := it.store
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	if it.pi == nil {
@@ -74,7 +76,7 @@ func (it *iter) Err() error { return it.err }
 
 // Close releases the iterator.
 func (it *iter) Close() error {
-	st := it.sn.store
+	st := it.store
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	it.done = true
@@ -82,7 +84,11 @@ func (it *iter) Close() error {
 		return nil
 	}
 	st.regMu.Lock()
-	delete(it.sn.iters, it)
+	if it.sn != nil {
+		delete(it.sn.iters, it)
+	} else {
+		delete(st.iters, it)
+	}
 	st.regMu.Unlock()
 	err := it.pi.Close()
 	it.pi = nil

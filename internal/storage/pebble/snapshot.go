@@ -32,22 +32,13 @@ func (sn *snap) newIterator(opts storage.IterOptions) (storage.Iterator, error) 
 	if sn.closed.Load() {
 		return nil, storage.ErrClosed
 	}
-	it := &iter{sn: sn, reverse: opts.Reverse}
-	lo, hi := opts.Lower, opts.Upper
-	if hi != nil && (len(hi) == 0 || (lo != nil && bytes.Compare(lo, hi) >= 0)) {
-		// Empty range; Pebble wants LowerBound < UpperBound.
+	it := &iter{store: sn.store, sn: sn, reverse: opts.Reverse}
+	po, empty := pebbleIterOptions(opts)
+	if empty {
 		it.done = true
 		return it, nil
 	}
-	if len(lo) == 0 {
-		// An empty lower bound is no bound; Pebble's invariant checks
-		// (race builds) trip over an empty one.
-		lo = nil
-	}
-	pi, err := sn.ps.NewIter(&cpebble.IterOptions{
-		LowerBound: cloneBound(lo),
-		UpperBound: cloneBound(hi),
-	})
+	pi, err := sn.ps.NewIter(po)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +50,21 @@ func (sn *snap) newIterator(opts storage.IterOptions) (storage.Iterator, error) 
 	sn.iters[it] = struct{}{}
 	sn.store.regMu.Unlock()
 	return it, nil
+}
+
+// pebbleIterOptions translates iteration bounds; empty reports a range
+// with nothing in it (Pebble wants LowerBound < UpperBound).
+func pebbleIterOptions(opts storage.IterOptions) (po *cpebble.IterOptions, empty bool) {
+	lo, hi := opts.Lower, opts.Upper
+	if hi != nil && (len(hi) == 0 || (lo != nil && bytes.Compare(lo, hi) >= 0)) {
+		return nil, true
+	}
+	if len(lo) == 0 {
+		// An empty lower bound is no bound; Pebble's invariant checks
+		// (race builds) trip over an empty one.
+		lo = nil
+	}
+	return &cpebble.IterOptions{LowerBound: cloneBound(lo), UpperBound: cloneBound(hi)}, false
 }
 
 // close closes the snapshot and its open iterators, and unregisters it.

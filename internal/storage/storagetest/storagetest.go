@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"ManyKeys", testManyKeys},
 		{"SyncCommit", testSyncCommit},
 		{"Closed", testClosed},
+		{"RangeReader", testRangeReader},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +109,7 @@ func get(t testing.TB, r storage.Reader, key string) string {
 }
 
 // scan returns "k=v" pairs of an iteration over r.
-func scan(t testing.TB, r storage.Reader, opts storage.IterOptions) []string {
+func scan(t testing.TB, r storage.RangeReader, opts storage.IterOptions) []string {
 	t.Helper()
 	it, err := r.NewIterator(opts)
 	if err != nil {
@@ -506,4 +507,48 @@ func testClosed(t *testing.T, s storage.Store) {
 	}
 	tx.Rollback()
 	_ = sn.Close()
+}
+
+// testRangeReader checks storage.RangeReader, for stores that implement it:
+// an iterator over the latest state is a consistent view as of its opening
+// (later commits do not show), honours bounds and direction, and reports
+// ErrClosed once the store closes.
+func testRangeReader(t *testing.T, s storage.Store) {
+	rr, ok := s.(storage.RangeReader)
+	if !ok {
+		t.Skip("the store does not implement storage.RangeReader")
+	}
+	put(t, s, "a", "1", "b", "1", "d", "1")
+	eq(t, "all", scan(t, rr, storage.IterOptions{}), []string{"a=1", "b=1", "d=1"})
+	eq(t, "[b,d) reverse", scan(t, rr, storage.IterOptions{Lower: []byte("b"), Upper: []byte("d"), Reverse: true}), []string{"b=1"})
+	eq(t, "empty range", scan(t, rr, storage.IterOptions{Lower: []byte("c"), Upper: []byte("a")}), []string(nil))
+
+	it, err := rr.NewIterator(storage.IterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "a", "2", "c", "2")
+	del(t, s, "b")
+	var got []string
+	for it.Next() {
+		got = append(got, string(it.Key())+"="+string(it.Value()))
+	}
+	eq(t, "opened before the commits", got, []string{"a=1", "b=1", "d=1"})
+	_ = it.Close()
+	eq(t, "opened after the commits", scan(t, rr, storage.IterOptions{}), []string{"a=2", "c=2", "d=1"})
+
+	open, err := rr.NewIterator(storage.IterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if open.Next() || !errors.Is(open.Err(), storage.ErrClosed) {
+		t.Errorf("iterator after Close: Err = %v, want ErrClosed", open.Err())
+	}
+	_ = open.Close()
+	if _, err := rr.NewIterator(storage.IterOptions{}); !errors.Is(err, storage.ErrClosed) {
+		t.Errorf("NewIterator after Close = %v, want ErrClosed", err)
+	}
 }
