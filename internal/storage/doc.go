@@ -5,6 +5,11 @@
 // consistent snapshot, and atomic multi-key commit with optimistic conflict
 // detection.
 //
+// Two optional interfaces let a backend serve a read that touches one key
+// (PointReader) or opens one iterator (RangeReader) without a snapshot,
+// since such a read is consistent by itself; the engine falls back to a
+// snapshot where a backend lacks them.
+//
 // Backends: pebble (default, durable) and memory. Every backend must pass the
 // conformance suite in storage/storagetest.
 package storage
