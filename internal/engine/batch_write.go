@@ -114,7 +114,7 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 // tryBatchWrites is one attempt of commitBatchWrites: stage every write in
 // one storage transaction and commit it.
 func (e *Engine) tryBatchWrites(iws []itemWrite, keys [][]byte, results []writeResult, changed []bool) error {
-	txn, err := e.store.Begin()
+	txn, err := e.beginWrite()
 	if err != nil {
 		return err
 	}

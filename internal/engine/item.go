@@ -236,9 +236,21 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 	}
 }
 
+// beginWrite starts the storage transaction of item writes (stageWrite).
+// Its snapshot may be taken at its first read (storage.LazyBeginner): the
+// item's stripe lock serialises writers of the item, every read is a Get
+// and so conflict-checked, and when the item cache answers there is no read
+// and no snapshot at all.
+func (e *Engine) beginWrite() (storage.Txn, error) {
+	if lb, ok := e.store.(storage.LazyBeginner); ok {
+		return lb.BeginLazy()
+	}
+	return e.store.Begin()
+}
+
 // tryWrite is one attempt of writeItem.
 func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
-	txn, err := e.store.Begin()
+	txn, err := e.beginWrite()
 	if err != nil {
 		return writeResult{}, err
 	}

@@ -110,6 +110,20 @@ func (s streamStore) Begin() (storage.Txn, error) {
 	return &streamTxn{Txn: t}, nil
 }
 
+// BeginLazy is Begin with the snapshot taken at the first read when the
+// store can (storage.LazyBeginner), else Begin.
+func (s streamStore) BeginLazy() (storage.Txn, error) {
+	lb, ok := s.Store.(storage.LazyBeginner)
+	if !ok {
+		return s.Begin()
+	}
+	t, err := lb.BeginLazy()
+	if err != nil {
+		return nil, err
+	}
+	return &streamTxn{Txn: t}, nil
+}
+
 // streamTxn is a transaction that may hold in-flight sequence numbers.
 type streamTxn struct {
 	storage.Txn

@@ -33,6 +33,18 @@ type PointReader interface {
 	Get(key []byte) ([]byte, error)
 }
 
+// LazyBeginner is implemented by stores that can defer a transaction's
+// snapshot to its first read. BeginLazy is Begin except for when the
+// snapshot is taken: at the transaction's first Get or NewIterator rather
+// than at the call. The snapshot holds every commit that completed before
+// BeginLazy (and maybe later ones); the conflict rule still counts from the
+// call, so a commit to a key the transaction reads with Get, whether the
+// snapshot shows it or not, makes Commit fail with ErrConflict. A
+// transaction that never reads takes no snapshot.
+type LazyBeginner interface {
+	BeginLazy() (Txn, error)
+}
+
 // RangeReader is implemented by stores that can open an iterator over the
 // latest committed state without a snapshot: one iterator is a consistent
 // view by itself. It serves reads that open a single iterator and read

@@ -2,6 +2,7 @@ package pebble
 
 import (
 	"bytes"
+	"sync"
 	"sync/atomic"
 
 	cpebble "github.com/cockroachdb/pebble/v2"
@@ -12,11 +13,44 @@ import (
 
 // snap is a registered Pebble snapshot with its open iterators. Methods
 // whose names start lower-case expect the caller to hold store.mu shared.
+// The Pebble snapshot is taken when the snap is made, or for a lazy
+// transaction (Store.BeginLazy) at its first read.
 type snap struct {
 	store  *Store
-	ps     *cpebble.Snapshot
 	closed atomic.Bool
 	iters  map[*iter]struct{} // guarded by store.regMu
+
+	ps atomic.Pointer[cpebble.Snapshot] // nil until taken (see view)
+	mu sync.Mutex                       // serialises taking and releasing ps
+}
+
+// view returns the Pebble snapshot, taking it if it is not yet taken.
+func (sn *snap) view() (*cpebble.Snapshot, error) {
+	if ps := sn.ps.Load(); ps != nil {
+		return ps, nil
+	}
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if sn.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	ps := sn.ps.Load()
+	if ps == nil {
+		ps = sn.store.db.NewSnapshot()
+		sn.ps.Store(ps)
+	}
+	return ps, nil
+}
+
+// closePebble closes the Pebble snapshot if one was taken. The caller has
+// set closed, so view takes none after this.
+func (sn *snap) closePebble() {
+	sn.mu.Lock()
+	ps := sn.ps.Swap(nil)
+	sn.mu.Unlock()
+	if ps != nil {
+		_ = ps.Close()
+	}
 }
 
 // get reads key from the snapshot, returning a copy.
@@ -24,7 +58,11 @@ func (sn *snap) get(key []byte) ([]byte, error) {
 	if sn.closed.Load() {
 		return nil, storage.ErrClosed
 	}
-	return getCopy(sn.ps, key)
+	ps, err := sn.view()
+	if err != nil {
+		return nil, err
+	}
+	return getCopy(ps, key)
 }
 
 // newIterator opens an iterator over the snapshot.
@@ -38,7 +76,11 @@ func (sn *snap) newIterator(opts storage.IterOptions) (storage.Iterator, error) 
 		it.done = true
 		return it, nil
 	}
-	pi, err := sn.ps.NewIter(po)
+	ps, err := sn.view()
+	if err != nil {
+		return nil, err
+	}
+	pi, err := ps.NewIter(po)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +122,7 @@ func (sn *snap) close() {
 	sn.iters = nil
 	delete(s.snaps, sn)
 	s.regMu.Unlock()
-	_ = sn.ps.Close()
+	sn.closePebble()
 }
 
 // release force-closes the snapshot during Store.Close, which holds
@@ -93,7 +135,7 @@ func (sn *snap) release() {
 		it.release()
 	}
 	sn.iters = nil
-	_ = sn.ps.Close()
+	sn.closePebble()
 }
 
 // cloneBound copies an iteration bound (Pebble keeps a reference), keeping

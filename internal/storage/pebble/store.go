@@ -200,7 +200,7 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 	if s.closed {
 		return nil, storage.ErrClosed
 	}
-	return &snapshot{snap: s.newSnap()}, nil
+	return &snapshot{snap: s.newSnap(false)}, nil
 }
 
 // Get reads key's latest committed value without taking a snapshot
@@ -264,7 +264,17 @@ func (s *Store) NewIterator(opts storage.IterOptions) (storage.Iterator, error) 
 var _ storage.RangeReader = (*Store)(nil)
 
 // Begin starts a read-write transaction.
-func (s *Store) Begin() (storage.Txn, error) {
+func (s *Store) Begin() (storage.Txn, error) { return s.begin(false) }
+
+// BeginLazy starts a read-write transaction whose snapshot is taken at its
+// first read (storage.LazyBeginner): a transaction that reads nothing, like
+// most of the engine's single-item writes (its item cache answers), takes no
+// Pebble snapshot, whose creation and release each lock Pebble's DB mutex
+// and whose release, when it was the oldest, makes Pebble search for
+// compactions (4% of a PutItem run's CPU).
+func (s *Store) BeginLazy() (storage.Txn, error) { return s.begin(true) }
+
+func (s *Store) begin(lazy bool) (storage.Txn, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
@@ -273,8 +283,10 @@ func (s *Store) Begin() (storage.Txn, error) {
 	// The start timestamp must be chosen before the snapshot is taken; see
 	// package occ.
 	core := s.oracle.Begin()
-	return &txn{snap: s.newSnap(), core: core}, nil
+	return &txn{snap: s.newSnap(lazy), core: core}, nil
 }
+
+var _ storage.LazyBeginner = (*Store)(nil)
 
 // Close waits for in-flight operations, closes open snapshots, transactions
 // and iterators, flushes the memtable and closes Pebble. Later calls return
@@ -302,9 +314,13 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.db.Close())
 }
 
-// newSnap takes and registers a Pebble snapshot. The caller holds mu shared.
-func (s *Store) newSnap() *snap {
-	sn := &snap{store: s, ps: s.db.NewSnapshot()}
+// newSnap registers a snapshot, taking the Pebble snapshot now or, if lazy,
+// at its first read. The caller holds mu shared.
+func (s *Store) newSnap(lazy bool) *snap {
+	sn := &snap{store: s}
+	if !lazy {
+		sn.ps.Store(s.db.NewSnapshot())
+	}
 	s.regMu.Lock()
 	s.snaps[sn] = struct{}{}
 	s.regMu.Unlock()

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"SyncCommit", testSyncCommit},
 		{"Closed", testClosed},
 		{"RangeReader", testRangeReader},
+		{"LazyBegin", testLazyBegin},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -551,4 +552,51 @@ func testRangeReader(t *testing.T, s storage.Store) {
 	if _, err := rr.NewIterator(storage.IterOptions{}); !errors.Is(err, storage.ErrClosed) {
 		t.Errorf("NewIterator after Close = %v, want ErrClosed", err)
 	}
+}
+
+// testLazyBegin checks storage.LazyBeginner, for stores that implement it:
+// the snapshot is fixed at the first read, the conflict rule counts from
+// BeginLazy (a key read with Get and committed since makes Commit fail, even
+// if the snapshot shows that commit), and a transaction that never reads
+// still detects write-write conflicts.
+func testLazyBegin(t *testing.T, s storage.Store) {
+	lb, ok := s.(storage.LazyBeginner)
+	if !ok {
+		t.Skip("the store does not implement storage.LazyBeginner")
+	}
+	lazy := func() storage.Txn {
+		t.Helper()
+		tx, err := lb.BeginLazy()
+		if err != nil {
+			t.Fatalf("BeginLazy: %v", err)
+		}
+		return tx
+	}
+	put(t, s, "a", "1", "b", "1")
+
+	tx := lazy()
+	put(t, s, "a", "2") // before the first read: may show, still conflicts
+	if got := get(t, tx, "a"); got != "1" && got != "2" {
+		t.Errorf("a = %s, want 1 or 2", got)
+	}
+	put(t, s, "b", "2") // after the first read: must not show
+	eq(t, "b after the first read", get(t, tx, "b"), "1")
+	eq(t, "scan after the first read", scan(t, tx, storage.IterOptions{Lower: []byte("b")}), []string{"b=1"})
+	_ = tx.Set([]byte("x"), []byte("1"))
+	if err := tx.Commit(storage.CommitOptions{}); !errors.Is(err, storage.ErrConflict) {
+		t.Errorf("Commit after reading keys committed since BeginLazy = %v, want ErrConflict", err)
+	}
+
+	blind := lazy()
+	_ = blind.Set([]byte("c"), []byte("1"))
+	put(t, s, "c", "2")
+	if err := blind.Commit(storage.CommitOptions{}); !errors.Is(err, storage.ErrConflict) {
+		t.Errorf("blind Commit after a concurrent write of its key = %v, want ErrConflict", err)
+	}
+	ok2 := lazy()
+	_ = ok2.Set([]byte("d"), []byte("1"))
+	if err := ok2.Commit(storage.CommitOptions{Sync: true}); err != nil {
+		t.Errorf("blind Commit without conflicts = %v", err)
+	}
+	eq(t, "latest", snapScan(t, s, storage.IterOptions{}), []string{"a=2", "b=2", "c=2", "d=1"})
 }
