@@ -70,43 +70,52 @@ func (sn *snap) newIterator(opts storage.IterOptions) (storage.Iterator, error) 
 	if sn.closed.Load() {
 		return nil, storage.ErrClosed
 	}
-	it := &iter{store: sn.store, sn: sn, reverse: opts.Reverse}
-	po, empty := pebbleIterOptions(opts)
-	if empty {
-		it.done = true
-		return it, nil
-	}
-	ps, err := sn.view()
-	if err != nil {
-		return nil, err
-	}
-	pi, err := ps.NewIter(po)
-	if err != nil {
-		return nil, err
-	}
-	it.pi = pi
-	sn.store.regMu.Lock()
-	if sn.iters == nil {
-		sn.iters = make(map[*iter]struct{})
-	}
-	sn.iters[it] = struct{}{}
-	sn.store.regMu.Unlock()
-	return it, nil
+	return sn.store.openIter(sn, opts)
 }
 
-// pebbleIterOptions translates iteration bounds; empty reports a range
-// with nothing in it (Pebble wants LowerBound < UpperBound).
-func pebbleIterOptions(opts storage.IterOptions) (po *cpebble.IterOptions, empty bool) {
+// openIter opens an iterator over sn's view, or over the latest state when
+// sn is nil, and registers it with sn or the store so that their Close
+// releases it. The caller holds s.mu shared.
+func (s *Store) openIter(sn *snap, opts storage.IterOptions) (storage.Iterator, error) {
+	it := &iter{store: s, sn: sn, reverse: opts.Reverse}
 	lo, hi := opts.Lower, opts.Upper
 	if hi != nil && (len(hi) == 0 || (lo != nil && bytes.Compare(lo, hi) >= 0)) {
-		return nil, true
+		// Empty range; Pebble wants LowerBound < UpperBound.
+		it.done = true
+		return it, nil
 	}
 	if len(lo) == 0 {
 		// An empty lower bound is no bound; Pebble's invariant checks
 		// (race builds) trip over an empty one.
 		lo = nil
 	}
-	return &cpebble.IterOptions{LowerBound: cloneBound(lo), UpperBound: cloneBound(hi)}, false
+	var r cpebble.Reader = s.db
+	if sn != nil {
+		ps, err := sn.view()
+		if err != nil {
+			return nil, err
+		}
+		r = ps
+	}
+	pi, err := r.NewIter(&cpebble.IterOptions{
+		LowerBound: cloneBound(lo),
+		UpperBound: cloneBound(hi),
+	})
+	if err != nil {
+		return nil, err
+	}
+	it.pi = pi
+	s.regMu.Lock()
+	if sn == nil {
+		s.iters[it] = struct{}{}
+	} else {
+		if sn.iters == nil {
+			sn.iters = make(map[*iter]struct{})
+		}
+		sn.iters[it] = struct{}{}
+	}
+	s.regMu.Unlock()
+	return it, nil
 }
 
 // close closes the snapshot and its open iterators, and unregisters it.

@@ -244,21 +244,7 @@ func (s *Store) NewIterator(opts storage.IterOptions) (storage.Iterator, error) 
 	if s.closed {
 		return nil, storage.ErrClosed
 	}
-	it := &iter{store: s, reverse: opts.Reverse}
-	po, empty := pebbleIterOptions(opts)
-	if empty {
-		it.done = true
-		return it, nil
-	}
-	pi, err := s.db.NewIter(po)
-	if err != nil {
-		return nil, err
-	}
-	it.pi = pi
-	s.regMu.Lock()
-	s.iters[it] = struct{}{}
-	s.regMu.Unlock()
-	return it, nil
+	return s.openIter(nil, opts)
 }
 
 var _ storage.RangeReader = (*Store)(nil)
