@@ -47,7 +47,7 @@ type Config struct {
 // Engine is one Kura database.
 type Engine struct {
 	cfg   Config
-	store storage.Store
+	store streamStore // the store given to Open, carrying stream sequence numbers per txn
 	clock Clock
 	// point reads single items without a snapshot when the store can
 	// (see getItem); nil otherwise.

@@ -241,12 +241,7 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 // item's stripe lock serialises writers of the item, every read is a Get
 // and so conflict-checked, and when the item cache answers there is no read
 // and no snapshot at all.
-func (e *Engine) beginWrite() (storage.Txn, error) {
-	if lb, ok := e.store.(storage.LazyBeginner); ok {
-		return lb.BeginLazy()
-	}
-	return e.store.Begin()
-}
+func (e *Engine) beginWrite() (storage.Txn, error) { return e.store.BeginLazy() }
 
 // tryWrite is one attempt of writeItem.
 func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
