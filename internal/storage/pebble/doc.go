@@ -9,6 +9,11 @@
 // Pebble's commit pipeline. A commit acknowledged with Sync survives a crash
 // of the process or the machine.
 //
+// Pebble writes through walSpares, a filesystem that hands it new
+// write-ahead logs already written full of zeros (made in the background),
+// so the fsync of a durable commit overwrites blocks instead of growing the
+// file and committing the filesystem's journal.
+//
 // All methods of Store are safe for concurrent use. A Snapshot is safe for
 // concurrent reads; a Txn and an Iterator are not safe for concurrent use.
 // Store.Close waits for in-flight operations, closes any snapshots,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,18 +70,25 @@ func TestReopen(t *testing.T) {
 	}
 }
 
-// crashEnv names the directory the crash helper writes to.
-const crashEnv = "KURA_PEBBLE_CRASH_DIR"
+// crashEnv names the directory the crash helper writes to; memtableEnv,
+// when set, its memtable size, with values of valueSize bytes instead of
+// the key (so the store rotates its memtables and logs).
+const (
+	crashEnv    = "KURA_PEBBLE_CRASH_DIR"
+	memtableEnv = "KURA_PEBBLE_CRASH_MEMTABLE"
+	valueSize   = 4096
+)
 
-// TestCrashHelper runs only as the child of TestKill9: it commits keys with
-// Sync from several goroutines and prints each acknowledged key, until it
-// is killed.
+// TestCrashHelper runs only as the child of the kill -9 tests: it commits
+// keys with Sync from several goroutines and prints each acknowledged key,
+// until it is killed.
 func TestCrashHelper(t *testing.T) {
 	dir := os.Getenv(crashEnv)
 	if dir == "" {
 		t.Skip("helper for TestKill9")
 	}
-	s, err := pebble.Open(dir, pebble.Options{})
+	memtable, _ := strconv.ParseUint(os.Getenv(memtableEnv), 10, 64)
+	s, err := pebble.Open(dir, pebble.Options{MemTableSize: memtable})
 	if err != nil {
 		fmt.Println("ERR", err)
 		os.Exit(1)
@@ -94,7 +102,7 @@ func TestCrashHelper(t *testing.T) {
 				if err != nil {
 					return
 				}
-				_ = tx.Set([]byte(k), []byte(k))
+				_ = tx.Set([]byte(k), crashValue(k, memtable != 0))
 				if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
 					return
 				}
@@ -107,6 +115,14 @@ func TestCrashHelper(t *testing.T) {
 	}
 }
 
+// crashValue is the value the crash helper writes under key k.
+func crashValue(k string, large bool) []byte {
+	if !large {
+		return []byte(k)
+	}
+	return []byte(k + strings.Repeat(".", valueSize-len(k)))
+}
+
 // TestKill9 kills a process that is committing with Sync and checks that
 // every acknowledged commit survived.
 func TestKill9(t *testing.T) {
@@ -114,8 +130,65 @@ func TestKill9(t *testing.T) {
 		t.Skip("spawns a subprocess")
 	}
 	dir := t.TempDir()
+	acked := killWhileCommitting(t, dir, 0, func(acks int) bool { return acks >= 200 })
+	checkAcked(t, dir, 0, acked)
+}
+
+// TestKill9WhileLogIsSpare is TestKill9 with 1 MB memtables, killed once
+// the live write-ahead log is a spare (a file written full of zeros ahead
+// of time, see walspare.go) holding acknowledged commits: recovery must
+// end that log at its last record and keep every acknowledged commit.
+func TestKill9WhileLogIsSpare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a subprocess")
+	}
+	const memtable = 1 << 20
+	spare := int64(memtable + memtable/10) // Pebble's WAL preallocation size
+	dir := t.TempDir()
+	var liveSpare string
+	var seenAt int
+	acked := killWhileCommitting(t, dir, memtable, func(acks int) bool {
+		if liveSpare != "" {
+			return acks >= seenAt+50 // 200 KB of commits into the spare
+		}
+		if name, size := liveLog(t, dir); size == spare {
+			liveSpare, seenAt = name, acks
+		}
+		return false
+	})
+	if liveSpare == "" {
+		t.Fatal("no spare became the live log before the deadline")
+	}
+	checkAcked(t, dir, memtable, acked)
+	t.Logf("killed while %s (a spare) was the live log", liveSpare)
+}
+
+// liveLog returns the name and size of the newest write-ahead log in dir.
+func liveLog(t *testing.T, dir string) (string, int64) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	var size int64
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".log") && e.Name() > name {
+			if fi, err := e.Info(); err == nil {
+				name, size = e.Name(), fi.Size()
+			}
+		}
+	}
+	return name, size
+}
+
+// killWhileCommitting runs the crash helper on dir, kills it with SIGKILL
+// once enough (called after each acknowledgement with the count so far)
+// says so or 20 s have passed, and returns every key it acknowledged.
+func killWhileCommitting(t *testing.T, dir string, memtable uint64, enough func(acks int) bool) []string {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), crashEnv+"="+dir)
+	cmd.Env = append(os.Environ(), crashEnv+"="+dir, fmt.Sprintf("%s=%d", memtableEnv, memtable))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +206,7 @@ func TestKill9(t *testing.T) {
 		} else if strings.HasPrefix(line, "ERR") {
 			t.Fatal(line)
 		}
-		if len(acked) >= 200 || time.Now().After(deadline) {
+		if enough(len(acked)) || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -150,8 +223,14 @@ func TestKill9(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("helper acknowledged nothing")
 	}
+	return acked
+}
 
-	s, err := pebble.Open(dir, pebble.Options{})
+// checkAcked reopens the store in dir and checks every acknowledged key
+// and its value.
+func checkAcked(t *testing.T, dir string, memtable uint64, acked []string) {
+	t.Helper()
+	s, err := pebble.Open(dir, pebble.Options{MemTableSize: memtable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +238,8 @@ func TestKill9(t *testing.T) {
 	sn, _ := s.NewSnapshot()
 	defer sn.Close()
 	for _, k := range acked {
-		if v, err := sn.Get([]byte(k)); err != nil || string(v) != k {
-			t.Fatalf("acknowledged %s lost after kill -9: %q, %v", k, v, err)
+		if v, err := sn.Get([]byte(k)); err != nil || string(v) != string(crashValue(k, memtable != 0)) {
+			t.Fatalf("acknowledged %s lost after kill -9: %d bytes, %v", k, len(v), err)
 		}
 	}
 	t.Logf("%d acknowledged commits survived kill -9", len(acked))

@@ -1,6 +1,11 @@
 package pebble
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kura-db/kura/internal/storage"
@@ -45,4 +50,98 @@ func TestLazyTxnTakesSnapshotAtFirstRead(t *testing.T) {
 		t.Fatalf("%d Pebble snapshots open after Begin, want 1", n)
 	}
 	eager.Rollback()
+}
+
+// TestWALSpareIsTheNextLog checks that once a store has filled its first
+// memtable, the logs Pebble starts are spares: files of the spare's full
+// size from the start, whose blocks are written. It also checks that the
+// store reopens with every commit (the spare's zeros end the log) and that
+// Close leaves no spare behind.
+func TestWALSpareIsTheNextLog(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{MemTableSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	val := bytes.Repeat([]byte("v"), 4096)
+	n := 0
+	put := func() {
+		tx, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = tx.Set([]byte(fmt.Sprintf("k%06d", n)), val)
+		if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	ready := func() bool {
+		s.spares.mu.Lock()
+		defer s.spares.mu.Unlock()
+		return s.spares.ready
+	}
+	for !ready() {
+		if n > 10000 {
+			t.Fatal("no spare was made")
+		}
+		put()
+	}
+	before := walLogs(t, dir)
+	var next string
+	for next == "" {
+		put()
+		for name := range walLogs(t, dir) {
+			if _, ok := before[name]; !ok {
+				next = name
+			}
+		}
+	}
+	if size := walLogs(t, dir)[next]; size < s.spares.size {
+		t.Fatalf("log %s started with %d bytes, want the spare's %d", next, size, s.spares.size)
+	}
+	for range 20 {
+		put() // into the spare
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, spareName)); !os.IsNotExist(err) {
+		t.Fatalf("spare after Close: %v", err)
+	}
+
+	s, err = Open(dir, Options{MemTableSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sn, err := s.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Close()
+	for i := range n {
+		if v, err := sn.Get([]byte(fmt.Sprintf("k%06d", i))); err != nil || !bytes.Equal(v, val) {
+			t.Fatalf("k%06d after reopen: %d bytes, %v", i, len(v), err)
+		}
+	}
+}
+
+// walLogs returns the sizes of Pebble's write-ahead logs in dir.
+func walLogs(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := make(map[string]int64)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			logs[e.Name()] = fi.Size()
+		}
+	}
+	return logs
 }

@@ -91,6 +91,7 @@ type Store struct {
 	db       *cpebble.DB
 	oracle   *occ.Oracle
 	inMemory bool
+	spares   *walSpares   // nil for in-memory stores
 	syncing  atomic.Int32 // durable commits in flight (Options.SyncDelay)
 	// unsynced is set by the first unsynced commit after a background
 	// sync, which also schedules the next one (syncLater); bgEvery is
@@ -152,9 +153,17 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	if opts.InMemory {
 		po.FS = vfs.NewMem()
+	} else {
+		// Pebble's WAL preallocation size: MemTableSize plus 10%.
+		size := int64(po.MemTableSize + po.MemTableSize/10)
+		s.spares = newWALSpares(vfs.Default, dir, size)
+		po.FS = s.spares
 	}
 	db, err := cpebble.Open(dir, po)
 	if err != nil {
+		if s.spares != nil {
+			s.spares.close()
+		}
 		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
 	}
 	s.db = db
@@ -297,7 +306,11 @@ func (s *Store) Close() error {
 	if !s.inMemory {
 		err = s.db.Flush()
 	}
-	return errors.Join(err, s.db.Close())
+	err = errors.Join(err, s.db.Close())
+	if s.spares != nil {
+		s.spares.close()
+	}
+	return err
 }
 
 // newSnap registers a snapshot, taking the Pebble snapshot now or, if lazy,
