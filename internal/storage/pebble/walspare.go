@@ -63,6 +63,10 @@ func newWALSpares(fs vfs.FS, dir string, size int64) *walSpares {
 
 func (w *walSpares) path() string { return w.FS.PathJoin(w.dir, spareName) }
 
+// Unwrap returns the filesystem underneath (vfs.FS: a wrapping filesystem
+// says what it wraps).
+func (w *walSpares) Unwrap() vfs.FS { return w.FS }
+
 // isLog reports whether name is one of Pebble's write-ahead logs
 // (NNNNNN.log in the store's directory).
 func (w *walSpares) isLog(name string) bool {
