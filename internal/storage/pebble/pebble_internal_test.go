@@ -145,3 +145,41 @@ func walLogs(t *testing.T, dir string) map[string]int64 {
 	}
 	return logs
 }
+
+// TestWALSpareSurvivesRefusedOpen checks that a second Open of a directory
+// in use, which Pebble refuses, leaves the first store's spare alone.
+func TestWALSpareSurvivesRefusedOpen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{MemTableSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	val := bytes.Repeat([]byte("v"), 4096)
+	for i := 0; ; i++ {
+		s.spares.mu.Lock()
+		ready := s.spares.ready
+		s.spares.mu.Unlock()
+		if ready {
+			break
+		}
+		if i > 10000 {
+			t.Fatal("no spare was made")
+		}
+		tx, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = tx.Set([]byte(fmt.Sprintf("k%06d", i)), val)
+		if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if second, err := Open(dir, Options{MemTableSize: 1 << 20}); err == nil {
+		second.Close()
+		t.Fatal("a second Open of a directory in use succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, spareName)); err != nil {
+		t.Fatalf("the first store's spare after a refused Open: %v", err)
+	}
+}

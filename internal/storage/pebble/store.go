@@ -167,6 +167,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
 	}
 	s.db = db
+	if s.spares != nil {
+		s.spares.removeStale()
+	}
 	if !opts.InMemory {
 		every := opts.BackgroundSync
 		if every <= 0 {

@@ -49,17 +49,20 @@ type walSpares struct {
 	logs   int  // logs created since open
 	ready  bool // a complete spare is at path()
 	making bool // a goroutine is writing the spare
+	made   bool // this store has written a spare (close removes it)
 	closed bool
 	done   sync.WaitGroup
 }
 
 func newWALSpares(fs vfs.FS, dir string, size int64) *walSpares {
-	w := &walSpares{FS: fs, dir: dir, size: size}
-	// A spare left by a crash may be incomplete; the next one is made
-	// when it is needed.
-	_ = fs.Remove(w.path())
-	return w
+	return &walSpares{FS: fs, dir: dir, size: size}
 }
+
+// removeStale removes a spare left by a crash (it may be incomplete; the
+// next one is made when it is needed). Call it once Pebble holds the
+// directory's lock, so a second process refused on the directory leaves
+// the first one's spare alone.
+func (w *walSpares) removeStale() { _ = w.FS.Remove(w.path()) }
 
 func (w *walSpares) path() string { return w.FS.PathJoin(w.dir, spareName) }
 
@@ -122,7 +125,7 @@ func (w *walSpares) take(name string, category vfs.DiskWriteCategory) (vfs.File,
 		}
 	}
 	if w.logs > 1 && !w.making && !w.closed {
-		w.making = true
+		w.making, w.made = true, true
 		w.done.Add(1)
 		go w.make()
 	}
@@ -171,12 +174,15 @@ func (w *walSpares) write() error {
 
 var errSpareClosed = errors.New("storage/pebble: store closed")
 
-// close waits for a spare being made and removes the spare: an idle data
-// directory holds no more than Pebble's own files.
+// close waits for a spare being made and removes the spare this store made:
+// an idle data directory holds no more than Pebble's own files.
 func (w *walSpares) close() {
 	w.mu.Lock()
 	w.closed = true
+	made := w.made
 	w.mu.Unlock()
 	w.done.Wait()
-	_ = w.FS.Remove(w.path())
+	if made {
+		_ = w.FS.Remove(w.path())
+	}
 }
