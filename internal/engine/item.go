@@ -288,7 +288,9 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	e.items.drop(key)
 	res.key = key
 	if res.New != nil {
-		res.stored = attr.AppendItem(nil, res.New)
+		// Sized once: the encoding is the item's DynamoDB size plus a few
+		// bytes of tags and lengths per attribute (nested ones may grow it).
+		res.stored = attr.AppendItem(make([]byte, 0, res.NewSize+8*len(res.New)+8), res.New)
 		err = txn.Set(key, res.stored)
 	} else {
 		err = txn.Delete(key)
