@@ -63,30 +63,9 @@ func TestWALSpareIsTheNextLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	val := bytes.Repeat([]byte("v"), 4096)
-	n := 0
-	put := func() {
-		tx, err := s.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = tx.Set([]byte(fmt.Sprintf("k%06d", n)), val)
-		if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
-	ready := func() bool {
-		s.spares.mu.Lock()
-		defer s.spares.mu.Unlock()
-		return s.spares.ready
-	}
-	for !ready() {
-		if n > 10000 {
-			t.Fatal("no spare was made")
-		}
-		put()
-	}
+	w := &syncedPuts{t: t, s: s}
+	w.untilSpare()
+	put := w.put
 	before := walLogs(t, dir)
 	var next string
 	for next == "" {
@@ -120,8 +99,8 @@ func TestWALSpareIsTheNextLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sn.Close()
-	for i := range n {
-		if v, err := sn.Get([]byte(fmt.Sprintf("k%06d", i))); err != nil || !bytes.Equal(v, val) {
+	for i := range w.n {
+		if v, err := sn.Get([]byte(fmt.Sprintf("k%06d", i))); err != nil || !bytes.Equal(v, spareTestValue) {
 			t.Fatalf("k%06d after reopen: %d bytes, %v", i, len(v), err)
 		}
 	}
@@ -155,31 +134,49 @@ func TestWALSpareSurvivesRefusedOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	val := bytes.Repeat([]byte("v"), 4096)
-	for i := 0; ; i++ {
-		s.spares.mu.Lock()
-		ready := s.spares.ready
-		s.spares.mu.Unlock()
-		if ready {
-			break
-		}
-		if i > 10000 {
-			t.Fatal("no spare was made")
-		}
-		tx, err := s.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = tx.Set([]byte(fmt.Sprintf("k%06d", i)), val)
-		if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	(&syncedPuts{t: t, s: s}).untilSpare()
 	if second, err := Open(dir, Options{MemTableSize: 1 << 20}); err == nil {
 		second.Close()
 		t.Fatal("a second Open of a directory in use succeeded")
 	}
 	if _, err := os.Stat(filepath.Join(dir, spareName)); err != nil {
 		t.Fatalf("the first store's spare after a refused Open: %v", err)
+	}
+}
+
+// syncedPuts commits 4 KB values under k000000, k000001, ... with Sync.
+type syncedPuts struct {
+	t *testing.T
+	s *Store
+	n int // values committed so far
+}
+
+var spareTestValue = bytes.Repeat([]byte("v"), 4096)
+
+func (w *syncedPuts) put() {
+	tx, err := w.s.Begin()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	_ = tx.Set([]byte(fmt.Sprintf("k%06d", w.n)), spareTestValue)
+	if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.n++
+}
+
+// untilSpare puts until the store has a spare ready.
+func (w *syncedPuts) untilSpare() {
+	for {
+		w.s.spares.mu.Lock()
+		ready := w.s.spares.ready
+		w.s.spares.mu.Unlock()
+		if ready {
+			return
+		}
+		if w.n > 10000 {
+			w.t.Fatal("no spare was made")
+		}
+		w.put()
 	}
 }
