@@ -21,16 +21,8 @@ DDBBENCH=${DDBBENCH:-/tmp/bench/ddbbench-bin}
 DURATION=${DURATION:-10s}
 PORT=${PORT:-8300}
 
-WORK=$(mktemp -d)
-PID=
-cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill "$PID" 2>/dev/null || true
-		wait "$PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # $WORK, $PID, cleanup on exit
 
 for _ in $(seq 1 "$REPEATS"); do
 	for server in "$@"; do

@@ -23,16 +23,8 @@ PORT=${PORT:-8300}
 DURATION=${DURATION:-10s}
 WINDOW=${WINDOW:-4} # seconds counted, starting 5 s into the run
 
-WORK=$(mktemp -d)
-PID=
-cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill "$PID" 2>/dev/null || true
-		wait "$PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # $WORK, $PID, cleanup on exit
 
 if [ -z "$BIN" ]; then
 	go build -o "$WORK/kura" ./cmd/kura

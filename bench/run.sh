@@ -34,17 +34,9 @@ OUT=${OUT:-bench/results/$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 MOTO_PY=${MOTO_PY:-python3}
 KURA_PORT=8300 DYN_PORT=5202 FLOOR_PORT=5203 DYN_DISK_PORT=5204 MOTO_PORT=5201
 
-WORK=$(mktemp -d)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # $WORK, $PID, cleanup on exit
 KURA=$WORK/kura
-PID=
-cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill "$PID" 2>/dev/null || true
-		wait "$PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 mkdir -p "$(dirname "$OUT")"
 go build -o "$KURA" ./cmd/kura
