@@ -12,7 +12,9 @@
 // Pebble writes through walSpares, a filesystem that hands it new
 // write-ahead logs already written full of zeros (made in the background),
 // so the fsync of a durable commit overwrites blocks instead of growing the
-// file and committing the filesystem's journal.
+// file and committing the filesystem's journal. Each log buffers what
+// Pebble writes until Pebble syncs it (walFile): the commits that share one
+// fsync reach the file in one write instead of one write each.
 //
 // All methods of Store are safe for concurrent use. A Snapshot is safe for
 // concurrent reads; a Txn and an Iterator are not safe for concurrent use.
