@@ -157,7 +157,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		// Pebble's WAL preallocation size: MemTableSize plus 10%.
 		size := int64(po.MemTableSize + po.MemTableSize/10)
 		s.spares = newWALSpares(vfs.Default, dir, size)
-		po.FS = s.spares
+		po.FS = bufferedFS{s.spares}
 	}
 	db, err := cpebble.Open(dir, po)
 	if err != nil {

@@ -77,24 +77,15 @@ func (w *walSpares) isLog(name string) bool {
 }
 
 // Create creates a file; a new write-ahead log is the spare, renamed, when
-// one is ready. Write-ahead logs buffer their writes until a sync
-// (walFile).
+// one is ready.
 func (w *walSpares) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
 	if !w.isLog(name) {
 		return w.FS.Create(name, category)
 	}
 	if f, ok := w.take(name, category); ok {
-		return newWALFile(f), nil
+		return f, nil
 	}
-	return wrapLog(w.FS.Create(name, category))
-}
-
-// wrapLog makes a newly opened write-ahead log a walFile.
-func wrapLog(f vfs.File, err error) (vfs.File, error) {
-	if err != nil {
-		return nil, err
-	}
-	return newWALFile(f), nil
+	return w.FS.Create(name, category)
 }
 
 // ReuseForWrite renames a recycled log to name and opens it. A recycled
@@ -108,13 +99,13 @@ func (w *walSpares) ReuseForWrite(oldname, newname string, category vfs.DiskWrit
 		w.mu.Lock()
 		w.logs++
 		w.mu.Unlock()
-		return wrapLog(w.FS.ReuseForWrite(oldname, newname, category))
+		return w.FS.ReuseForWrite(oldname, newname, category)
 	}
 	if f, ok := w.take(newname, category); ok {
 		_ = w.FS.Remove(oldname)
-		return newWALFile(f), nil
+		return f, nil
 	}
-	return wrapLog(w.FS.ReuseForWrite(oldname, newname, category))
+	return w.FS.ReuseForWrite(oldname, newname, category)
 }
 
 // take renames the spare to name and opens it, if one is ready. Either way

@@ -12,16 +12,16 @@ import (
 	"github.com/kura-db/kura/internal/storage"
 )
 
-// TestWALFileWritesAtSync checks that a walFile reaches the file only at a
-// sync, at Close, or once walFlushAt bytes are waiting, and that what
+// TestBufferedFileWritesAtSync checks that a bufferedFile reaches the file only at a
+// sync, at Close, or once flushAt bytes are waiting, and that what
 // reaches it is every write in order.
-func TestWALFileWritesAtSync(t *testing.T) {
+func TestBufferedFileWritesAtSync(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "000001.log")
 	raw, err := vfs.Default.Create(path, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newWALFile(raw)
+	f := newBufferedFile(raw)
 	onDisk := func() []byte {
 		t.Helper()
 		b, err := os.ReadFile(path)
@@ -53,9 +53,9 @@ func TestWALFileWritesAtSync(t *testing.T) {
 		t.Fatalf("after SyncData the file holds %q, want %q", got, want)
 	}
 
-	write(bytes.Repeat([]byte("b"), walFlushAt))
+	write(bytes.Repeat([]byte("b"), flushAt))
 	if got := onDisk(); !bytes.Equal(got, want) {
-		t.Fatalf("after %d unsynced bytes the file holds %d bytes, want %d", walFlushAt, len(got), len(want))
+		t.Fatalf("after %d unsynced bytes the file holds %d bytes, want %d", flushAt, len(got), len(want))
 	}
 	write([]byte("tail"))
 	if err := f.Close(); err != nil {
@@ -63,6 +63,26 @@ func TestWALFileWritesAtSync(t *testing.T) {
 	}
 	if got := onDisk(); !bytes.Equal(got, want) {
 		t.Fatalf("after Close the file holds %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// TestBufferedFSWrapsLogsAndTables checks which of Pebble's files are
+// buffered: write-ahead logs and tables, not the manifest or the options.
+func TestBufferedFSWrapsLogsAndTables(t *testing.T) {
+	dir := t.TempDir()
+	fs := bufferedFS{vfs.Default}
+	for name, want := range map[string]bool{
+		"000004.log": true, "000012.sst": true,
+		"MANIFEST-000001": false, "OPTIONS-000003": false,
+	} {
+		f, err := fs.Create(filepath.Join(dir, name), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := f.(*bufferedFile); got != want {
+			t.Errorf("%s buffered = %v, want %v", name, got, want)
+		}
+		f.Close()
 	}
 }
 
