@@ -7,9 +7,14 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// flushAt is how many buffered bytes a bufferedFile holds before it writes
-// them out without waiting for a sync.
+// flushAt is how many bytes a bufferedFile holds before it writes them out
+// without waiting for a sync: the size of its buffer.
 const flushAt = 256 << 10
+
+// buffers recycles bufferedFile buffers: Pebble starts a table for every
+// flush and compaction, and a fresh 256 KB buffer each time would be fresh
+// memory (page faults) each time.
+var buffers = sync.Pool{New: func() any { return new([flushAt]byte) }}
 
 // bufferedFS is the filesystem Pebble writes through (above walSpares):
 // the write-ahead logs and table files it creates are bufferedFiles.
@@ -54,7 +59,7 @@ func (fs bufferedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWri
 }
 
 // bufferedFile keeps what is written in memory until the file is synced
-// (or closed, or about 256 KB are waiting), then writes it out with one
+// (or closed, or its 256 KB buffer is full), then writes it out with one
 // system call.
 //
 // Durability is unchanged: a durable commit is acknowledged only after
@@ -68,23 +73,31 @@ func (fs bufferedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWri
 type bufferedFile struct {
 	vfs.File
 	mu  sync.Mutex
-	buf []byte
+	buf []byte         // what waits to be written, in *mem
+	mem *[flushAt]byte // from buffers on the first write; back at Close
 }
 
-func newBufferedFile(f vfs.File) *bufferedFile {
-	return &bufferedFile{File: f, buf: make([]byte, 0, 64<<10)}
-}
+func newBufferedFile(f vfs.File) *bufferedFile { return &bufferedFile{File: f} }
 
-// Write buffers p (Pebble may reuse p's memory after Write returns).
+// Write buffers p (Pebble may reuse p's memory after Write returns). When
+// p does not fit, the buffer is written out first; p larger than the
+// whole buffer is written straight through.
 func (f *bufferedFile) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.buf = append(f.buf, p...)
-	if len(f.buf) >= flushAt {
+	if len(f.buf)+len(p) > cap(f.buf) {
 		if err := f.flushLocked(); err != nil {
 			return 0, err
 		}
+		if len(p) > flushAt {
+			return f.File.Write(p)
+		}
+		if f.mem == nil {
+			f.mem = buffers.Get().(*[flushAt]byte)
+			f.buf = f.mem[:0]
+		}
 	}
+	f.buf = append(f.buf, p...)
 	return len(p), nil
 }
 
@@ -132,7 +145,13 @@ func (f *bufferedFile) SyncTo(length int64) (bool, error) {
 
 // Close writes the buffer out and closes the file.
 func (f *bufferedFile) Close() error {
-	err := f.flush()
+	f.mu.Lock()
+	err := f.flushLocked()
+	if err == nil && f.mem != nil {
+		buffers.Put(f.mem)
+		f.mem, f.buf = nil, nil
+	}
+	f.mu.Unlock()
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/kura-db/kura/internal/storage"
 )
 
-// TestBufferedFileWritesAtSync checks that a bufferedFile reaches the file only at a
-// sync, at Close, or once flushAt bytes are waiting, and that what
-// reaches it is every write in order.
+// TestBufferedFileWritesAtSync checks that a bufferedFile reaches the
+// file only at a sync, at Close, or when a write does not fit in its
+// flushAt-byte buffer, and that what reaches it is every write in order.
 func TestBufferedFileWritesAtSync(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "000001.log")
 	raw, err := vfs.Default.Create(path, "test")
@@ -53,16 +53,30 @@ func TestBufferedFileWritesAtSync(t *testing.T) {
 		t.Fatalf("after SyncData the file holds %q, want %q", got, want)
 	}
 
-	write(bytes.Repeat([]byte("b"), flushAt))
-	if got := onDisk(); !bytes.Equal(got, want) {
-		t.Fatalf("after %d unsynced bytes the file holds %d bytes, want %d", flushAt, len(got), len(want))
-	}
+	// A full buffer waits; the next write that does not fit writes it out.
+	write(bytes.Repeat([]byte("b"), flushAt-len("tail")))
 	write([]byte("tail"))
+	if got := onDisk(); len(got) != len("record onerecord two") {
+		t.Fatalf("with a full buffer the file holds %d bytes, want %d", len(got), len("record onerecord two"))
+	}
+	write([]byte("next"))
+	if got := onDisk(); !bytes.Equal(got, want[:len(want)-len("next")]) {
+		t.Fatalf("after the buffer overflowed the file holds %d bytes, want %d", len(got), len(want)-len("next"))
+	}
+	// A write larger than the buffer goes straight through, after what waits.
+	write(bytes.Repeat([]byte("c"), flushAt+1))
+	if got := onDisk(); !bytes.Equal(got, want) {
+		t.Fatalf("after a write larger than the buffer the file holds %d bytes, want %d", len(got), len(want))
+	}
+	write([]byte("end"))
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if got := onDisk(); !bytes.Equal(got, want) {
 		t.Fatalf("after Close the file holds %d bytes, want %d", len(got), len(want))
+	}
+	if f.mem != nil {
+		t.Fatal("Close kept the buffer instead of recycling it")
 	}
 }
 

@@ -14,8 +14,9 @@
 // so the fsync of a durable commit overwrites blocks instead of growing the
 // file and committing the filesystem's journal. Above it, bufferedFS keeps
 // what Pebble writes to a log or a table in memory until Pebble syncs the
-// file (or 256 KB wait): the commits that share one fsync reach the log in
-// one write(2), and tables are written 256 KB at a time instead of 4 KB.
+// file (or its 256 KB buffer fills): the commits that share one fsync
+// reach the log in one write(2), and tables are written 256 KB at a time
+// instead of 4 KB.
 //
 // All methods of Store are safe for concurrent use. A Snapshot is safe for
 // concurrent reads; a Txn and an Iterator are not safe for concurrent use.
