@@ -95,7 +95,9 @@ type Txn interface {
 	// Commit applies all writes atomically, or none. It returns ErrConflict
 	// when the conflict rule above is violated. With Sync the commit is
 	// durable (fsync'd) before Commit returns; concurrent syncing commits
-	// share fsyncs.
+	// share fsyncs. Without Sync a crash may lose it, but commits become
+	// durable in order: once a commit is durable, so is every commit that
+	// returned before it began.
 	Commit(opts CommitOptions) error
 	// Rollback discards the transaction; safe after Commit.
 	Rollback()

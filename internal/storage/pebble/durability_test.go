@@ -73,15 +73,19 @@ func TestReopen(t *testing.T) {
 // crashEnv names the directory the crash helper writes to; memtableEnv,
 // when set, its memtable size, with values of valueSize bytes instead of
 // the key (so the store rotates its memtables and logs).
+// orderEnv, when set, makes the helper's first writer commit most of its
+// keys without Sync (storage.Txn.Commit: commits become durable in order).
 const (
 	crashEnv    = "KURA_PEBBLE_CRASH_DIR"
 	memtableEnv = "KURA_PEBBLE_CRASH_MEMTABLE"
+	orderEnv    = "KURA_PEBBLE_CRASH_ORDER"
 	valueSize   = 4096
 )
 
 // TestCrashHelper runs only as the child of the kill -9 tests: it commits
 // keys with Sync from several goroutines and prints each acknowledged key,
-// until it is killed.
+// until it is killed. With orderEnv the first goroutine syncs only every
+// eighth of its commits and prints only those.
 func TestCrashHelper(t *testing.T) {
 	dir := os.Getenv(crashEnv)
 	if dir == "" {
@@ -93,6 +97,7 @@ func TestCrashHelper(t *testing.T) {
 		fmt.Println("ERR", err)
 		os.Exit(1)
 	}
+	mixed := os.Getenv(orderEnv) != ""
 	acks := make(chan string, 64)
 	for w := 0; w < 4; w++ {
 		go func(w int) {
@@ -103,10 +108,13 @@ func TestCrashHelper(t *testing.T) {
 					return
 				}
 				_ = tx.Set([]byte(k), crashValue(k, memtable != 0))
-				if err := tx.Commit(storage.CommitOptions{Sync: true}); err != nil {
+				sync := !mixed || w != 0 || i%8 == 7
+				if err := tx.Commit(storage.CommitOptions{Sync: sync}); err != nil {
 					return
 				}
-				acks <- k
+				if sync {
+					acks <- k
+				}
 			}
 		}(w)
 	}
@@ -161,6 +169,46 @@ func TestKill9WhileLogIsSpare(t *testing.T) {
 	}
 	checkAcked(t, dir, memtable, acked)
 	t.Logf("killed while %s (a spare) was the live log", liveSpare)
+}
+
+// TestKill9KeepsCommitOrder checks the order half of Commit's contract: a
+// process commits mostly without Sync from one goroutine (every eighth
+// commit synced) while others sync every commit, across log rotations
+// (1 MB memtables), and is killed; every commit that goroutine made
+// before its last acknowledged synced commit must have survived.
+func TestKill9KeepsCommitOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a subprocess")
+	}
+	t.Setenv(orderEnv, "1")
+	const memtable = 1 << 20
+	dir := t.TempDir()
+	acked := killWhileCommitting(t, dir, memtable, func(acks int) bool { return acks >= 600 })
+	checkAcked(t, dir, memtable, acked)
+	last := -1
+	for _, k := range acked {
+		if n, ok := strings.CutPrefix(k, "w0-"); ok {
+			i, _ := strconv.Atoi(n)
+			last = max(last, i)
+		}
+	}
+	if last < 0 {
+		t.Fatal("the mostly unsynced writer acknowledged nothing")
+	}
+	s, err := pebble.Open(dir, pebble.Options{MemTableSize: memtable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sn, _ := s.NewSnapshot()
+	defer sn.Close()
+	for i := range last {
+		k := fmt.Sprintf("w0-%06d", i)
+		if _, err := sn.Get([]byte(k)); err != nil {
+			t.Fatalf("unsynced %s, committed before the synced w0-%06d, lost after kill -9: %v", k, last, err)
+		}
+	}
+	t.Logf("the %d commits before the last synced one (w0-%06d) survived", last, last)
 }
 
 // liveLog returns the name and size of the newest write-ahead log in dir.
