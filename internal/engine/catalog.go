@@ -373,7 +373,11 @@ func (e *Engine) loadCatalog() error {
 			}
 		}
 		// From now on the stored statistics are stale until the next Close.
-		if err := e.commit(true, func(txn storage.Txn) error { return txn.Delete(metaCleanKey) }); err != nil {
+		// No fsync of its own: commits become durable in order
+		// (storage.Txn.Commit), so a crash that keeps any later write keeps
+		// this delete too, and one that loses it lost every later write
+		// (the statistics still hold).
+		if err := e.commit(false, func(txn storage.Txn) error { return txn.Delete(metaCleanKey) }); err != nil {
 			return err
 		}
 	} else if len(recs) > 0 {
