@@ -139,7 +139,7 @@ func TestKill9(t *testing.T) {
 	}
 	dir := t.TempDir()
 	acked := killWhileCommitting(t, dir, 0, func(acks int) bool { return acks >= 200 })
-	checkAcked(t, dir, 0, acked)
+	checkAcked(t, reopen(t, dir, 0), 0, acked)
 }
 
 // TestKill9WhileLogIsSpare is TestKill9 with 1 MB memtables, killed once
@@ -167,7 +167,7 @@ func TestKill9WhileLogIsSpare(t *testing.T) {
 	if liveSpare == "" {
 		t.Fatal("no spare became the live log before the deadline")
 	}
-	checkAcked(t, dir, memtable, acked)
+	checkAcked(t, reopen(t, dir, memtable), memtable, acked)
 	t.Logf("killed while %s (a spare) was the live log", liveSpare)
 }
 
@@ -184,7 +184,8 @@ func TestKill9KeepsCommitOrder(t *testing.T) {
 	const memtable = 1 << 20
 	dir := t.TempDir()
 	acked := killWhileCommitting(t, dir, memtable, func(acks int) bool { return acks >= 600 })
-	checkAcked(t, dir, memtable, acked)
+	sn := reopen(t, dir, memtable)
+	checkAcked(t, sn, memtable, acked)
 	last := -1
 	for _, k := range acked {
 		if n, ok := strings.CutPrefix(k, "w0-"); ok {
@@ -195,13 +196,6 @@ func TestKill9KeepsCommitOrder(t *testing.T) {
 	if last < 0 {
 		t.Fatal("the mostly unsynced writer acknowledged nothing")
 	}
-	s, err := pebble.Open(dir, pebble.Options{MemTableSize: memtable})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sn, _ := s.NewSnapshot()
-	defer sn.Close()
 	for i := range last {
 		k := fmt.Sprintf("w0-%06d", i)
 		if _, err := sn.Get([]byte(k)); err != nil {
@@ -274,17 +268,26 @@ func killWhileCommitting(t *testing.T, dir string, memtable uint64, enough func(
 	return acked
 }
 
-// checkAcked reopens the store in dir and checks every acknowledged key
-// and its value.
-func checkAcked(t *testing.T, dir string, memtable uint64, acked []string) {
+// reopen opens the store in dir again (closed when the test ends) and
+// returns a snapshot of it.
+func reopen(t *testing.T, dir string, memtable uint64) storage.Snapshot {
 	t.Helper()
 	s, err := pebble.Open(dir, pebble.Options{MemTableSize: memtable})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	sn, _ := s.NewSnapshot()
-	defer sn.Close()
+	t.Cleanup(func() { s.Close() })
+	sn, err := s.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sn.Close() })
+	return sn
+}
+
+// checkAcked checks every acknowledged key and its value in sn.
+func checkAcked(t *testing.T, sn storage.Snapshot, memtable uint64, acked []string) {
+	t.Helper()
 	for _, k := range acked {
 		if v, err := sn.Get([]byte(k)); err != nil || string(v) != string(crashValue(k, memtable != 0)) {
 			t.Fatalf("acknowledged %s lost after kill -9: %d bytes, %v", k, len(v), err)
