@@ -227,8 +227,18 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 	}
 	token := fmt.Sprintf("pq-%d-%d", os.Getpid(), time.Now().UnixNano())
 	for i := 0; i < 2; i++ { // the repeat with the same token is not re-applied
-		if _, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: stmts("30"), ClientRequestToken: aws.String(token)}); err != nil {
+		out, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: stmts("30"),
+			ClientRequestToken: aws.String(token), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err != nil {
 			t.Fatal(err)
+		}
+		// Three small items: 6 write units, then 6 read units (the repeat
+		// reads the items again instead of writing them).
+		cc := out.ConsumedCapacity
+		if len(cc) != 1 || aws.ToFloat64(cc[0].CapacityUnits) != 6 ||
+			(i == 0) != (aws.ToFloat64(cc[0].WriteCapacityUnits) == 6 && cc[0].ReadCapacityUnits == nil) ||
+			(i == 1) != (aws.ToFloat64(cc[0].ReadCapacityUnits) == 6 && cc[0].WriteCapacityUnits == nil) {
+			t.Fatalf("call %d: ConsumedCapacity %+v", i, cc)
 		}
 	}
 	_, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: stmts("31"), ClientRequestToken: aws.String(token)})

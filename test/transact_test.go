@@ -59,8 +59,8 @@ func TestTransactWriteAllActions(t *testing.T) {
 			if aws.ToFloat64(cc.CapacityUnits) != 6 || aws.ToFloat64(cc.WriteCapacityUnits) != 6 {
 				t.Fatalf("t1 capacity %+v", cc)
 			}
-		case t2:
-			if aws.ToFloat64(cc.CapacityUnits) != 2 || aws.ToFloat64(cc.ReadCapacityUnits) != 2 {
+		case t2: // a ConditionCheck is billed as a write (measured on DynamoDB)
+			if aws.ToFloat64(cc.CapacityUnits) != 2 || aws.ToFloat64(cc.WriteCapacityUnits) != 2 || cc.ReadCapacityUnits != nil {
 				t.Fatalf("t2 capacity %+v", cc)
 			}
 		default:
@@ -196,6 +196,40 @@ func TestTransactWriteIdempotency(t *testing.T) {
 	var ipm *types.IdempotentParameterMismatchException
 	if !errors.As(err, &ipm) {
 		t.Fatalf("got %v, want IdempotentParameterMismatchException", err)
+	}
+}
+
+// TestTransactWriteReplayCapacity: a repeat DynamoDB recognises by its
+// ClientRequestToken reports the read units of reading the items again
+// (a transactional read), not the first call's write units ("Subsequent
+// TransactWriteItems calls with the same client token return the number of
+// read capacity units consumed in reading the item").
+func TestTransactWriteReplayCapacity(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	token := fmt.Sprintf("cap-%d-%d", os.Getpid(), time.Now().UnixNano())
+	// About 1.5 KB: two write units, one read unit, so the two differ.
+	in := &dynamodb.TransactWriteItemsInput{
+		ClientRequestToken:     aws.String(token),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table),
+			Item: avm{"pk": S("replay"), "big": S(strings.Repeat("x", 1536))}}}},
+	}
+	for i, want := range []struct{ read, write float64 }{{0, 4}, {2, 0}, {2, 0}} {
+		out, err := c.TransactWriteItems(bg, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.ConsumedCapacity) != 1 {
+			t.Fatalf("call %d: ConsumedCapacity %+v", i, out.ConsumedCapacity)
+		}
+		cc := out.ConsumedCapacity[0]
+		if aws.ToFloat64(cc.CapacityUnits) != want.read+want.write ||
+			aws.ToFloat64(cc.ReadCapacityUnits) != want.read || aws.ToFloat64(cc.WriteCapacityUnits) != want.write ||
+			(want.read == 0) != (cc.ReadCapacityUnits == nil) || (want.write == 0) != (cc.WriteCapacityUnits == nil) ||
+			cc.Table == nil || aws.ToFloat64(cc.Table.CapacityUnits) != want.read+want.write {
+			t.Fatalf("call %d: capacity %+v (table %+v), want read %v write %v", i, cc, cc.Table, want.read, want.write)
+		}
 	}
 }
 

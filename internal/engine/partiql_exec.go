@@ -307,6 +307,9 @@ func (e *Engine) executeWriteTransaction(ctx context.Context, in *wire.ExecuteTr
 		return &wire.ExecuteTransactionOutput{
 			ConsumedCapacity: txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
 		}, nil
+	}, func(any) (any, error) {
+		cc, err := e.txReplayCapacity(acts, in.ReturnConsumedCapacity)
+		return &wire.ExecuteTransactionOutput{ConsumedCapacity: cc}, err
 	})
 	if err != nil {
 		return nil, err

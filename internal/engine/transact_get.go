@@ -82,12 +82,18 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	if held, any := e.txHeldAny(keys); any {
 		return nil, conflictCancel(held)
 	}
+	return e.readItems(keys)
+}
+
+// readItems reads the items at keys from one snapshot (nil for a missing
+// item).
+func (e *Engine) readItems(keys [][]byte) ([]attr.Item, error) {
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	items := make([]attr.Item, len(gets))
+	items := make([]attr.Item, len(keys))
 	for i, k := range keys {
 		if items[i], err = readItem(snap, k); err != nil {
 			return nil, err

@@ -155,12 +155,12 @@ func requestHash(in any) [32]byte {
 }
 
 // idempotent runs f once per ClientRequestToken within tokenTTL: a repeat
-// of the same request gets the first outcome without re-applying it, a
+// of the same request gets replay(first outcome) without re-applying it, a
 // different request with the same token gets
 // IdempotentParameterMismatchException. Concurrent repeats wait for the
 // first. Only successes are remembered; a failed request may be retried
 // with its token.
-func (e *Engine) idempotent(token *string, in any, f func() (any, error)) (any, error) {
+func (e *Engine) idempotent(token *string, in any, f func() (any, error), replay func(first any) (any, error)) (any, error) {
 	if token == nil {
 		return f()
 	}
@@ -193,7 +193,7 @@ func (e *Engine) idempotent(token *string, in any, f func() (any, error)) (any, 
 		}
 		<-ent.done
 		if ent.err == nil {
-			return ent.out, nil
+			return replay(ent.out)
 		}
 		// The first attempt failed and was forgotten: run again.
 	}

@@ -97,6 +97,11 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteI
 			ConsumedCapacity:      txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
 			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, acts),
 		}, nil
+	}, func(first any) (any, error) {
+		out := *first.(*wire.TransactWriteItemsOutput)
+		cc, err := e.txReplayCapacity(acts, in.ReturnConsumedCapacity)
+		out.ConsumedCapacity = cc
+		return &out, err
 	})
 	if err != nil {
 		return nil, err
@@ -390,12 +395,14 @@ func transactionCanceled(reasons []wire.CancellationReason) error {
 // txWriteCapacity is a write transaction's consumed capacity: DynamoDB
 // performs two underlying writes (prepare, commit) of every item, so each
 // write action costs twice its units on the table and on each touched
-// index; a ConditionCheck costs two strongly consistent reads.
+// index; a ConditionCheck costs what a write of the item it checks would.
 func txWriteCapacity(acts []*txAction, res []writeResult) *txTally {
 	var c txTally
 	for i, a := range acts {
 		if a.kind == actionConditionCk {
-			c.add(a.table.Name, indexUnits{table: 2 * readUnits(res[i].OldSize, true)}, true)
+			// DynamoDB bills a ConditionCheck as a transactional write of
+			// the item it checks (measured: 2 write units for a small item).
+			c.add(a.table.Name, indexUnits{table: 2 * writeUnits(res[i].OldSize)}, false)
 			continue
 		}
 		u := a.table.writeUnitsOf(res[i])
@@ -409,4 +416,28 @@ func txWriteCapacity(acts []*txAction, res []writeResult) *txTally {
 		c.add(a.table.Name, u, false)
 	}
 	return &c
+}
+
+// txReplayCapacity is the capacity of a repeated request DynamoDB
+// recognises by its ClientRequestToken: it applies nothing and reads the
+// transaction's items instead, a transactional (doubled, strongly
+// consistent) read of each as it is now, reported as read units of its
+// table. Nil when mode does not ask for capacity.
+func (e *Engine) txReplayCapacity(acts []*txAction, mode string) ([]wire.ConsumedCapacity, error) {
+	if mode != capTotal && mode != capIndexes {
+		return nil, nil
+	}
+	keys := make([][]byte, len(acts))
+	for i, a := range acts {
+		keys[i] = a.skey
+	}
+	items, err := e.readItems(keys)
+	if err != nil {
+		return nil, err
+	}
+	var c txTally
+	for i, a := range acts {
+		c.add(a.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
+	}
+	return c.list(mode), nil
 }
