@@ -120,7 +120,9 @@ func (r *tableRecord) settle(now time.Time) {
 			g.IndexStatus = StatusActive
 		}
 	}
-	// GSIs deleted by UpdateTable disappear once the update settles.
+	// GSIs deleted by UpdateTable disappear once the update settles, and
+	// with them the definitions of key attributes no other key uses.
+	before := len(r.Desc.GlobalSecondaryIndexes)
 	kept := r.Desc.GlobalSecondaryIndexes[:0]
 	for _, g := range r.Desc.GlobalSecondaryIndexes {
 		if g.IndexStatus != StatusDeleting {
@@ -130,6 +132,9 @@ func (r *tableRecord) settle(now time.Time) {
 	r.Desc.GlobalSecondaryIndexes = kept
 	if len(kept) == 0 {
 		r.Desc.GlobalSecondaryIndexes = nil
+	}
+	if len(kept) < before {
+		pruneVectorDefinitions(&r.Desc)
 	}
 	settleVectors(&r.Desc)
 }
@@ -291,19 +296,30 @@ func (e *Engine) installTable(rec *tableRecord) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	e.tables[rec.Name] = t
-	e.mu.Unlock()
-	e.observeStreams(t)
+	e.install(t)
 	return t, nil
 }
 
-// saveRecord persists rec (callers hold e.ddl) and installs it.
+// install swaps in t, built from a committed record.
+func (e *Engine) install(t *Table) {
+	e.mu.Lock()
+	e.tables[t.Name] = t
+	e.mu.Unlock()
+	e.observeStreams(t)
+}
+
+// saveRecord persists rec (callers hold e.ddl) and installs it. The Table
+// is built first, so a record that cannot be loaded is never stored.
 func (e *Engine) saveRecord(rec *tableRecord) (*Table, error) {
+	t, err := e.buildTable(rec)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return putRecord(txn, rec) }); err != nil {
 		return nil, err
 	}
-	return e.installTable(rec)
+	e.install(t)
+	return t, nil
 }
 
 // loadCatalog reads every table record, the ID counter and the statistics,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -179,5 +181,66 @@ func TestRecreatedIndexGetsItsOwnID(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d catalog records named G", n)
+	}
+}
+
+// attrNames is the table's described AttributeDefinitions, by name.
+func attrNames(t *testing.T, e *Engine, table string) []string {
+	t.Helper()
+	out, err := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range out.Table.AttributeDefinitions {
+		names = append(names, cpDeref(a.AttributeName))
+	}
+	return names
+}
+
+// With a create delay a deleted GSI stays DELETING for a while; its key
+// attribute, used by no other key, keeps its definition until the index is
+// gone. Kura used to drop the definition at once, fail to build the table
+// it had already stored (InternalServerError) and lose the index at the
+// next start without purging it.
+func TestDeleteGSIWithDelayKeepsItsDefinitionUntilGone(t *testing.T) {
+	clk := &ctlClock{}
+	store := memory.New()
+	cfg := Config{Clock: clk, CreateDelay: time.Second}
+	e, err := Open(store, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ctlPPR("t")
+	in.AttributeDefinitions = append(in.AttributeDefinitions, ctlDefs("only", "S")...)
+	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ctlKS("only"),
+		Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}}
+	if _, err := e.CreateTable(dpCtx, in); err != nil {
+		t.Fatal(err)
+	}
+	clk.advance(2 * time.Second)
+	dpPut(t, e, "t", attr.Item{"pk": dpS("a"), "only": dpS("x")})
+	if err := deleteGSI(e, "t", "G"); err != nil {
+		t.Fatal(err)
+	}
+	if got := attrNames(t, e, "t"); !slices.Equal(got, []string{"only", "pk"}) {
+		t.Fatalf("while DELETING: AttributeDefinitions %v", got)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The stored record loads, with the index still being deleted.
+	if e, err = Open(store, cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	out, err := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("t")})
+	if err != nil || len(out.Table.GlobalSecondaryIndexes) != 1 || out.Table.GlobalSecondaryIndexes[0].IndexStatus != StatusDeleting {
+		t.Fatalf("after a restart: %+v, %v", out.Table.GlobalSecondaryIndexes, err)
+	}
+	clk.advance(2 * time.Second)
+	waitIndexGone(t, e, "t", "G")
+	if got := attrNames(t, e, "t"); !slices.Equal(got, []string{"pk"}) {
+		t.Fatalf("after the delete: AttributeDefinitions %v", got)
 	}
 }

@@ -481,13 +481,14 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		}
 	}
 	if changed {
-		pruneAttributeDefinitions(d)
+		pruneVectorDefinitions(d)
 	}
 	return changed, nil
 }
 
 // pruneAttributeDefinitions keeps only definitions some key still uses
-// (index being deleted excluded) and keeps them sorted by name.
+// (an index being deleted keeps its own until it is gone: its key schema is
+// still described) and keeps them sorted by name.
 func pruneAttributeDefinitions(d *wire.TableDescription) {
 	used := map[string]bool{}
 	for _, k := range d.KeySchema {
@@ -499,9 +500,6 @@ func pruneAttributeDefinitions(d *wire.TableDescription) {
 		}
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
-		if g.IndexStatus == StatusDeleting {
-			continue
-		}
 		for _, k := range g.KeySchema {
 			used[cpDeref(k.AttributeName)] = true
 		}
