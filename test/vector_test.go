@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -436,5 +437,47 @@ func TestVectorCrashAgreesWithTable(t *testing.T) {
 	d, _ := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	if n := aws.ToInt64(d.Table.VectorIndexes[0].ItemCount); n != int64(len(scan.Items)) {
 		t.Fatalf("index holds %d vectors, table %d items", n, len(scan.Items))
+	}
+}
+
+// A GSI added to and deleted from a table with a vector index leaves the
+// definitions of the vector index's SearchSchema attributes in place.
+func TestVectorDefinitionsSurviveGSIChanges(t *testing.T) {
+	c := ddb()
+	defs := []types.AttributeDefinition{{AttributeName: aws.String("tenant"), AttributeType: types.ScalarAttributeTypeS}}
+	table := createVectorTable(t, c, false, defs, vecIndex("vix", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll,
+		types.SearchSchemaElement{AttributeName: aws.String("tenant"), SearchSchemaElementType: types.SearchSchemaElementTypeHash}))
+	names := func() []string {
+		t.Helper()
+		d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, a := range d.Table.AttributeDefinitions {
+			out = append(out, aws.ToString(a.AttributeName))
+		}
+		return out
+	}
+	update := func(u types.GlobalSecondaryIndexUpdate, defs ...types.AttributeDefinition) {
+		t.Helper()
+		if _, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+			AttributeDefinitions: defs, GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{u}}); err != nil {
+			t.Fatal(err)
+		}
+		waitIndex(t, c, table, 10*time.Second, func(g []types.GlobalSecondaryIndexDescription) bool {
+			return len(g) == 0 || g[0].IndexStatus == types.IndexStatusActive
+		})
+	}
+	update(types.GlobalSecondaryIndexUpdate{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("gsi1"),
+		KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+		types.AttributeDefinition{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS})
+	if got := names(); !slices.Equal(got, []string{"g", "pk", "tenant"}) {
+		t.Fatalf("after the GSI create: AttributeDefinitions %v", got)
+	}
+	update(types.GlobalSecondaryIndexUpdate{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("gsi1")}})
+	if got := names(); !slices.Equal(got, []string{"pk", "tenant"}) {
+		t.Fatalf("after the GSI delete: AttributeDefinitions %v", got)
 	}
 }
