@@ -238,6 +238,7 @@ func cloneProjection(p *wire.Projection) *wire.Projection {
 	c := &wire.Projection{ProjectionType: p.ProjectionType}
 	if len(p.NonKeyAttributes) > 0 {
 		c.NonKeyAttributes = slices.Clone(p.NonKeyAttributes)
+		slices.Sort(c.NonKeyAttributes) // DynamoDB describes them sorted by name
 	}
 	return c
 }

@@ -21,6 +21,23 @@ func inUse(t *Table) *ddberr.Error {
 	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being " + what + ": " + t.Name)
 }
 
+// indexesChanging reports whether an index of the table (GSI or vector
+// index) is being created, backfilled, updated or deleted: DynamoDB
+// refuses DeleteTable then, even while the table itself is ACTIVE.
+func indexesChanging(d *wire.TableDescription) bool {
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexStatus != StatusActive || cpDeref(g.Backfilling) {
+			return true
+		}
+	}
+	for _, v := range d.VectorIndexes {
+		if v.IndexStatus != StatusActive || v.Backfilling != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // DeleteTable deletes a table. The response describes it DELETING; it
 // leaves the catalog after cfg.DeleteDelay (immediately when 0). Its items
 // and index entries are removed in the background, in chunks; a purge
@@ -35,7 +52,13 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if !ok {
 		return nil, tableNotFound(name)
 	}
-	if t.Status == StatusCreating || t.Status == StatusDeleting || vectorIndexBuilding(&t.Desc) {
+	if t.Status == StatusCreating || t.Status == StatusDeleting {
+		return nil, inUse(t)
+	}
+	if indexesChanging(&t.Desc) {
+		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")
+	}
+	if t.Status == StatusUpdating {
 		return nil, inUse(t)
 	}
 	if cpDeref(t.Desc.DeletionProtectionEnabled) {

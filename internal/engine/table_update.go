@@ -56,6 +56,11 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 		}
 		return f, ddberr.Validation("At least one of " + strings.Join(members, ", ") + " or TableClass is required")
 	}
+	if in.GlobalSecondaryIndexUpdates != nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
+		// Absent for the check above; with any other change, refused
+		// (and the other change not applied).
+		return f, ddberr.InvalidParam("List of GlobalSecondaryIndexUpdates is empty")
+	}
 	count := 0
 	for _, b := range []bool{f.billing, f.pt, f.stream, f.sse, f.class, f.dp, f.onDemand, f.warm, len(in.GlobalSecondaryIndexUpdates) > 0} {
 		if b {
@@ -69,6 +74,8 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 		return f, ddberr.InvalidParam("TableClass modification must be the only operation in the request")
 	case f.dp && count > 1:
 		return f, ddberr.InvalidParam("DeletionProtection modification must be the only operation in the request")
+	case f.warm && slices.ContainsFunc(in.GlobalSecondaryIndexUpdates, func(u wire.GlobalSecondaryIndexUpdate) bool { return u.Create != nil }):
+		return f, ddberr.InvalidParam("Create global secondary index cannot be specified when updating WarmThroughput")
 	case f.warm && count > 1:
 		return f, ddberr.InvalidParam("WarmThroughput must be the only operation in the request")
 	case f.onDemand && count > 1 && !(count == 2 && f.billing):
@@ -373,7 +380,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		return slices.ContainsFunc(d.LocalSecondaryIndexes, func(l wire.LocalSecondaryIndexDescription) bool { return cpDeref(l.IndexName) == n })
 	}
 	indexNotFound := func(n string) *ddberr.Error {
-		return ddberr.ResourceNotFound("Requested resource not found: Index: " + n + " for table: " + name + " not found")
+		return ddberr.ResourceNotFound("Requested resource not found: Index " + n + " for table " + name)
 	}
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		if (u.Create != nil || u.Delete != nil) && onlineIndexChangeRunning(d) && !deletesBackfilling(d, u.Delete) {
@@ -400,10 +407,10 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 				cur := g.ProvisionedThroughput
 				if cpDeref(cur.ReadCapacityUnits) == *pt.ReadCapacityUnits && cpDeref(cur.WriteCapacityUnits) == *pt.WriteCapacityUnits && rec.BillingMode == billing {
 					return false, ddberr.Validationf("The provisioned throughput for the index %s will not change. The requested value equals the current value. "+
-						"Current ReadCapacityUnits provisioned for the index: %d. Requested ReadCapacityUnits: %d. "+
-						"Current WriteCapacityUnits provisioned for the index: %d. Requested WriteCapacityUnits: %d. "+
+						"Current ReadCapacityUnits provisioned for index %s: %d. Requested ReadCapacityUnits: %d. "+
+						"Current WriteCapacityUnits provisioned for index %s: %d. Requested WriteCapacityUnits: %d. "+
 						"Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
-						n, cpDeref(cur.ReadCapacityUnits), *pt.ReadCapacityUnits, cpDeref(cur.WriteCapacityUnits), *pt.WriteCapacityUnits)
+						n, n, cpDeref(cur.ReadCapacityUnits), *pt.ReadCapacityUnits, n, cpDeref(cur.WriteCapacityUnits), *pt.WriteCapacityUnits)
 				}
 				setThroughput(cur, pt, now)
 				g.WarmThroughput = &wire.GlobalSecondaryIndexWarmThroughputDescription{ReadUnitsPerSecond: cpPtr(max(*pt.ReadCapacityUnits, cpDeref(g.WarmThroughput.ReadUnitsPerSecond))), WriteUnitsPerSecond: cpPtr(max(*pt.WriteCapacityUnits, cpDeref(g.WarmThroughput.WriteUnitsPerSecond))), Status: StatusActive}
@@ -450,7 +457,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 				return false, ddberr.Validation("Attempting to create an index which already exists")
 			}
 			if len(d.GlobalSecondaryIndexes) >= maxGSIs {
-				return false, ddberr.LimitExceeded(fmt.Sprintf("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs))
+				return false, ddberr.LimitExceeded(fmt.Sprintf("Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of %d", maxGSIs))
 			}
 			for _, k := range c.KeySchema {
 				kn := cpDeref(k.AttributeName)
