@@ -13,13 +13,13 @@ var (
 	enumReturnItemCollection   = []string{"SIZE", "NONE"}
 	enumReturnValues           = []string{"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"}
 	enumReturnValuesOnCCF      = []string{"ALL_OLD", "NONE"}
-	enumSelect                 = []string{"ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"}
+	enumSelect                 = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
 	enumConditionalOperator    = []string{"AND", "OR"}
 	enumBillingMode            = []string{"PROVISIONED", "PAY_PER_REQUEST"}
 	enumKeyType                = []string{"HASH", "RANGE"}
-	enumScalarAttributeType    = []string{"S", "N", "B"}
-	enumProjectionType         = []string{"ALL", "KEYS_ONLY", "INCLUDE"}
-	enumStreamViewType         = []string{"NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY"}
+	enumScalarAttributeType    = []string{"B", "N", "S"}
+	enumProjectionType         = []string{"ALL", "INCLUDE", "KEYS_ONLY"}
+	enumStreamViewType         = []string{"OLD_IMAGE", "KEYS_ONLY", "NEW_AND_OLD_IMAGES", "NEW_IMAGE"}
 	enumTableClass             = []string{"STANDARD", "STANDARD_INFREQUENT_ACCESS"}
 )
 
