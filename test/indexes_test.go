@@ -200,6 +200,10 @@ func TestIndexMaintenanceAndProjection(t *testing.T) {
 	if len(all) != 2 {
 		t.Fatalf("parallel index scan: %d items", len(all))
 	}
+	// An index Scan's start key without the index's key attributes gets
+	// the short text (as an index Query does; a table Scan's is longer).
+	_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String("GKeys"), ExclusiveStartKey: item{"pk": S("p1"), "sk": S("a")}})
+	wantAPIError(t, err, "ValidationException", "The provided starting key is invalid")
 
 	// DescribeTable counts entries.
 	d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})

@@ -200,6 +200,14 @@ func TestParallelScan(t *testing.T) {
 			t.Fatalf("item %s seen %d times", k, n)
 		}
 	}
+	// A start key from another segment is refused, not read as the end.
+	first, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(1), TotalSegments: aws.Int32(total), Limit: aws.Int32(1)})
+	if err != nil || first.LastEvaluatedKey == nil {
+		t.Fatalf("segment 1: %v, %+v", err, first)
+	}
+	_, err = c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(0), TotalSegments: aws.Int32(total), ExclusiveStartKey: first.LastEvaluatedKey})
+	wantAPIError(t, err, "ValidationException",
+		"The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: 4 Segment: 0")
 }
 
 func TestConsumedCapacity(t *testing.T) {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -332,24 +331,17 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 	if err != nil {
 		return nil, nil, err
 	}
-	seg, total := 0, 1
-	if in.TotalSegments != nil {
-		seg, total = int(*in.Segment), int(*in.TotalSegments)
-	}
-	lo := uint32(seg) * 65536 / uint32(total)
-	hi := uint32(seg+1) * 65536 / uint32(total)
-	base := indexPrefix(t.ID, r.ix.ID)
-	opts := storage.IterOptions{Lower: binary.BigEndian.AppendUint16(bytes.Clone(base), uint16(lo))}
-	if hi >= 65536 {
-		opts.Upper = indexPrefix(t.ID, r.ix.ID+1)
-	} else {
-		opts.Upper = binary.BigEndian.AppendUint16(bytes.Clone(base), uint16(hi))
-	}
+	opts, inSegment := scanSegment(in, indexPrefix(t.ID, r.ix.ID), indexPrefix(t.ID, r.ix.ID+1))
 	if esk := in.ExclusiveStartKey; esk != nil {
-		if err := r.validateStartKey(esk, msgScanStartKeyInvalid); err != nil {
+		// An index Scan answers the short text, as Query does.
+		if err := r.validateStartKey(esk, msgStartKeyInvalid); err != nil {
 			return nil, nil, err
 		}
-		startAfter(&opts, t.entryKey(r.ix, esk))
+		ek := t.entryKey(r.ix, esk)
+		if err := inSegment(ek); err != nil {
+			return nil, nil, err
+		}
+		startAfter(&opts, ek)
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	if encode != nil && p.canEncode() && !r.fetch {

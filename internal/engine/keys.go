@@ -55,16 +55,3 @@ func itemKey(tableID uint64, pk, sk attr.Value) []byte {
 	}
 	return b
 }
-
-// segmentBounds is the key range of parallel Scan segment seg of total.
-func segmentBounds(tableID uint64, seg, total int) (lower, upper []byte) {
-	lo := uint32(seg) * 65536 / uint32(total)
-	hi := uint32(seg+1) * 65536 / uint32(total)
-	lower = binary.BigEndian.AppendUint16(itemPrefix(tableID), uint16(lo))
-	if hi >= 65536 {
-		upper = itemPrefix(tableID + 1)
-	} else {
-		upper = binary.BigEndian.AppendUint16(itemPrefix(tableID), uint16(hi))
-	}
-	return lower, upper
-}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -59,18 +60,17 @@ func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *pag
 		}
 		return e.scanIndex(in, x, t, encode)
 	}
-	seg, total := 0, 1
-	if in.TotalSegments != nil {
-		seg, total = int(*in.Segment), int(*in.TotalSegments)
-	}
-	lower, upper := segmentBounds(t.ID, seg, total)
-	opts := storage.IterOptions{Lower: lower, Upper: upper}
+	opts, inSegment := scanSegment(in, itemPrefix(t.ID), itemPrefix(t.ID+1))
 	if in.ExclusiveStartKey != nil {
 		k, err := t.validateStartKey(in.ExclusiveStartKey, msgScanStartKeyInvalid)
 		if err != nil {
 			return nil, nil, err
 		}
-		if start := after(t.storageKey(k)); bytes.Compare(start, opts.Lower) > 0 {
+		sk := t.storageKey(k)
+		if err := inSegment(sk); err != nil {
+			return nil, nil, err
+		}
+		if start := after(sk); bytes.Compare(start, opts.Lower) > 0 {
 			opts.Lower = start
 		}
 	}
@@ -146,4 +146,36 @@ func checkSegments(seg, total *int32) error {
 		return ddberr.RequestInvalidf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *seg, *total)
 	}
 	return nil
+}
+
+// segmentRange is the key range of parallel Scan segment seg of total
+// among keys under prefix that begin with a 2-byte hash (items, index
+// entries); next is the first key after prefix's range.
+func segmentRange(prefix, next []byte, seg, total int) storage.IterOptions {
+	lo := uint32(seg) * 65536 / uint32(total)
+	hi := uint32(seg+1) * 65536 / uint32(total)
+	opts := storage.IterOptions{Lower: binary.BigEndian.AppendUint16(bytes.Clone(prefix), uint16(lo)), Upper: next}
+	if hi < 65536 {
+		opts.Upper = binary.BigEndian.AppendUint16(bytes.Clone(prefix), uint16(hi))
+	}
+	return opts
+}
+
+// scanSegment is the key range of the segment a Scan asks for (all of it
+// without TotalSegments), and a check that its ExclusiveStartKey, at
+// storage key start, lies in that segment.
+func scanSegment(in *wire.ScanInput, prefix, next []byte) (storage.IterOptions, func(start []byte) error) {
+	seg, total := 0, 1
+	if in.TotalSegments != nil {
+		seg, total = int(*in.Segment), int(*in.TotalSegments)
+	}
+	opts := segmentRange(prefix, next, seg, total)
+	check := func(start []byte) error {
+		if total > 1 && (bytes.Compare(start, opts.Lower) < 0 || bytes.Compare(start, opts.Upper) >= 0) {
+			return ddberr.Validationf("%s: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: %d Segment: %d",
+				msgStartKeyInvalid, total, seg)
+		}
+		return nil
+	}
+	return opts, check
 }
