@@ -9,6 +9,7 @@ var deleteItem = op(Backend.DeleteItem, func(in *wire.DeleteItemInput) error {
 	var v validator
 	v.writeEnums(in.ConditionalOperator, in.ReturnConsumedCapacity, in.ReturnValues,
 		in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	v.expected(in.Expected)
 	v.tableName(in.TableName, true)
 	v.notNull("key", in.Key == nil)
 	return v.err()

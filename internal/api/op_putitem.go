@@ -1,6 +1,11 @@
 package api
 
-import "github.com/kura-db/kura/internal/wire"
+import (
+	"maps"
+	"slices"
+
+	"github.com/kura-db/kura/internal/wire"
+)
 
 var putItem = op(Backend.PutItem, func(in *wire.PutItemInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
@@ -9,10 +14,19 @@ var putItem = op(Backend.PutItem, func(in *wire.PutItemInput) error {
 	var v validator
 	v.writeEnums(in.ConditionalOperator, in.ReturnConsumedCapacity, in.ReturnValues,
 		in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	v.expected(in.Expected)
 	v.tableName(in.TableName, true)
 	v.notNull("item", in.Item == nil)
 	return v.err()
 })
+
+// expected checks the optional ComparisonOperator of each legacy Expected
+// entry, in attribute-name order.
+func (v *validator) expected(exp map[string]wire.ExpectedAttributeValue) {
+	for _, name := range slices.Sorted(maps.Keys(exp)) {
+		v.enum("expected."+name+".member.comparisonOperator", exp[name].ComparisonOperator, enumComparisonOperator)
+	}
+}
 
 // writeEnums checks the enum members shared by the single-item writes, in
 // the order DynamoDB reports them (ReturnValues in its bare form).

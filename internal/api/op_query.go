@@ -1,6 +1,11 @@
 package api
 
-import "github.com/kura-db/kura/internal/wire"
+import (
+	"maps"
+	"slices"
+
+	"github.com/kura-db/kura/internal/wire"
+)
 
 var query = op(callQuery, func(in *wire.QueryInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
@@ -12,8 +17,21 @@ var query = op(callQuery, func(in *wire.QueryInput) error {
 	v.tableName(in.TableName, true)
 	v.indexName("indexName", in.IndexName)
 	v.intRange("limit", in.Limit, 1, 1<<31-1)
+	v.conditions("keyConditions", in.KeyConditions)
+	v.conditions("queryFilter", in.QueryFilter)
 	return v.err()
 })
+
+// conditions checks the ComparisonOperator of each legacy Condition
+// (required; one of DynamoDB's operators), in attribute-name order.
+func (v *validator) conditions(member string, conds map[string]wire.Condition) {
+	for _, name := range slices.Sorted(maps.Keys(conds)) {
+		p := member + "." + name + ".member.comparisonOperator"
+		op := conds[name].ComparisonOperator
+		v.notNull(p, op == "")
+		v.enum(p, op, enumComparisonOperator)
+	}
+}
 
 // readEnums checks the enum members shared by Query and Scan.
 func (v *validator) readEnums(sel, condOp, rcc string) {

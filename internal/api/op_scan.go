@@ -14,5 +14,6 @@ var scan = op(callScan, func(in *wire.ScanInput) error {
 	v.intRange("limit", in.Limit, 1, 1<<31-1)
 	v.intRange("segment", in.Segment, 0, 999999)
 	v.intRange("totalSegments", in.TotalSegments, 1, 1000000)
+	v.conditions("scanFilter", in.ScanFilter)
 	return v.err()
 })

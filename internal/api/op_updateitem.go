@@ -14,6 +14,7 @@ var updateItem = op(Backend.UpdateItem, func(in *wire.UpdateItemInput) error {
 	}
 	v.writeEnums(in.ConditionalOperator, in.ReturnConsumedCapacity, "",
 		in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	v.expected(in.Expected)
 	for name, u := range in.AttributeUpdates {
 		v.enum("attributeUpdates."+name+".member.action", u.Action, enumAttributeAction)
 	}

@@ -15,6 +15,7 @@ var (
 	enumReturnValuesOnCCF      = []string{"ALL_OLD", "NONE"}
 	enumSelect                 = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
 	enumConditionalOperator    = []string{"AND", "OR"}
+	enumComparisonOperator     = []string{"IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT", "NOT_NULL", "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS"}
 	enumBillingMode            = []string{"PROVISIONED", "PAY_PER_REQUEST"}
 	enumKeyType                = []string{"HASH", "RANGE"}
 	enumScalarAttributeType    = []string{"B", "N", "S"}

@@ -58,6 +58,14 @@ func TestValidationTexts(t *testing.T) {
 		// Live DynamoDB (October 2026, a public catalogue of probes).
 		{"ct_stream_view_lower", "CreateTable", `{"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST","StreamSpecification":{"StreamEnabled":true,"StreamViewType":"new_image"}}`,
 			"1 validation error detected: Value 'new_image' at 'streamSpecification.streamViewType' failed to satisfy constraint: Member must satisfy enum value set: [OLD_IMAGE, KEYS_ONLY, NEW_AND_OLD_IMAGES, NEW_IMAGE]"},
+		// Legacy conditions: the operator is required and one of DynamoDB's
+		// (its order of the set, as dynalite's tests record it).
+		{"query_keycond_null_op", "Query", `{"TableName":"tbl","KeyConditions":{"a":{"AttributeValueList":[{"S":"x"}]}}}`,
+			"1 validation error detected: Value null at 'keyConditions.a.member.comparisonOperator' failed to satisfy constraint: Member must not be null"},
+		{"scan_filter_bad_op", "Scan", `{"TableName":"tbl","ScanFilter":{"x":{"ComparisonOperator":"BAR"}}}`,
+			"1 validation error detected: Value 'BAR' at 'scanFilter.x.member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]"},
+		{"put_expected_bad_op", "PutItem", `{"TableName":"tbl","Item":{"a":{"S":"x"}},"Expected":{"c":{"ComparisonOperator":"FOO","AttributeValueList":[{"S":"x"}]}}}`,
+			"1 validation error detected: Value 'FOO' at 'expected.c.member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]"},
 		{"ct_nulls", "CreateTable", `{"TableName":"tbl"}`,
 			"2 validation errors detected: Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null; Value null at 'keySchema' failed to satisfy constraint: Member must not be null"},
 		{"bw_null", "BatchWriteItem", `{}`,

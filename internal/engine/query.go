@@ -156,6 +156,12 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 			return x, ddberr.RequestInvalid("Conditions can be of length 1 or 2 only")
 		}
 		x.legacyKey = true
+		for _, c := range in.KeyConditions {
+			switch c.ComparisonOperator {
+			case "NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN":
+				return x, ddberr.Validation("Attempted conditional constraint is not an indexable operation")
+			}
+		}
 		if x.key, err = expr.ConvertConditions(expr.KindKeyCondition, in.KeyConditions, ""); err != nil {
 			return x, err
 		}

@@ -209,6 +209,13 @@ func TestQueryErrors(t *testing.T) {
 		{wire.QueryInput{TableName: dpStr("t"), KeyConditionExpression: dpStr("pk = :p AND sk > :one"), ExpressionAttributeValues: attr.Item{":p": dpS("p"), ":one": dpN("1")},
 			ExclusiveStartKey: attr.Item{"pk": dpS("p"), "sk": dpN("0")}},
 			"ValidationException", "The provided starting key does not match the range key predicate"},
+		// Legacy KeyConditions with an operator no key can answer (dynalite's
+		// tests, DynamoDB Local's catalogue).
+		{wire.QueryInput{TableName: dpStr("t"), KeyConditions: map[string]wire.Condition{"pk": {ComparisonOperator: "NULL"}}},
+			"ValidationException", "Attempted conditional constraint is not an indexable operation"},
+		{wire.QueryInput{TableName: dpStr("t"), KeyConditions: map[string]wire.Condition{"pk": {ComparisonOperator: "EQ", AttributeValueList: []attr.Value{dpS("p")}},
+			"sk": {ComparisonOperator: "IN", AttributeValueList: []attr.Value{dpN("1")}}}},
+			"ValidationException", "Attempted conditional constraint is not an indexable operation"},
 	} {
 		_, err := e.Query(dpCtx, &c.in)
 		dpWantErr(t, err, c.typ, c.msg)
