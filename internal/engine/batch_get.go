@@ -43,6 +43,9 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *wire.BatchGetItemInput) (
 			}
 			bt.keys = append(bt.keys, k)
 		}
+		if err := bt.t.checkScalarKeyPaths(projectionPaths(bt.proj)); err != nil {
+			return nil, err
+		}
 	}
 	return e.batchRead(tables, in.ReturnConsumedCapacity)
 }

@@ -199,6 +199,9 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		}
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
+	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+		return nil, nil, err
+	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	if encode != nil && p.canEncode() && !r.fetch {
 		p.enc = encodedPage{on: true, json: encode}
@@ -342,6 +345,9 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 			return nil, nil, err
 		}
 		startAfter(&opts, ek)
+	}
+	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	if encode != nil && p.canEncode() && !r.fetch {

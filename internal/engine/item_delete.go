@@ -22,6 +22,9 @@ func (e *Engine) DeleteItem(ctx context.Context, in *wire.DeleteItemInput) (*wir
 	if err != nil {
 		return nil, err
 	}
+	if err := t.checkScalarKeyPaths(conditionPaths(x.cond)); err != nil {
+		return nil, err
+	}
 	res, err := e.writeItem(ctx, itemWrite{
 		table:  t,
 		key:    k,

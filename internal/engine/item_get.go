@@ -25,6 +25,9 @@ func (e *Engine) GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetI
 	if err != nil {
 		return nil, err
 	}
+	if err := t.checkScalarKeyPaths(projectionPaths(proj)); err != nil {
+		return nil, err
+	}
 	item, err := e.getItem(t, k)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,9 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 	if err := t.checkIndexKeys(in.Item, false); err != nil {
 		return nil, err
 	}
+	if err := t.checkScalarKeyPaths(conditionPaths(x.cond)); err != nil {
+		return nil, err
+	}
 	item := in.Item
 	res, err := e.writeItem(ctx, itemWrite{
 		table:  t,

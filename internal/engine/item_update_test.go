@@ -150,3 +150,71 @@ func TestItemCapacity(t *testing.T) {
 		t.Fatal("capacity without ReturnConsumedCapacity")
 	}
 }
+
+// Expressions may not reach into key attributes, the table's (Key: name)
+// or any index's (IndexKey: name), for reading or writing; DynamoDB
+// refuses before it reads (dynalite's tests, written against DynamoDB).
+func TestScalarKeyPaths(t *testing.T) {
+	e := dpEngine(t)
+	in := &wire.CreateTableInput{TableName: dpStr("t"), BillingMode: BillingPayPerRequest,
+		KeySchema: ctlKS("pk", "sk"), AttributeDefinitions: ctlDefs("pk", "S", "sk", "S", "g", "S", "l", "S"),
+		GlobalSecondaryIndexes: []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ctlKS("g"), Projection: &wire.Projection{ProjectionType: ProjectAll}}},
+		LocalSecondaryIndexes:  []wire.LocalSecondaryIndex{{IndexName: dpStr("L"), KeySchema: ctlKS("pk", "l"), Projection: &wire.Projection{ProjectionType: ProjectAll}}}}
+	if _, err := e.CreateTable(dpCtx, in); err != nil {
+		t.Fatal(err)
+	}
+	key := attr.Item{"pk": dpS("p"), "sk": dpS("s")}
+	one := attr.Item{":a": dpN("1")}
+	const msg = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
+	for _, c := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"update ADD into an index key", func() error {
+			_, err := e.UpdateItem(dpCtx, &wire.UpdateItemInput{TableName: dpStr("t"), Key: key, UpdateExpression: dpStr("ADD g.b :a"), ExpressionAttributeValues: one})
+			return err
+		}, msg + "IndexKey: g"},
+		{"update SET reading an LSI key element", func() error {
+			_, err := e.UpdateItem(dpCtx, &wire.UpdateItemInput{TableName: dpStr("t"), Key: key, UpdateExpression: dpStr("SET f = l[1]")})
+			return err
+		}, msg + "IndexKey: l"},
+		{"update condition on a table key path", func() error {
+			_, err := e.UpdateItem(dpCtx, &wire.UpdateItemInput{TableName: dpStr("t"), Key: key, UpdateExpression: dpStr("SET f = :a"),
+				ConditionExpression: dpStr("attribute_exists(sk.x)"), ExpressionAttributeValues: one})
+			return err
+		}, msg + "Key: sk"},
+		{"get projection", func() error {
+			_, err := e.GetItem(dpCtx, &wire.GetItemInput{TableName: dpStr("t"), Key: key, ProjectionExpression: dpStr("pk[0]")})
+			return err
+		}, msg + "Key: pk"},
+		{"put condition", func() error {
+			_, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("t"), Item: key, ConditionExpression: dpStr("attribute_not_exists(g.x)")})
+			return err
+		}, msg + "IndexKey: g"},
+		{"delete condition", func() error {
+			_, err := e.DeleteItem(dpCtx, &wire.DeleteItemInput{TableName: dpStr("t"), Key: key, ConditionExpression: dpStr("attribute_exists(g[2])")})
+			return err
+		}, msg + "IndexKey: g"},
+		{"scan filter, table key before index key", func() error {
+			_, err := e.Scan(dpCtx, &wire.ScanInput{TableName: dpStr("t"), FilterExpression: dpStr("attribute_exists(g.x) AND attribute_exists(pk.y)")})
+			return err
+		}, msg + "Key: pk"},
+		{"index query projection", func() error {
+			_, err := e.Query(dpCtx, &wire.QueryInput{TableName: dpStr("t"), IndexName: dpStr("G"), KeyConditionExpression: dpStr("g = :g"),
+				ExpressionAttributeValues: attr.Item{":g": dpS("x")}, ProjectionExpression: dpStr("l.m")})
+			return err
+		}, msg + "IndexKey: l"},
+	} {
+		dpWantErr(t, c.run(), "ValidationException", c.want)
+	}
+	// Whole key attributes and nested paths elsewhere stay fine.
+	if _, err := e.UpdateItem(dpCtx, &wire.UpdateItemInput{TableName: dpStr("t"), Key: key, UpdateExpression: dpStr("SET m = :m, g = :g"),
+		ConditionExpression: dpStr("attribute_not_exists(g)"), ExpressionAttributeValues: attr.Item{":m": {T: attr.M, Map: map[string]attr.Value{"x": dpN("1")}}, ":g": dpS("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.GetItem(dpCtx, &wire.GetItemInput{TableName: dpStr("t"), Key: key, ProjectionExpression: dpStr("m.x, g")})
+	if err != nil || len(got.Item) != 2 {
+		t.Fatalf("GetItem: %v, %v", got, err)
+	}
+}

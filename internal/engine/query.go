@@ -76,6 +76,9 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 			return nil, nil, err
 		}
 	}
+	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+		return nil, nil, err
+	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	pk := kc.Hash[0].Values[0]
 	if encode != nil && p.canEncode() {

@@ -74,6 +74,9 @@ func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *pag
 			opts.Lower = start
 		}
 	}
+	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+		return nil, nil, err
+	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode}

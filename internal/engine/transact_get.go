@@ -63,6 +63,9 @@ func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, erro
 		if err != nil {
 			return nil, err
 		}
+		if err := t.checkScalarKeyPaths(projectionPaths(gets[i].proj)); err != nil {
+			return nil, err
+		}
 		gets[i].table, gets[i].skey = t, t.storageKey(k)
 		if _, dup := seen[string(gets[i].skey)]; dup {
 			return nil, ddberr.Validation(msgTxDuplicate)

@@ -216,6 +216,9 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 			}
 		}
 	}
+	if err := t.checkScalarKeyPaths(updatePaths(a.x.update), conditionPaths(a.x.cond)); err != nil {
+		return err
+	}
 	a.skey = t.storageKey(a.key)
 	return nil
 }
