@@ -30,8 +30,10 @@ func argCountOK(op string, n int) (ok, known bool) {
 
 // legacyTypes lists the AttributeValue types each operator accepts.
 var legacyTypes = map[string][]attr.Type{
-	"EQ":           {attr.S, attr.N, attr.B, attr.SS, attr.NS, attr.BS},
-	"NE":           {attr.S, attr.N, attr.B, attr.SS, attr.NS, attr.BS},
+	// "EQ is supported for all data types, including lists and maps" (the
+	// API reference's Condition); so is NE.
+	"EQ":           {attr.S, attr.N, attr.B, attr.BOOL, attr.NULL, attr.M, attr.L, attr.SS, attr.NS, attr.BS},
+	"NE":           {attr.S, attr.N, attr.B, attr.BOOL, attr.NULL, attr.M, attr.L, attr.SS, attr.NS, attr.BS},
 	"LE":           {attr.S, attr.N, attr.B},
 	"LT":           {attr.S, attr.N, attr.B},
 	"GE":           {attr.S, attr.N, attr.B},

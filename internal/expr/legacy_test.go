@@ -62,6 +62,17 @@ func TestLegacyConditionsAndUpdates(t *testing.T) {
 	if want := "error: 1 validation error detected: One or more parameter values were invalid: ComparisonOperator BEGINS_WITH is not valid for N AttributeValue type"; msg(err) != want {
 		t.Errorf("got %q", msg(err))
 	}
+	// EQ and NE take every type ("EQ is supported for all data types,
+	// including lists and maps"); a filter on a BOOL matches it.
+	for _, op := range []string{"EQ", "NE"} {
+		f, err := ConvertConditions(KindFilter, map[string]wire.Condition{"flag": {ComparisonOperator: op, AttributeValueList: []attr.Value{{T: attr.BOOL, Bool: true}}}}, "")
+		if err != nil {
+			t.Fatalf("%s on a BOOL: %v", op, err)
+		}
+		if ok, _ := f.Eval(attr.Item{"flag": {T: attr.BOOL, Bool: true}}); ok != (op == "EQ") {
+			t.Errorf("%s true on a true flag: %v", op, ok)
+		}
+	}
 	_, err = ConvertConditions(KindFilter, map[string]wire.Condition{"a": {ComparisonOperator: "BETWEEN", AttributeValueList: []attr.Value{nv("5"), nv("1")}}}, "")
 	if want := "error: 1 validation error detected: The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"; msg(err) != want {
 		t.Errorf("got %q", msg(err))
