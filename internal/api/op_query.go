@@ -16,7 +16,7 @@ var query = op(callQuery, func(in *wire.QueryInput) error {
 	v.attributesToGet("attributesToGet", in.AttributesToGet)
 	v.tableName(in.TableName, true)
 	v.indexName("indexName", in.IndexName)
-	v.intRange("limit", in.Limit, 1, 1<<31-1)
+	v.rangeNoEcho("Limit", in.Limit, 1, 1<<31-1)
 	v.conditions("keyConditions", in.KeyConditions)
 	v.conditions("queryFilter", in.QueryFilter)
 	return v.err()

@@ -138,6 +138,22 @@ func (v *validator) intRange(member string, p *int32, min, max int64) {
 	}
 }
 
+// rangeNoEcho is intRange in the form DynamoDB's Query and Scan report
+// since 2026: no echoed value, the member capitalised ("Value at 'Limit'
+// failed to satisfy constraint: ...").
+func (v *validator) rangeNoEcho(member string, p *int32, min, max int64) {
+	if p == nil {
+		return
+	}
+	n := int64(*p)
+	if n < min {
+		v.addBare("Value at '" + member + "' failed to satisfy constraint: Member must have value greater than or equal to " + strconv.FormatInt(min, 10))
+	}
+	if n > max {
+		v.addBare("Value at '" + member + "' failed to satisfy constraint: Member must have value less than or equal to " + strconv.FormatInt(max, 10))
+	}
+}
+
 func (v *validator) int64Range(member string, n, min, max int64) {
 	echo := quote(strconv.FormatInt(n, 10))
 	if n < min {

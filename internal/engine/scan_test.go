@@ -80,15 +80,17 @@ func TestScanFilterAndErrors(t *testing.T) {
 		msg string
 	}{
 		{wire.ScanInput{TableName: dpStr("t"), TotalSegments: dpI32(2)},
-			"1 validation error detected: The Segment parameter is required but was not present in the request when parameter TotalSegments is present"},
+			"The Segment parameter is required but was not present in the request when parameter TotalSegments is present"},
 		{wire.ScanInput{TableName: dpStr("t"), Segment: dpI32(0)},
-			"1 validation error detected: The TotalSegments parameter is required but was not present in the request when Segment parameter is present"},
+			"The TotalSegments parameter is required but was not present in the request when Segment parameter is present"},
 		{wire.ScanInput{TableName: dpStr("t"), Segment: dpI32(2), TotalSegments: dpI32(2)},
-			"1 validation error detected: The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 2 is not less than TotalSegments: 2"},
+			"The Segment parameter is zero-based and must be less than parameter TotalSegments"},
 		{wire.ScanInput{TableName: dpStr("t"), Select: "COUNT", ProjectionExpression: dpStr("n")},
 			"Cannot specify the ProjectionExpression when choosing to get only the Count"},
 		{wire.ScanInput{TableName: dpStr("t"), ExclusiveStartKey: attr.Item{"pk": dpN("1")}},
-			"The provided starting key is invalid: The provided key element does not match the schema"},
+			"The provided starting key is invalid"},
+		{wire.ScanInput{TableName: dpStr("t"), Select: "SPECIFIC_ATTRIBUTES"},
+			"1 validation error detected: Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"},
 		{wire.ScanInput{TableName: dpStr("t"), FilterExpression: dpStr("n > :a"), ScanFilter: map[string]wire.Condition{}},
 			"1 validation error detected: Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {ScanFilter} Expression parameters: {FilterExpression}"},
 	} {
