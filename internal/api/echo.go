@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,25 +84,16 @@ func echoWriteRequests(m map[string][]wire.WriteRequest) string {
 	return b.String()
 }
 
-func echoKeysAndAttributes(m map[string]wire.KeysAndAttributes) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, t := range sortedKeys(m) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(t)
-		b.WriteString("=KeysAndAttributes(keys=[")
-		for j, k := range m[t].Keys {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			appendItemEcho(&b, k)
-		}
-		b.WriteString("])")
+// echoJSON is a member's value as DynamoDB echoes some of them: compact
+// JSON, as the client sent it.
+func echoJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
 	}
-	b.WriteByte('}')
-	return b.String()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

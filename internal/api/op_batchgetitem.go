@@ -1,31 +1,39 @@
 package api
 
 import (
+	"slices"
+
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
+// BatchGetItem's member checks, in the order and form a conformance suite
+// run against DynamoDB (2026) records: RequestItems first, its table names
+// echoed as JSON, each table's key count in the newer 'Value at ...' form,
+// then ReturnConsumedCapacity.
 var batchGetItem = op(Backend.BatchGetItem, func(in *wire.BatchGetItemInput) error {
 	var v validator
-	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
 	v.notNull("requestItems", in.RequestItems == nil)
-	if in.RequestItems != nil && len(in.RequestItems) == 0 && len(v.vs) == 0 {
+	rccBad := in.ReturnConsumedCapacity != "" && !slices.Contains(enumReturnConsumedCapacity, in.ReturnConsumedCapacity)
+	if in.RequestItems != nil && len(in.RequestItems) == 0 && !rccBad {
 		return ddberr.Validation("The requestItems parameter is required for BatchGetItem")
 	}
-	if len(in.RequestItems) > 0 {
-		bad, tooMany := false, false
-		for t, ka := range in.RequestItems {
-			bad = bad || !validMapTableName(t)
-			tooMany = tooMany || len(ka.Keys) < 1 || len(ka.Keys) > 100
-		}
-		if bad || tooMany {
-			echo := quote(echoKeysAndAttributes(in.RequestItems))
-			v.mapTableNames(echo, bad)
-			if tooMany {
-				v.add(echo, "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 100, Member must have length greater than or equal to 1]")
-			}
+	for _, t := range sortedKeys(in.RequestItems) {
+		if !validMapTableName(t) {
+			v.mapTableNames(quote(echoJSON(in.RequestItems)), true)
+			break
 		}
 	}
+	for _, t := range sortedKeys(in.RequestItems) {
+		member := "RequestItems." + t + ".member.Keys"
+		switch n := len(in.RequestItems[t].Keys); {
+		case n < 1:
+			v.addBare("Value at '" + member + "' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		case n > 100:
+			v.addBare("Value at '" + member + "' failed to satisfy constraint: Member must have length less than or equal to 100")
+		}
+	}
+	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
 	return v.err()
 })
 

@@ -75,6 +75,18 @@ func prepareBatchGet(items map[string]wire.KeysAndAttributes) ([]*batchGetTable,
 		}
 		tables = append(tables, bt)
 	}
+	// One request uses one form: ProjectionExpression on one table and
+	// AttributesToGet on another is refused (a suite run against DynamoDB
+	// records a ValidationException; the text is the one for mixing the
+	// forms within one table).
+	var legacy, exprs bool
+	for _, bt := range tables {
+		legacy = legacy || bt.req.AttributesToGet != nil
+		exprs = exprs || bt.req.ProjectionExpression != nil
+	}
+	if legacy && exprs {
+		return nil, expr.CheckMixed([]string{"AttributesToGet"}, []string{"ProjectionExpression"})
+	}
 	return tables, nil
 }
 

@@ -58,6 +58,10 @@ func TestBatchErrors(t *testing.T) {
 	dpWantErr(t, err, "ResourceNotFoundException", "Requested resource not found")
 	_, err = e.BatchGetItem(dpCtx, &wire.BatchGetItemInput{RequestItems: map[string]wire.KeysAndAttributes{"a": {Keys: []attr.Item{{"pk": dpN("1")}}}}})
 	dpWantErr(t, err, "ValidationException", "The provided key element does not match the schema")
+	dpTable(t, e, "b", "pk:S")
+	_, err = e.BatchGetItem(dpCtx, &wire.BatchGetItemInput{RequestItems: map[string]wire.KeysAndAttributes{
+		"a": {Keys: []attr.Item{key}, ProjectionExpression: dpStr("pk")}, "b": {Keys: []attr.Item{key}, AttributesToGet: []string{"pk"}}}})
+	dpWantErr(t, err, "ValidationException", "1 validation error detected: Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
 
 	put := func(it attr.Item) wire.WriteRequest { return wire.WriteRequest{PutRequest: &wire.PutRequest{Item: it}} }
 	_, err = e.BatchWriteItem(dpCtx, &wire.BatchWriteItemInput{RequestItems: map[string][]wire.WriteRequest{"a": {put(key), put(key)}}})
