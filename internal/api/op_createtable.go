@@ -3,6 +3,7 @@ package api
 import (
 	"strconv"
 
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -10,18 +11,24 @@ var createTable = op(Backend.CreateTable, func(in *wire.CreateTableInput) error 
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}
+	if in.TableName == nil {
+		// CreateTable's own text (a suite run against DynamoDB, 2026);
+		// the item operations answer "Value null at 'tableName'".
+		return ddberr.Validation("The parameter 'TableName' is required but was not present in the request")
+	}
 	var v validator
 	v.attributeDefinitions(in.AttributeDefinitions, true)
 	v.tableName(in.TableName, true)
 	v.keySchema("keySchema", in.KeySchema)
-	for i, x := range in.LocalSecondaryIndexes {
-		p := "localSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
-		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, 2)
-	}
+	// GSIs are reported before LSIs, whatever the request's order.
 	for i, x := range in.GlobalSecondaryIndexes {
 		p := "globalSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
 		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, maxGSIKeySchema)
 		v.throughput(p+"provisionedThroughput", x.ProvisionedThroughput)
+	}
+	for i, x := range in.LocalSecondaryIndexes {
+		p := "localSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, 2)
 	}
 	v.enum("billingMode", in.BillingMode, enumBillingMode)
 	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
