@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -160,10 +161,11 @@ func TestTransactWriteValidation(t *testing.T) {
 	}})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
 
+	// A key of the wrong type cancels the transaction (TestTransactKeyFaults).
 	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: aws.String(table), Key: avm{"pk": N("1")}}},
 	}})
-	wantAPIError(t, err, "ValidationException", "The provided key element does not match the schema")
+	wantCancel(t, err, "ValidationError:The provided key element does not match the schema")
 
 	// All 100 is fine.
 	if _, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: many[:100]}); err != nil {
@@ -231,6 +233,89 @@ func TestTransactWriteReplayCapacity(t *testing.T) {
 			t.Fatalf("call %d: capacity %+v (table %+v), want read %v write %v", i, cc, cc.Table, want.read, want.write)
 		}
 	}
+}
+
+// wantCancel checks a TransactionCanceledException's reasons, each "Code"
+// or "Code:Message", in request order.
+func wantCancel(t *testing.T, err error, reasons ...string) {
+	t.Helper()
+	var tc *types.TransactionCanceledException
+	if !errors.As(err, &tc) {
+		t.Fatalf("got %v, want TransactionCanceledException %v", err, reasons)
+	}
+	var got, codes []string
+	for _, r := range tc.CancellationReasons {
+		s := aws.ToString(r.Code)
+		codes = append(codes, s)
+		if r.Message != nil {
+			s += ":" + *r.Message
+		}
+		got = append(got, s)
+	}
+	if !slices.Equal(got, reasons) {
+		t.Fatalf("reasons %q, want %q", got, reasons)
+	}
+	if want := "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"; aws.ToString(tc.Message) != want {
+		t.Fatalf("message %q, want %q", aws.ToString(tc.Message), want)
+	}
+}
+
+// Which key faults in a transaction cancel it (reason ValidationError) and
+// which fail the request, as a public conformance suite measured them on
+// DynamoDB: keys of the wrong type cancel, empty key values do not.
+func TestTransactKeyFaults(t *testing.T) {
+	c := ddb()
+	hash := createTable(t, c, "pk", "", "")
+	comp := uniqueTable("txkeys")
+	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(comp), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("lsi1sk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("lsi1"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("lsi1sk"), KeyType: types.KeyTypeRange}}}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("gsi1"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("lsi1sk"), KeyType: types.KeyTypeHash}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tw := func(items ...types.TransactWriteItem) error {
+		_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		return err
+	}
+	put := func(table string, it avm) types.TransactWriteItem {
+		return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: it}}
+	}
+	setIdx := func(v types.AttributeValue) types.TransactWriteItem {
+		return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(comp), Key: avm{"pk": S("u"), "sk": S("a")},
+			UpdateExpression: aws.String("SET lsi1sk = :v"), ExpressionAttributeValues: avm{":v": v}}}
+	}
+	del := func(key types.AttributeValue) types.TransactWriteItem {
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(hash), Key: avm{"pk": key}}}
+	}
+	list := &types.AttributeValueMemberL{Value: []types.AttributeValue{S("x")}}
+
+	wantCancel(t, tw(put(hash, avm{"pk": N("5")})), "ValidationError:One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N")
+	wantCancel(t, tw(put(comp, avm{"pk": S("p"), "sk": S("a"), "lsi1sk": list})),
+		"ValidationError:One or more parameter values were invalid: Type mismatch for Index Key lsi1sk Expected: S Actual: L IndexName: gsi1")
+	wantCancel(t, tw(setIdx(N("5"))), "ValidationError:One or more parameter values were invalid: Type mismatch for Index Key lsi1sk Expected: S Actual: N IndexName: gsi1")
+	wantCancel(t, tw(put(hash, avm{"pk": S("ok")}), del(list)), "None", "ValidationError:The provided key element does not match the schema")
+	if g, _ := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(hash), Key: avm{"pk": S("ok")}}); g.Item != nil {
+		t.Fatal("the cancelled transaction wrote its valid Put")
+	}
+
+	wantAPIError(t, tw(put(hash, avm{"pk": S("")})), "ValidationException",
+		"One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk")
+	wantAPIError(t, tw(put(comp, avm{"pk": S("p"), "sk": S("c"), "lsi1sk": S("")})), "ValidationException",
+		"One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: gsi1, IndexKey: lsi1sk")
+	wantAPIError(t, tw(setIdx(S(""))), "ValidationException",
+		"One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value.")
+	// An empty value is refused up front even beside a wrongly typed key.
+	wantAPIError(t, tw(del(N("1")), del(S(""))), "ValidationException",
+		"One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk")
+
+	_, err := c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String(hash), Key: avm{}}}}})
+	wantCancel(t, err, "ValidationError:The provided key element does not match the schema")
 }
 
 func TestTransactGetItems(t *testing.T) {

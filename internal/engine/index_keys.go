@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
 )
 
 // Index entry layout (doc.go):
@@ -192,14 +193,14 @@ func (t *Table) checkIndexKeys(it attr.Item, fromUpdate bool) error {
 	if it == nil {
 		return nil
 	}
+	if err := t.checkIndexKeyTypes(it); err != nil {
+		return err
+	}
 	for _, ix := range t.liveIndexes().byName {
 		for _, k := range ix.keyAttrs() {
 			v, ok := it[k.Name]
 			if !ok {
 				continue
-			}
-			if v.T != k.Type {
-				return ddberr.InvalidParam("Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.Name, k.Type, v.T, ix.Name)
 			}
 			if err := ix.checkIndexKeySize(k.Name, v); err != nil {
 				return err
@@ -215,10 +216,51 @@ func (t *Table) checkIndexKeys(it attr.Item, fromUpdate bool) error {
 				continue
 			}
 			if fromUpdate {
-				return ddberr.Validation("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty " + kind + " value.")
+				return ddberr.Validation(msgUpdateIndexEmpty + kind + " value.")
 			}
 			return ddberr.Validation("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty " + kind + " value. IndexName: " + ix.Name + ", IndexKey: " + k.Name)
 		}
 	}
 	return nil
 }
+
+// checkIndexKeyTypes is the type part of checkIndexKeys: an index key
+// attribute present in it with another type than the index declares
+// (indexes by name, so the first index naming the attribute is reported).
+func (t *Table) checkIndexKeyTypes(it attr.Item) error {
+	for _, ix := range t.liveIndexes().byName {
+		for _, k := range ix.keyAttrs() {
+			if v, ok := it[k.Name]; ok && v.T != k.Type {
+				return ddberr.InvalidParam("Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.Name, k.Type, v.T, ix.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkUpdateIndexValues refuses, before anything is read, an update that
+// SETs an index key attribute to an empty string or binary given as a
+// value (DynamoDB answers this up front, also inside a transaction).
+func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
+	if u == nil {
+		return nil
+	}
+	for _, a := range u.Actions {
+		if a.Kind != expr.ActionSet || len(a.Path) != 1 || a.Value == nil || a.Value.Kind != expr.OperandValue {
+			continue
+		}
+		if !t.isIndexKeyAttr(a.Path[0].Name) {
+			continue
+		}
+		v := a.Value.Value
+		switch {
+		case v.T == attr.S && v.Str == "":
+			return ddberr.Validation(msgUpdateIndexEmpty + "string value.")
+		case v.T == attr.B && len(v.Bin) == 0:
+			return ddberr.Validation(msgUpdateIndexEmpty + "binary value.")
+		}
+	}
+	return nil
+}
+
+const msgUpdateIndexEmpty = "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty "

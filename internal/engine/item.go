@@ -88,6 +88,17 @@ func (t *Table) validateKey(key attr.Item) (primaryKey, error) {
 	return t.primaryKeyOf(key), nil
 }
 
+// checkKeyTypes reports a key attribute present in it with another type
+// than the table declares (validateItemKey's type check, alone).
+func (t *Table) checkKeyTypes(it attr.Item) error {
+	for i, ka := range t.keyAttrs() {
+		if v, ok := it[ka.Name]; ok && v.T != ka.Type {
+			return attr.ValidateKeyValue(ka.Name, v, ka.Type, i == 0)
+		}
+	}
+	return nil
+}
+
 // validateItemKey checks that a whole item (PutItem, BatchWriteItem put)
 // carries the key attributes with the declared types and valid values.
 func (t *Table) validateItemKey(it attr.Item) (primaryKey, error) {

@@ -30,6 +30,9 @@ func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wir
 	if err := t.checkScalarKeyPaths(updatePaths(x.update), conditionPaths(x.cond)); err != nil {
 		return nil, err
 	}
+	if err := t.checkUpdateIndexValues(x.update); err != nil {
+		return nil, err
+	}
 	var touched []expr.Path
 	res, err := e.writeItem(ctx, itemWrite{
 		table:  t,

@@ -54,12 +54,20 @@ func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, erro
 		}
 	}
 	seen := make(map[string]struct{}, len(items))
+	var invalid []string // keys that do not match the schema cancel the request (see prepareTransactWrite)
 	for i, it := range items {
 		t, err := e.activeTable(it.Get.TableName)
 		if err != nil {
 			return nil, err
 		}
 		k, err := t.validateKey(it.Get.Key)
+		if err != nil && ddberr.As(err).Message == msgKeySchema {
+			if invalid == nil {
+				invalid = make([]string, len(items))
+			}
+			invalid[i] = msgKeySchema
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +79,9 @@ func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, erro
 			return nil, ddberr.Validation(msgTxDuplicate)
 		}
 		seen[string(gets[i].skey)] = struct{}{}
+	}
+	if invalid != nil {
+		return nil, validationCancel(invalid)
 	}
 	return gets, nil
 }

@@ -120,12 +120,56 @@ func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) ([]*txActi
 		}
 		acts = append(acts, a)
 	}
+	// A key of the wrong type cancels the transaction (reason
+	// ValidationError) instead of failing the request, but only once every
+	// action passed the checks DynamoDB makes up front.
+	var invalid []string
+	valid := make([]*txAction, 0, len(acts))
 	for i, it := range items {
-		if err := e.resolveTxAction(acts[i], it); err != nil {
+		err := e.resolveTxAction(acts[i], it)
+		var bad *txInvalid
+		switch {
+		case errors.As(err, &bad):
+			if invalid == nil {
+				invalid = make([]string, len(acts))
+			}
+			invalid[i] = bad.msg
+		case err != nil:
 			return nil, err
+		default:
+			valid = append(valid, acts[i])
 		}
 	}
-	return acts, checkTxItems(acts)
+	if err := checkTxItems(valid); err != nil {
+		return nil, err
+	}
+	if invalid != nil {
+		return nil, validationCancel(invalid)
+	}
+	return acts, nil
+}
+
+// txInvalid is a validation failure DynamoDB reports as an action's
+// cancellation reason rather than as a ValidationException: a table or
+// index key attribute of the wrong type (measured against DynamoDB by a
+// public conformance suite, 2026).
+type txInvalid struct{ msg string }
+
+func (e *txInvalid) Error() string { return e.msg }
+
+func asTxInvalid(err error) error { return &txInvalid{msg: ddberr.As(err).Message} }
+
+// validationCancel is the cancellation for actions with such failures
+// (msgs[i] non-empty); the others are None.
+func validationCancel(msgs []string) error {
+	reasons := make([]wire.CancellationReason, len(msgs))
+	for i, m := range msgs {
+		reasons[i].Code = reasonNone
+		if m != "" {
+			reasons[i] = wire.CancellationReason{Code: reasonValidation, Message: &m}
+		}
+	}
+	return transactionCanceled(reasons)
 }
 
 // checkTxItems rejects duplicate items and oversized transactions.
@@ -200,18 +244,30 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 	}
 	a.table = t
 	if a.kind == "Put" {
+		if err := t.checkKeyTypes(a.item); err != nil {
+			return asTxInvalid(err)
+		}
 		if a.key, err = t.validateItemKey(a.item); err != nil {
 			return err
+		}
+		if err := t.checkIndexKeyTypes(a.item); err != nil {
+			return asTxInvalid(err)
 		}
 		if err := t.checkIndexKeys(a.item, false); err != nil {
 			return err
 		}
 	} else {
 		if a.key, err = t.validateKey(a.keyItem); err != nil {
+			if ddberr.As(err).Message == msgKeySchema {
+				return asTxInvalid(err)
+			}
 			return err
 		}
 		if a.kind == "Update" {
 			if err := t.checkUpdatePaths(a.x.update); err != nil {
+				return err
+			}
+			if err := t.checkUpdateIndexValues(a.x.update); err != nil {
 				return err
 			}
 		}
