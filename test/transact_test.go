@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 type avm = map[string]types.AttributeValue
@@ -146,9 +148,14 @@ func TestTransactWriteValidation(t *testing.T) {
 	for i := range many {
 		many[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S(strconv.Itoa(i))}}}
 	}
+	// The over-long list is echoed, Java-style (a suite run against
+	// DynamoDB matches ^...Value '\[.+\]' at 'transactItems'...$).
 	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: many})
-	wantAPIError(t, err, "ValidationException",
-		"1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100")
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" ||
+		!regexp.MustCompile(`^1 validation error detected: Value '\[TransactWriteItem\(conditionCheck=null, put=Put\(item=\{pk=AttributeValue\(s=0, .+\]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100$`).MatchString(ae.ErrorMessage()) {
+		t.Fatalf("101 actions: %.300v", err)
+	}
 
 	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S("a")}},
@@ -316,6 +323,16 @@ func TestTransactKeyFaults(t *testing.T) {
 	_, err := c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
 		{Get: &types.Get{TableName: aws.String(hash), Key: avm{}}}}})
 	wantCancel(t, err, "ValidationError:The provided key element does not match the schema")
+
+	gets := make([]types.TransactGetItem, 101)
+	for i := range gets {
+		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(hash), Key: avm{"pk": S(strconv.Itoa(i))}}}
+	}
+	_, err = c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: gets})
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || !regexp.MustCompile(`^1 validation error detected: Value '\[TransactGetItem\(get=Get\(key=\{pk=AttributeValue\(s=0, .+\]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100$`).MatchString(ae.ErrorMessage()) {
+		t.Fatalf("101 gets: %.300v", err)
+	}
 }
 
 func TestTransactGetItems(t *testing.T) {

@@ -182,3 +182,131 @@ func appendBufEcho(b *strings.Builder, p []byte) {
 	n := strconv.Itoa(len(p))
 	b.WriteString("java.nio.HeapByteBuffer[pos=0 lim=" + n + " cap=" + n + "]")
 }
+
+// echoField is one member of a Java-style echo: its name and a writer of
+// its value (which writes "null" for an unset member).
+type echoField struct {
+	name  string
+	write func(b *strings.Builder)
+}
+
+// appendObjectEcho prints Class(name=value, ...).
+func appendObjectEcho(b *strings.Builder, class string, fields ...echoField) {
+	b.WriteString(class)
+	b.WriteByte('(')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.name)
+		b.WriteByte('=')
+		f.write(b)
+	}
+	b.WriteByte(')')
+}
+
+func strEcho(p *string) func(*strings.Builder) {
+	return func(b *strings.Builder) { b.WriteString(strOrNull(p)) }
+}
+
+func enumEcho(s string) func(*strings.Builder) {
+	return func(b *strings.Builder) { b.WriteString(orNull(s)) }
+}
+
+func itemEcho(it attr.Item) func(*strings.Builder) {
+	return func(b *strings.Builder) { appendItemEcho(b, it) }
+}
+
+func namesEcho(m map[string]string) func(*strings.Builder) {
+	return func(b *strings.Builder) {
+		if m == nil {
+			b.WriteString("null")
+			return
+		}
+		b.WriteByte('{')
+		for i, k := range sortedKeys(m) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k + "=" + m[k])
+		}
+		b.WriteByte('}')
+	}
+}
+
+// echoTransactWriteItems prints TransactItems as DynamoDB echoes an
+// over-long list (the same Java-style dump as BatchWriteItem's).
+func echoTransactWriteItems(items []wire.TransactWriteItem) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		action := func(present bool, class string, fields ...echoField) func(*strings.Builder) {
+			return func(b *strings.Builder) {
+				if !present {
+					b.WriteString("null")
+					return
+				}
+				appendObjectEcho(b, class, fields...)
+			}
+		}
+		var f []echoField
+		if c := it.ConditionCheck; c != nil {
+			f = append(f, echoField{"conditionCheck", action(true, "ConditionCheck", echoField{"key", itemEcho(c.Key)}, echoField{"tableName", strEcho(c.TableName)},
+				echoField{"conditionExpression", strEcho(c.ConditionExpression)}, echoField{"expressionAttributeNames", namesEcho(c.ExpressionAttributeNames)},
+				echoField{"expressionAttributeValues", itemEcho(c.ExpressionAttributeValues)}, echoField{"returnValuesOnConditionCheckFailure", enumEcho(c.ReturnValuesOnConditionCheckFailure)})})
+		} else {
+			f = append(f, echoField{"conditionCheck", action(false, "")})
+		}
+		if p := it.Put; p != nil {
+			f = append(f, echoField{"put", action(true, "Put", echoField{"item", itemEcho(p.Item)}, echoField{"tableName", strEcho(p.TableName)},
+				echoField{"conditionExpression", strEcho(p.ConditionExpression)}, echoField{"expressionAttributeNames", namesEcho(p.ExpressionAttributeNames)},
+				echoField{"expressionAttributeValues", itemEcho(p.ExpressionAttributeValues)}, echoField{"returnValuesOnConditionCheckFailure", enumEcho(p.ReturnValuesOnConditionCheckFailure)})})
+		} else {
+			f = append(f, echoField{"put", action(false, "")})
+		}
+		if d := it.Delete; d != nil {
+			f = append(f, echoField{"delete", action(true, "Delete", echoField{"key", itemEcho(d.Key)}, echoField{"tableName", strEcho(d.TableName)},
+				echoField{"conditionExpression", strEcho(d.ConditionExpression)}, echoField{"expressionAttributeNames", namesEcho(d.ExpressionAttributeNames)},
+				echoField{"expressionAttributeValues", itemEcho(d.ExpressionAttributeValues)}, echoField{"returnValuesOnConditionCheckFailure", enumEcho(d.ReturnValuesOnConditionCheckFailure)})})
+		} else {
+			f = append(f, echoField{"delete", action(false, "")})
+		}
+		if u := it.Update; u != nil {
+			f = append(f, echoField{"update", action(true, "Update", echoField{"key", itemEcho(u.Key)}, echoField{"updateExpression", strEcho(u.UpdateExpression)},
+				echoField{"tableName", strEcho(u.TableName)}, echoField{"conditionExpression", strEcho(u.ConditionExpression)},
+				echoField{"expressionAttributeNames", namesEcho(u.ExpressionAttributeNames)}, echoField{"expressionAttributeValues", itemEcho(u.ExpressionAttributeValues)},
+				echoField{"returnValuesOnConditionCheckFailure", enumEcho(u.ReturnValuesOnConditionCheckFailure)})})
+		} else {
+			f = append(f, echoField{"update", action(false, "")})
+		}
+		appendObjectEcho(&b, "TransactWriteItem", f...)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// echoTransactGetItems is echoTransactWriteItems for TransactGetItems.
+func echoTransactGetItems(items []wire.TransactGetItem) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		get := func(b *strings.Builder) {
+			g := it.Get
+			if g == nil {
+				b.WriteString("null")
+				return
+			}
+			appendObjectEcho(b, "Get", echoField{"key", itemEcho(g.Key)}, echoField{"tableName", strEcho(g.TableName)},
+				echoField{"projectionExpression", strEcho(g.ProjectionExpression)}, echoField{"expressionAttributeNames", namesEcho(g.ExpressionAttributeNames)})
+		}
+		appendObjectEcho(&b, "TransactGetItem", echoField{"get", get})
+	}
+	b.WriteByte(']')
+	return b.String()
+}
