@@ -280,3 +280,72 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 	}})
 	wantAPIError(t, err, "ValidationException", "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
 }
+
+// PartiQL's own rules for index reads, ordering comparisons and
+// transactions, with the texts a public conformance suite records against
+// DynamoDB (2026).
+func TestPartiQLIndexAndOperandRules(t *testing.T) {
+	c := ddb()
+	table := uniqueTable("pqidx")
+	ks := func(h, r string) []types.KeySchemaElement {
+		out := []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}}
+		if r != "" {
+			out = append(out, types.KeySchemaElement{AttributeName: aws.String(r), KeyType: types.KeyTypeRange})
+		}
+		return out
+	}
+	def := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+		KeySchema:            ks("pk", "sk"),
+		AttributeDefinitions: []types.AttributeDefinition{def("pk"), def("sk"), def("g"), def("l")},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			{IndexName: aws.String("gsi-all"), KeySchema: ks("g", ""), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}},
+			{IndexName: aws.String("gsi-inc"), KeySchema: ks("g", ""), Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"inc"}}}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{
+			{IndexName: aws.String("lsi-keys"), KeySchema: ks("pk", "l"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tq := `"` + table + `"`
+	mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'p', 'sk': 's', 'g': 'y', 'l': 'l', 'inc': 'i', 'nonproj': 'np1'}`)
+	const ip = "One or more parameter values were invalid: "
+	for _, x := range []struct{ stmt, want string }{
+		{`SELECT nonproj FROM ` + tq + `."gsi-inc" WHERE g = 'y'`, ip + "Global secondary index gsi-inc does not project [nonproj]"},
+		{`SELECT pk FROM ` + tq + `."gsi-inc" WHERE g = 'y' AND nonproj = 'np1'`, ip + "Secondary index gsi-inc does not project one or more filter attributes: [nonproj]"},
+		{`SELECT pk FROM ` + tq + `."lsi-keys" WHERE pk = 'p' AND nonproj = 'np1'`, ip + "Secondary index lsi-keys does not project one or more filter attributes: [nonproj]"},
+		{`SELECT * FROM ` + tq + `."no-such-index" WHERE pk = 'p'`, "The table does not have the specified index"},
+		{`SELECT * FROM ` + tq + `.` + tq + ` WHERE pk = 'p'`, "The table does not have the specified index"},
+		{`SELECT * FROM ` + tq + `."gsi-all"."extra" WHERE pk = 'p'`, "A path may contain at most 2 components in the FROM clause"},
+		{`SELECT * FROM ` + tq + `."" WHERE pk = 'p'`, "Path component cannot be an empty string"},
+		// Before the table is looked up: these name a table that does not exist.
+		{`SELECT * FROM "" WHERE pk = 'x'`, "Path component cannot be an empty string"},
+		{`SELECT pk FROM "no_such_table_pq" WHERE pk = 'x' AND val < true`, "Incorrect operand type for operator or function; operator or function: <, operand type: BOOL"},
+	} {
+		_, err := pq(t, c, x.stmt)
+		wantAPIError(t, err, "ValidationException", x.want)
+	}
+	_, err := pq(t, c, `SELECT pk FROM `+tq+` WHERE pk = 'x' AND val >= ?`, BOOL(true))
+	wantAPIError(t, err, "ValidationException", "Incorrect operand type for operator or function; operator or function: >=, operand type: BOOL")
+	// Projected attributes of the same index are fine.
+	if got := mustPQ(t, c, `SELECT inc FROM `+tq+`."gsi-inc" WHERE g = 'y'`); len(got) != 1 || str(t, got[0]["inc"]) != "i" {
+		t.Fatalf("projected read: %v", got)
+	}
+
+	_, err = c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM ` + tq + `."gsi-all" WHERE g = 'y'`), ConsistentRead: aws.Bool(true)})
+	wantAPIError(t, err, "ValidationException", "Strongly consistent read is not supported on Global Secondary Indexes")
+
+	tx := func(stmts ...string) error {
+		in := &dynamodb.ExecuteTransactionInput{}
+		for _, s := range stmts {
+			in.TransactStatements = append(in.TransactStatements, types.ParameterizedStatement{Statement: aws.String(s)})
+		}
+		_, err := c.ExecuteTransaction(bg, in)
+		return err
+	}
+	wantAPIError(t, tx(`SELECT * FROM `+tq+` WHERE pk = 'p' AND sk = 's'`, `SELECT * FROM `+tq+`."gsi-all" WHERE g = 'y'`), "ValidationException",
+		"Validation failed in TransactStatements[1]: Reads on indices are not supported within transactions.")
+	wantAPIError(t, tx(`UPDATE `+tq+` SET v = 'v' WHERE pk = 'p' AND sk = 's' RETURNING ALL NEW *`), "ValidationException",
+		"Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction.")
+}

@@ -64,6 +64,11 @@ func (e *Engine) executeSelect(ctx context.Context, p *plan, in *wire.ExecuteSta
 		return nil, err
 	}
 	out := &wire.ExecuteStatementOutput{}
+	if p.st.Index != "" && isTrue(in.ConsistentRead) {
+		if ix, ok := p.table.Index(p.st.Index); ok && !ix.Local {
+			return nil, ddberr.Validation("Strongly consistent read is not supported on Global Secondary Indexes")
+		}
+	}
 	if p.query != nil {
 		q := p.query
 		q.ConsistentRead, q.Limit, q.ExclusiveStartKey, q.ReturnConsumedCapacity = in.ConsistentRead, in.Limit, start, in.ReturnConsumedCapacity
@@ -256,6 +261,13 @@ func (e *Engine) ExecuteTransaction(ctx context.Context, in *wire.ExecuteTransac
 	plans := make([]*plan, len(in.TransactStatements))
 	reads := 0
 	for i, s := range in.TransactStatements {
+		if s.Statement != nil {
+			if st, err := partiql.Parse(*s.Statement); err == nil {
+				if err := checkPQTransactStatement(i, st); err != nil {
+					return nil, err
+				}
+			}
+		}
 		p, err := e.lowerStatement(s.Statement, s.Parameters, s.ReturnValuesOnConditionCheckFailure, true)
 		if err != nil {
 			return nil, err

@@ -38,6 +38,9 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if err := checkParams(st, params); err != nil {
 		return nil, err
 	}
+	if err := checkPQOperandTypes(st.Where, params); err != nil {
+		return nil, err
+	}
 	t, err := e.activeTable(&st.Table)
 	if err != nil {
 		return nil, err
@@ -94,9 +97,9 @@ func (p *plan) lowerSelect(b *exprBuilder) error {
 	}
 	var index *string
 	if p.st.Index != "" {
-		ix, ok := p.table.Index(p.st.Index)
-		if !ok {
-			return ddberr.TableNotFound()
+		ix, err := p.checkPQIndexRead()
+		if err != nil {
+			return err
 		}
 		index = &p.st.Index
 		hash, rng = ix.Hash.Name, ""

@@ -3,6 +3,8 @@ package partiql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/kura-db/kura/internal/ddberr"
 )
 
 // maxDepth bounds expression nesting so that hostile input cannot exhaust
@@ -153,10 +155,17 @@ func (p *parser) selectStmt() (*Statement, error) {
 	if st.Table, err = p.name(); err != nil {
 		return nil, err
 	}
-	if p.acceptPunct(".") {
+	hasIndex := p.acceptPunct(".")
+	if hasIndex {
 		if st.Index, err = p.name(); err != nil {
 			return nil, err
 		}
+		if p.acceptPunct(".") {
+			return nil, ddberr.Validation("A path may contain at most 2 components in the FROM clause")
+		}
+	}
+	if st.Table == "" || (hasIndex && st.Index == "") {
+		return nil, ddberr.Validation("Path component cannot be an empty string")
 	}
 	if p.accept("WHERE") {
 		if st.Where, err = p.expr(); err != nil {
