@@ -78,11 +78,13 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	}
 	e.startVectorWork(t, nil)
 
-	// The response shows the table (and its indexes) CREATING.
+	// The response shows the table (and its indexes) CREATING; DynamoDB
+	// leaves the indexes' WarmThroughput out of it (DescribeTable shows it).
 	d := e.describe(t)
 	d.TableStatus = StatusCreating
 	for i := range d.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes[i].IndexStatus = StatusCreating
+		d.GlobalSecondaryIndexes[i].WarmThroughput = nil
 	}
 	for i := range d.VectorIndexes {
 		d.VectorIndexes[i].IndexStatus = StatusCreating

@@ -32,6 +32,14 @@ func TestUpdateTableIndexAnswers(t *testing.T) {
 	if got := out.TableDescription.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes; !slices.Equal(got, []string{"aa", "mm", "zz"}) {
 		t.Fatalf("NonKeyAttributes described %v, want them sorted by name", got)
 	}
+	// The CreateTable response leaves the indexes' WarmThroughput out;
+	// DescribeTable shows it.
+	if w := out.TableDescription.GlobalSecondaryIndexes[0].WarmThroughput; w != nil {
+		t.Fatalf("CreateTable response: GSI WarmThroughput %+v", w)
+	}
+	if d, _ := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: cpPtr("T")}); d.Table.GlobalSecondaryIndexes[0].WarmThroughput == nil {
+		t.Fatal("DescribeTable: no GSI WarmThroughput")
+	}
 
 	pt := func(r, w int64) *wire.ProvisionedThroughput {
 		return &wire.ProvisionedThroughput{ReadCapacityUnits: cpPtr(r), WriteCapacityUnits: cpPtr(w)}
