@@ -349,7 +349,41 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if transitional {
 		out.TableStatus = StatusUpdating
 	}
+	gsiUpdateResponse(out, &t.Desc, in.GlobalSecondaryIndexUpdates)
 	return &wire.UpdateTableOutput{TableDescription: out}, nil
+}
+
+// gsiUpdateResponse shows the GSI changes of an UpdateTable response as
+// DynamoDB does (live probes, October 2026): an index whose throughput is
+// being updated is UPDATING and still shows its previous
+// ProvisionedThroughput (DescribeTable shows the new one); a new index is
+// CREATING and not yet Backfilling (resource allocation comes first).
+func gsiUpdateResponse(out, prev *wire.TableDescription, ups []wire.GlobalSecondaryIndexUpdate) {
+	find := func(d *wire.TableDescription, name *string) *wire.GlobalSecondaryIndexDescription {
+		for i := range d.GlobalSecondaryIndexes {
+			if cpDeref(d.GlobalSecondaryIndexes[i].IndexName) == cpDeref(name) {
+				return &d.GlobalSecondaryIndexes[i]
+			}
+		}
+		return nil
+	}
+	for _, u := range ups {
+		switch {
+		case u.Update != nil:
+			g, old := find(out, u.Update.IndexName), find(prev, u.Update.IndexName)
+			if g == nil || old == nil {
+				continue
+			}
+			g.IndexStatus = StatusUpdating
+			if u.Update.ProvisionedThroughput != nil {
+				g.ProvisionedThroughput = old.ProvisionedThroughput
+			}
+		case u.Create != nil:
+			if g := find(out, u.Create.IndexName); g != nil && g.IndexStatus == StatusCreating {
+				g.Backfilling = cpPtr(false)
+			}
+		}
+	}
 }
 
 // setThroughput applies new capacity to a throughput description.

@@ -114,3 +114,31 @@ func TestDeleteTableWhileIndexesChange(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An UpdateTable response shows a GSI whose throughput it changes as
+// UPDATING with its previous throughput, the table ACTIVE; DescribeTable
+// then shows the new throughput (live DynamoDB probes, October 2026).
+func TestUpdateTableGSIThroughputResponse(t *testing.T) {
+	e := ctlOpen(t, Config{})
+	pt := func(n int64) *wire.ProvisionedThroughput {
+		return &wire.ProvisionedThroughput{ReadCapacityUnits: cpPtr(n), WriteCapacityUnits: cpPtr(n)}
+	}
+	if _, err := e.CreateTable(dpCtx, &wire.CreateTableInput{TableName: cpPtr("T"), BillingMode: BillingProvisioned,
+		KeySchema: ctlKS("pk"), AttributeDefinitions: ctlDefs("pk", "S", "g", "S"), ProvisionedThroughput: pt(1),
+		GlobalSecondaryIndexes: []wire.GlobalSecondaryIndex{{IndexName: cpPtr("gsi1"), KeySchema: ctlKS("g"),
+			Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}, ProvisionedThroughput: pt(1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.UpdateTable(dpCtx, gsiUpdate("T", wire.GlobalSecondaryIndexUpdate{Update: &wire.UpdateGlobalSecondaryIndexAction{IndexName: cpPtr("gsi1"), ProvisionedThroughput: pt(2)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := out.TableDescription.GlobalSecondaryIndexes[0]
+	if out.TableDescription.TableStatus != StatusActive || g.IndexStatus != StatusUpdating || cpDeref(g.ProvisionedThroughput.ReadCapacityUnits) != 1 {
+		t.Fatalf("response: table %s, index %s, read units %d", out.TableDescription.TableStatus, g.IndexStatus, cpDeref(g.ProvisionedThroughput.ReadCapacityUnits))
+	}
+	d, _ := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: cpPtr("T")})
+	if g := d.Table.GlobalSecondaryIndexes[0]; cpDeref(g.ProvisionedThroughput.ReadCapacityUnits) != 2 {
+		t.Fatalf("DescribeTable: read units %d", cpDeref(g.ProvisionedThroughput.ReadCapacityUnits))
+	}
+}
