@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/kura-db/kura/internal/attr"
 )
@@ -154,12 +155,18 @@ func operandValue(item attr.Item, o *Operand) (attr.Value, bool) {
 	return attr.Value{}, false
 }
 
-// sizeOf implements size(): bytes of S and B, elements of sets, lists and
-// maps. N, BOOL and NULL have no size.
+// sizeOf implements size(): the length of an S in UTF-16 code units (as
+// DynamoDB, a Java service, counts it: a conformance suite run against it
+// finds size("é𝄞") = 3, not its 6 UTF-8 bytes), bytes of B, elements of
+// sets, lists and maps. N, BOOL and NULL have no size.
 func sizeOf(v attr.Value) (int, bool) {
 	switch v.T {
 	case attr.S:
-		return len(v.Str), true
+		n := 0
+		for _, r := range v.Str {
+			n += utf16.RuneLen(r)
+		}
+		return n, true
 	case attr.B:
 		return len(v.Bin), true
 	case attr.SS, attr.NS:
