@@ -62,7 +62,7 @@ func prepareBatchGet(items map[string]wire.KeysAndAttributes) ([]*batchGetTable,
 		for _, key := range req.Keys {
 			id := string(attr.AppendItemJSON(nil, key))
 			if seen[id] {
-				return nil, ddberr.RequestInvalid("Provided list of item keys contains duplicates")
+				return nil, ddberr.Validation("Provided list of item keys contains duplicates") // unprefixed, as BatchWriteItem (a suite run against DynamoDB)
 			}
 			seen[id] = true
 			if total++; total > maxBatchGetKeys {
