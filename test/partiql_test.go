@@ -328,6 +328,22 @@ func TestPartiQLIndexAndOperandRules(t *testing.T) {
 	}
 	_, err := pq(t, c, `SELECT pk FROM `+tq+` WHERE pk = 'x' AND val >= ?`, BOOL(true))
 	wantAPIError(t, err, "ValidationException", "Incorrect operand type for operator or function; operator or function: >=, operand type: BOOL")
+	// Unkeyed, the read is a scan of the index: an unprojected filter
+	// matches nothing (also inside an OR branch), a negated one everything.
+	for _, x := range []struct {
+		stmt string
+		n    int
+	}{
+		{`SELECT pk FROM ` + tq + `."gsi-inc" WHERE nonproj = 'np1'`, 0},
+		{`SELECT pk FROM ` + tq + `."gsi-inc" WHERE NOT nonproj = 'np1'`, 1},
+		{`SELECT pk FROM ` + tq + `."gsi-inc" WHERE (g = 'y' AND nonproj = 'np1') OR (g = 'none')`, 0},
+	} {
+		if got := mustPQ(t, c, x.stmt); len(got) != x.n {
+			t.Fatalf("%s: %d items, want %d", x.stmt, len(got), x.n)
+		}
+	}
+	_, err = pq(t, c, `SELECT pk FROM `+tq+`."gsi-inc" WHERE g IN ['y', 'z'] AND nonproj = 'np1'`)
+	wantAPIError(t, err, "ValidationException", ip+"Secondary index gsi-inc does not project one or more filter attributes: [nonproj]")
 	// Projected attributes of the same index are fine.
 	if got := mustPQ(t, c, `SELECT inc FROM `+tq+`."gsi-inc" WHERE g = 'y'`); len(got) != 1 || str(t, got[0]["inc"]) != "i" {
 		t.Fatalf("projected read: %v", got)

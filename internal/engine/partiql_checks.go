@@ -78,8 +78,10 @@ func orderedType(t attr.Type) bool { return t == attr.S || t == attr.N || t == a
 // checkPQIndexRead applies a SELECT's rules for the index it names: the
 // index must exist (another name, the table's own included, is "The table
 // does not have the specified index"), a GSI must project every attribute
-// the statement selects, and any index every attribute its WHERE clause
-// filters on.
+// the statement selects, and a read keyed on the index partition key (an
+// equality or IN on it among the WHERE clause's top-level conjuncts) may
+// filter only on attributes the index projects; unkeyed, the read is a
+// scan of the index and such a filter simply matches nothing.
 func (p *plan) checkPQIndexRead() (*Index, error) {
 	ix, ok := p.table.Index(p.st.Index)
 	if !ok {
@@ -91,12 +93,45 @@ func (p *plan) checkPQIndexRead() (*Index, error) {
 			return nil, ddberr.InvalidParam("Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
 		}
 	}
+	if !pqKeyedOn(p.st.Where, ix) {
+		return ix, nil
+	}
 	var filtered []partiql.Path
 	pqWalkPaths(p.st.Where, func(q partiql.Path) { filtered = append(filtered, q) })
 	if missing := unprojected(t, ix, filtered); len(missing) > 0 {
 		return nil, ddberr.InvalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
 	}
 	return ix, nil
+}
+
+// pqKeyedOn reports whether a top-level conjunct of where is an equality or
+// IN on a partition key attribute of ix.
+func pqKeyedOn(where partiql.Expr, ix *Index) bool {
+	isHash := func(e partiql.Expr) bool {
+		pr, ok := e.(*partiql.PathRef)
+		if !ok || len(pr.Path) != 1 {
+			return false
+		}
+		for _, h := range ix.Hashes {
+			if h.Name == pr.Path[0].Name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range conjuncts(where, nil) {
+		switch x := c.(type) {
+		case *partiql.Binary:
+			if x.Op == "=" && (isHash(x.L) || isHash(x.R)) {
+				return true
+			}
+		case *partiql.In:
+			if isHash(x.X) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unprojected lists, once each and in order, the top-level attributes of
