@@ -278,7 +278,45 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 	_, err = c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
 		{Statement: aws.String(`SELECT * FROM ` + tq + ` WHERE bal > 1`)},
 	}})
-	wantAPIError(t, err, "ValidationException", "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+	wantAPIError(t, err, "ValidationException", "Validation failed in TransactStatements[0]: Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+}
+
+// BatchExecuteStatement members: a failed write names its table, a
+// RETURNING clause answers in Item, and a SELECT must name the full
+// primary key of the table (an index-qualified one is refused alike).
+func TestPartiQLBatchMembers(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	tq := `"` + table + `"`
+	mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'a', 'data': 'old'}`)
+	batch := func(stmts ...string) []types.BatchStatementResponse {
+		t.Helper()
+		in := &dynamodb.BatchExecuteStatementInput{}
+		for _, s := range stmts {
+			in.Statements = append(in.Statements, types.BatchStatementRequest{Statement: aws.String(s)})
+		}
+		out, err := c.BatchExecuteStatement(bg, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Responses
+	}
+	r := batch(`UPDATE `+tq+` SET data = 'new' WHERE pk = 'a' RETURNING MODIFIED NEW *`, `INSERT INTO `+tq+` VALUE {'pk': 'a'}`,
+		`UPDATE `+tq+` SET data = 'x' WHERE pk = 'zz' AND data = 'no'`)
+	if len(r[0].Item) != 1 || str(t, r[0].Item["data"]) != "new" || r[0].Error != nil {
+		t.Fatalf("RETURNING member: %+v", r[0])
+	}
+	if r[1].Error == nil || r[1].Error.Code != types.BatchStatementErrorCodeEnumDuplicateItem || aws.ToString(r[1].TableName) != table {
+		t.Fatalf("duplicate INSERT member: %+v", r[1])
+	}
+	if r[2].Error == nil || r[2].Error.Code != types.BatchStatementErrorCodeEnumConditionalCheckFailed || aws.ToString(r[2].TableName) != table {
+		t.Fatalf("failed condition member: %+v", r[2])
+	}
+	r = batch(`SELECT * FROM ` + tq + ` WHERE data = 'new'`)
+	if r[0].Error == nil || r[0].Error.Code != types.BatchStatementErrorCodeEnumValidationError || r[0].TableName != nil ||
+		aws.ToString(r[0].Error.Message) != "Select statements within BatchExecuteStatement must specify the primary key in the where clause." {
+		t.Fatalf("non-key SELECT member: %+v %v", r[0], aws.ToString(r[0].Error.Message))
+	}
 }
 
 // PartiQL's own rules for index reads, ordering comparisons and

@@ -14,7 +14,7 @@ import (
 
 // ExecuteStatement runs one PartiQL statement.
 func (e *Engine) ExecuteStatement(ctx context.Context, in *wire.ExecuteStatementInput) (*wire.ExecuteStatementOutput, error) {
-	p, err := e.lowerStatement(in.Statement, in.Parameters, in.ReturnValuesOnConditionCheckFailure, false)
+	p, err := e.lowerStatement(in.Statement, in.Parameters, in.ReturnValuesOnConditionCheckFailure, pqSurface{})
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +142,9 @@ func (e *Engine) BatchExecuteStatement(ctx context.Context, in *wire.BatchExecut
 		item, table, units, err := e.batchStatement(ctx, s)
 		if err != nil {
 			r.Error = batchStatementError(err)
+			if table != "" && ddberr.As(err).Type != "ValidationException" {
+				r.TableName = &table
+			}
 			continue
 		}
 		r.TableName, r.Item = &table, item
@@ -177,7 +180,7 @@ func batchMixesReadsAndWrites(stmts []wire.BatchStatementRequest) bool {
 // batchStatement runs one statement of a batch: a full-key read or a
 // single-item write.
 func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementRequest) (attr.Item, string, float64, error) {
-	p, err := e.lowerStatement(s.Statement, s.Parameters, s.ReturnValuesOnConditionCheckFailure, true)
+	p, err := e.lowerStatement(s.Statement, s.Parameters, s.ReturnValuesOnConditionCheckFailure, pqSurface{batch: true})
 	if err != nil {
 		return nil, "", 0, err
 	}
@@ -213,27 +216,29 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 			item = applyProjection(proj, item)
 		}
 		return item, name, units, nil
+	// A write's failure names its table (a conditional failure, a
+	// duplicate INSERT); its RETURNING clause answers in Item.
 	case p.put != nil:
 		p.put.ReturnConsumedCapacity = capTotal
 		r, err := e.PutItem(ctx, p.put)
 		if err != nil {
-			return nil, "", 0, insertError(err)
+			return nil, name, 0, insertError(err)
 		}
 		return nil, name, units(r.ConsumedCapacity), nil
 	case p.update != nil:
 		p.update.ReturnConsumedCapacity = capTotal
 		r, err := e.UpdateItem(ctx, p.update)
 		if err != nil {
-			return nil, "", 0, err
+			return nil, name, 0, err
 		}
-		return nil, name, units(r.ConsumedCapacity), nil
+		return r.Attributes, name, units(r.ConsumedCapacity), nil
 	case p.del != nil:
 		p.del.ReturnConsumedCapacity = capTotal
 		r, err := e.DeleteItem(ctx, p.del)
 		if err != nil {
-			return nil, "", 0, err
+			return nil, name, 0, err
 		}
-		return nil, name, units(r.ConsumedCapacity), nil
+		return r.Attributes, name, units(r.ConsumedCapacity), nil
 	}
 	return nil, "", 0, ddberr.Validation("EXISTS can only be used in ExecuteTransaction write requests.")
 }
@@ -268,7 +273,7 @@ func (e *Engine) ExecuteTransaction(ctx context.Context, in *wire.ExecuteTransac
 				}
 			}
 		}
-		p, err := e.lowerStatement(s.Statement, s.Parameters, s.ReturnValuesOnConditionCheckFailure, true)
+		p, err := e.lowerStatement(s.Statement, s.Parameters, s.ReturnValuesOnConditionCheckFailure, pqSurface{inTx: true, tx: i})
 		if err != nil {
 			return nil, err
 		}

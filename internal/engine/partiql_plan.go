@@ -24,10 +24,28 @@ type plan struct {
 	getFilter *expr.Condition
 }
 
-// lowerStatement parses and lowers one statement. singleRead asks for a
-// full-key read (BatchExecuteStatement, ExecuteTransaction) instead of a
-// Query or Scan.
-func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, singleRead bool) (*plan, error) {
+// pqSurface is the API a statement arrives through: ExecuteStatement
+// (Query or Scan), or a batch or transaction member (tx: its index in
+// TransactStatements), which reads one item by its full key.
+type pqSurface struct {
+	batch, inTx bool
+	tx          int
+}
+
+// singleRead reports whether SELECTs read one item by its full key.
+func (s pqSurface) singleRead() bool { return s.batch || s.inTx }
+
+// keyRequired is the surface's refusal of a SELECT that does not name the
+// full primary key (or names an index).
+func (s pqSurface) keyRequired() error {
+	if s.batch {
+		return ddberr.Validation("Select statements within BatchExecuteStatement must specify the primary key in the where clause.")
+	}
+	return ddberr.Validationf("Validation failed in TransactStatements[%d]: Select statements within ExecuteTransaction must specify the primary key in the where clause.", s.tx)
+}
+
+// lowerStatement parses and lowers one statement for its surface.
+func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, surface pqSurface) (*plan, error) {
 	if src == nil {
 		return nil, ddberr.Validation("Statement wasn't well formed, can't be processed: Expected data manipulation")
 	}
@@ -52,8 +70,8 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	b := newExprBuilder(params)
 	switch st.Kind {
 	case partiql.Select:
-		if singleRead {
-			err = p.lowerGet(b)
+		if surface.singleRead() {
+			err = p.lowerGet(b, surface)
 		} else {
 			err = p.lowerSelect(b)
 		}
@@ -188,14 +206,17 @@ func isSortKeyCond(c partiql.Expr, rng string) bool {
 }
 
 // lowerGet is a full-key SELECT: one item, the other conjuncts a filter.
-func (p *plan) lowerGet(b *exprBuilder) error {
+func (p *plan) lowerGet(b *exprBuilder, surface pqSurface) error {
 	if p.st.Index != "" {
-		return ddberr.Validation("Reads on indices are not supported within transactions.")
+		if surface.batch {
+			return surface.keyRequired()
+		}
+		return ddberr.Validationf("Validation failed in TransactStatements[%d]: Reads on indices are not supported within transactions.", surface.tx)
 	}
 	key, rest, err := b.fullKey(p.table, p.st.Where)
 	if err != nil {
 		if err.Error() == ddberr.Validation(msgPQIncompleteKey).Error() {
-			return ddberr.Validation("Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+			return surface.keyRequired()
 		}
 		return err
 	}
