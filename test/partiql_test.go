@@ -357,6 +357,9 @@ func TestPartiQLIndexAndOperandRules(t *testing.T) {
 		{`SELECT * FROM ` + tq + `.` + tq + ` WHERE pk = 'p'`, "The table does not have the specified index"},
 		{`SELECT * FROM ` + tq + `."gsi-all"."extra" WHERE pk = 'p'`, "A path may contain at most 2 components in the FROM clause"},
 		{`SELECT * FROM ` + tq + `."" WHERE pk = 'p'`, "Path component cannot be an empty string"},
+		{`INSERT INTO ` + tq + `."gsi-all" VALUE {'pk': 'w', 'sk': 'w'}`, "FROM clause may only contain a single table name in data manipulation statements"},
+		{`UPDATE ` + tq + `."gsi-all" SET v = 'x' WHERE pk = 'p' AND sk = 's'`, "This operation is not supported on an index"},
+		{`DELETE FROM ` + tq + `."gsi-all" WHERE pk = 'p' AND sk = 's'`, "This operation is not supported on an index"},
 		// Before the table is looked up: these name a table that does not exist.
 		{`SELECT * FROM "" WHERE pk = 'x'`, "Path component cannot be an empty string"},
 		{`SELECT pk FROM "no_such_table_pq" WHERE pk = 'x' AND val < true`, "Incorrect operand type for operator or function; operator or function: <, operand type: BOOL"},

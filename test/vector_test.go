@@ -480,4 +480,8 @@ func TestVectorDefinitionsSurviveGSIChanges(t *testing.T) {
 	if got := names(); !slices.Equal(got, []string{"pk", "tenant"}) {
 		t.Fatalf("after the GSI delete: AttributeDefinitions %v", got)
 	}
+	// PartiQL reads a vector index as a Scan of it answers (a suite run
+	// against DynamoDB).
+	_, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM "` + table + `"."vix"`)})
+	wantAPIError(t, err, "ValidationException", "Scan operation not supported on this index type")
 }

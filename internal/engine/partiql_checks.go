@@ -83,6 +83,11 @@ func orderedType(t attr.Type) bool { return t == attr.S || t == attr.N || t == a
 // filter only on attributes the index projects; unkeyed, the read is a
 // scan of the index and such a filter simply matches nothing.
 func (p *plan) checkPQIndexRead() (*Index, error) {
+	// A vector index answers as a Scan of it does (PartiQL reads one as a
+	// scan whatever its WHERE clause).
+	if err := p.table.checkVectorRead(p.st.Index, false); err != nil {
+		return nil, err
+	}
 	ix, ok := p.table.Index(p.st.Index)
 	if !ok {
 		return nil, ddberr.Validation("The table does not have the specified index")

@@ -21,7 +21,7 @@ const (
 type Statement struct {
 	Kind  Kind
 	Table string
-	Index string // SELECT from "table"."index"; "" otherwise
+	Index string // "table"."index" in SELECT (or UPDATE/DELETE, which the engine refuses); "" otherwise
 	// Projection is the SELECT list; nil means *.
 	Projection []Path
 	Where      Expr // nil when absent

@@ -29,7 +29,8 @@ func FuzzParse(f *testing.F) {
 			de, ok := err.(*ddberr.Error)
 			known := ok && (strings.HasPrefix(de.Message, "Statement wasn't well formed, can't be processed: ") ||
 				de.Message == "A path may contain at most 2 components in the FROM clause" ||
-				de.Message == "Path component cannot be an empty string")
+				de.Message == "Path component cannot be an empty string" ||
+				de.Message == msgDMLFrom)
 			if !ok || de.Type != "ValidationException" || !known {
 				t.Fatalf("%q: bad error %v", s, err)
 			}

@@ -7,6 +7,9 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
+// msgDMLFrom is DynamoDB's refusal of an index qualifier on INSERT.
+const msgDMLFrom = "FROM clause may only contain a single table name in data manipulation statements"
+
 // maxDepth bounds expression nesting so that hostile input cannot exhaust
 // the stack.
 const maxDepth = 64
@@ -200,6 +203,11 @@ func (p *parser) insertStmt() (*Statement, error) {
 	if st.Table, err = p.name(); err != nil {
 		return nil, err
 	}
+	if p.acceptPunct(".") {
+		// DynamoDB refuses an index qualifier on INSERT at parse time (on
+		// UPDATE and DELETE it is parsed, then refused).
+		return nil, ddberr.Validation(msgDMLFrom)
+	}
 	if p.peek().isKeyword("VALUES") {
 		return nil, malformed(`Unsupported operation: Inserting multiple items in a single statement is not supported, use "INSERT INTO tableName VALUE item" instead`)
 	}
@@ -218,6 +226,11 @@ func (p *parser) updateStmt() (*Statement, error) {
 	var err error
 	if st.Table, err = p.name(); err != nil {
 		return nil, err
+	}
+	if p.acceptPunct(".") {
+		if st.Index, err = p.name(); err != nil {
+			return nil, err
+		}
 	}
 	for {
 		switch {
@@ -275,6 +288,11 @@ func (p *parser) deleteStmt() (*Statement, error) {
 	var err error
 	if st.Table, err = p.name(); err != nil {
 		return nil, err
+	}
+	if p.acceptPunct(".") {
+		if st.Index, err = p.name(); err != nil {
+			return nil, err
+		}
 	}
 	if p.accept("WHERE") {
 		if st.Where, err = p.expr(); err != nil {
