@@ -406,3 +406,16 @@ func TestPartiQLIndexAndOperandRules(t *testing.T) {
 	wantAPIError(t, tx(`UPDATE `+tq+` SET v = 'v' WHERE pk = 'p' AND sk = 's' RETURNING ALL NEW *`), "ValidationException",
 		"Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction.")
 }
+
+// A selected map path comes back as a top-level attribute named by its last
+// name, as DynamoDB shapes PartiQL rows (a suite run against it).
+func TestPartiQLNestedSelect(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	tq := `"` + table + `"`
+	mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'n', 'mymap': {'nested': 'deep', 'other': 1}}`)
+	got := mustPQ(t, c, `SELECT mymap.nested, pk FROM `+tq+` WHERE pk = 'n'`)
+	if len(got) != 1 || len(got[0]) != 2 || str(t, got[0]["nested"]) != "deep" || str(t, got[0]["pk"]) != "n" {
+		t.Fatalf("SELECT mymap.nested, pk: %v", got)
+	}
+}

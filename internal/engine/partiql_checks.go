@@ -202,3 +202,48 @@ func checkPQTransactStatement(i int, st *partiql.Statement) error {
 	}
 	return nil
 }
+
+// pqShapeItem gives a SELECT's row DynamoDB's shape: a selected map path
+// (a.b.c) comes back as a top-level attribute named by its last name
+// ({"c": ...}), not nested as an expression projection leaves it (a suite
+// run against DynamoDB). Paths through list elements keep the nested form.
+func pqShapeItem(proj []partiql.Path, it attr.Item) attr.Item {
+	flatten := false
+	for _, q := range proj {
+		flatten = flatten || (len(q) > 1 && pqNamesOnly(q))
+	}
+	if !flatten || it == nil {
+		return it
+	}
+	out := make(attr.Item, len(proj))
+	for _, q := range proj {
+		if len(q) == 1 || !pqNamesOnly(q) { // as projected
+			if v, ok := it[q[0].Name]; ok {
+				out[q[0].Name] = v
+			}
+			continue
+		}
+		v, ok := it[q[0].Name]
+		for _, e := range q[1:] {
+			if !ok || v.T != attr.M {
+				ok = false
+				break
+			}
+			v, ok = v.Map[e.Name]
+		}
+		if ok {
+			out[q[len(q)-1].Name] = v
+		}
+	}
+	return out
+}
+
+// pqNamesOnly reports whether a path has no list index.
+func pqNamesOnly(q partiql.Path) bool {
+	for _, e := range q {
+		if e.Index >= 0 {
+			return false
+		}
+	}
+	return true
+}

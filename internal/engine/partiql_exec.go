@@ -89,6 +89,9 @@ func (e *Engine) executeSelect(ctx context.Context, p *plan, in *wire.ExecuteSta
 	if out.Items == nil {
 		out.Items = []attr.Item{}
 	}
+	for i, it := range out.Items {
+		out.Items[i] = pqShapeItem(p.st.Projection, it)
+	}
 	if out.LastEvaluatedKey != nil {
 		tok := base64.StdEncoding.EncodeToString(attr.AppendItemJSON(nil, out.LastEvaluatedKey))
 		out.NextToken = &tok
@@ -213,7 +216,7 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 			}
 		}
 		if item != nil {
-			item = applyProjection(proj, item)
+			item = pqShapeItem(p.st.Projection, applyProjection(proj, item))
 		}
 		return item, name, units, nil
 	// A write's failure names its table (a conditional failure, a
@@ -379,7 +382,7 @@ func (e *Engine) executeReadTransaction(plans []*plan, rcc string) (*wire.Execut
 				continue
 			}
 		}
-		out.Responses[i].Item = applyProjection(g.proj, it)
+		out.Responses[i].Item = pqShapeItem(plans[i].st.Projection, applyProjection(g.proj, it))
 	}
 	out.ConsumedCapacity = c.list(rcc)
 	return out, nil
