@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -484,4 +485,66 @@ func TestVectorDefinitionsSurviveGSIChanges(t *testing.T) {
 	// against DynamoDB).
 	_, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM "` + table + `"."vix"`)})
 	wantAPIError(t, err, "ValidationException", "Scan operation not supported on this index type")
+}
+
+// What a vector write costs, as a conformance suite pins DynamoDB's figures:
+// VectorWriteRequestBytes is the item size of the index entry with the
+// vector attribute counted as its name plus 4 bytes per dimension, at least
+// 1024 per index; the base item's write units count that attribute the same
+// way, whatever numbers it holds.
+func TestVectorWriteCapacity(t *testing.T) {
+	c := ddb()
+	const three, six, long = "embedding", "sixdimvec", "embeddingWithALongerName"
+	table := createVectorTable(t, c, false, nil,
+		vecIndex("vix", three, 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll),
+		vecIndex("vkeys", three, 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly),
+		vecIndex("vdims", six, 6, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll),
+		vecIndex("vname", long, 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll))
+	write := func(it map[string]types.AttributeValue, mode types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+		t.Helper()
+		out, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it, ReturnConsumedCapacity: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.ConsumedCapacity
+	}
+	bytesOf := func(cc *types.ConsumedCapacity, index string) float64 {
+		return aws.ToFloat64(cc.VectorIndexes[index].VectorWriteRequestBytes)
+	}
+	blob := S(strings.Repeat("x", 1500))
+	entry := func(key, attrName string, v []float64) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": S(key), attrName: vecAV(v), "blob": blob}
+	}
+	if cc := write(map[string]types.AttributeValue{"pk": S("f0"), three: vecAV([]float64{0, 1, 0})}, types.ReturnConsumedCapacityIndexes); bytesOf(cc, "vix") != 1024 {
+		t.Fatalf("small entry: %v, want the 1024 floor", bytesOf(cc, "vix"))
+	}
+	cc := write(entry("3a", three, []float64{1, 0, 0}), types.ReturnConsumedCapacityIndexes)
+	if bytesOf(cc, "vix") <= 1024 || bytesOf(cc, "vkeys") != 1024 {
+		t.Fatalf("floor per index: vix %v, vkeys %v", bytesOf(cc, "vix"), bytesOf(cc, "vkeys"))
+	}
+	a := bytesOf(write(entry("3b", three, []float64{1, 0, 0}), types.ReturnConsumedCapacityIndexes), "vix")
+	if b := bytesOf(write(entry("6b", six, []float64{1, 0, 0, 0, 1, 0}), types.ReturnConsumedCapacityIndexes), "vdims"); b-a != 12 {
+		t.Fatalf("three more dimensions cost %v bytes, want 12", b-a)
+	}
+	a = bytesOf(write(entry("3c", three, []float64{1, 0, 0}), types.ReturnConsumedCapacityIndexes), "vix")
+	if b := bytesOf(write(entry("nc", long, []float64{1, 0, 0}), types.ReturnConsumedCapacityIndexes), "vname"); b-a != float64(len(long)-len(three)) {
+		t.Fatalf("a longer attribute name costs %v bytes, want %d", b-a, len(long)-len(three))
+	}
+
+	// An item of exactly 1024 billed bytes (38-digit numbers are 20 bytes
+	// each as numbers, 4 as a billed dimension) costs one write unit.
+	wide := &types.AttributeValueMemberL{Value: []types.AttributeValue{N(strings.Repeat("1", 38)), N(strings.Repeat("2", 38)), N(strings.Repeat("3", 38))}}
+	billed := func(target int, key string) map[string]types.AttributeValue {
+		fixed := len("pk") + len(key) + len(three) + 12 + len("pad")
+		return map[string]types.AttributeValue{"pk": S(key), three: wide, "pad": S(strings.Repeat("p", target-fixed))}
+	}
+	for _, x := range []struct {
+		target int
+		key    string
+		units  float64
+	}{{1024, "a3", 1}, {1025, "b3", 2}} {
+		if u := aws.ToFloat64(write(billed(x.target, x.key), types.ReturnConsumedCapacityTotal).CapacityUnits); u != x.units {
+			t.Fatalf("%d billed bytes: %v write units, want %v", x.target, u, x.units)
+		}
+	}
 }

@@ -205,15 +205,17 @@ type itemWrite struct {
 type writeResult struct {
 	Old, New         attr.Item
 	OldSize, NewSize int
+	// OldBilled, NewBilled are the sizes writes are billed at (billedSize).
+	OldBilled, NewBilled int
 	// key and stored are the item's storage key and its new stored form
 	// (nil when deleted), for the item cache once the write committed.
 	key, stored []byte
 }
 
 // units is the write capacity of the write: the larger of the old and new
-// item, in 1 KB units.
+// item's billed size, in 1 KB units.
 func (r writeResult) units() float64 {
-	return writeUnits(max(r.OldSize, r.NewSize))
+	return writeUnits(max(r.OldBilled, r.NewBilled))
 }
 
 // writeItem is the one read-check-write path every single-item writer
@@ -284,10 +286,12 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 		return res, false, err
 	}
 	res.OldSize = itemSize(res.Old)
+	res.OldBilled = w.table.billedSize(res.Old, res.OldSize)
 	if res.New, err = w.apply(res.Old); err != nil {
 		return res, false, err
 	}
 	res.NewSize = itemSize(res.New)
+	res.NewBilled = w.table.billedSize(res.New, res.NewSize)
 	if res.NewSize > maxItemSize {
 		return res, false, ddberr.Validation(w.tooBig)
 	}

@@ -374,6 +374,7 @@ func conditionCheck(txn storage.Txn, a *txAction) (writeResult, error) {
 		return writeResult{}, err
 	}
 	res := writeResult{Old: old, OldSize: itemSize(old)}
+	res.OldBilled = a.table.billedSize(old, res.OldSize)
 	return res, checkCondition(a.x.cond, old, a.onFailure)
 }
 
@@ -461,7 +462,7 @@ func txWriteCapacity(acts []*txAction, res []writeResult) *txTally {
 		if a.kind == actionConditionCk {
 			// DynamoDB bills a ConditionCheck as a transactional write of
 			// the item it checks (measured: 2 write units for a small item).
-			c.add(a.table.Name, indexUnits{table: 2 * writeUnits(res[i].OldSize)}, false)
+			c.add(a.table.Name, indexUnits{table: 2 * writeUnits(res[i].OldBilled)}, false)
 			continue
 		}
 		u := a.table.writeUnitsOf(res[i])
