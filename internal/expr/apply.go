@@ -10,8 +10,11 @@ import (
 
 // Evaluation-phase update errors (no "1 validation error detected" prefix).
 var (
-	errBadPath     = "The document path provided in the update expression is invalid for update"
-	errBadOperand  = "An operand in the update expression has an incorrect data type"
+	errBadPath    = "The document path provided in the update expression is invalid for update"
+	errBadOperand = "An operand in the update expression has an incorrect data type"
+	// errLegacyType is the same failure for AttributeUpdates ADD/DELETE
+	// (DynamoDB's text, as SDK users report it, e.g. aws/aws-sdk-java#905).
+	errLegacyType  = "Type mismatch for attribute to update"
 	errMissingAttr = "The provided expression refers to an attribute that does not exist in the item"
 )
 
@@ -68,7 +71,11 @@ func (u *Update) Apply(item attr.Item) (attr.Item, []Path, error) {
 				if a.Value == nil { // legacy DELETE without a value
 					return attr.Value{}, false, nil
 				}
-				return deleteValue(old, ok, a.Value.Value)
+				v, keep, err := deleteValue(old, ok, a.Value.Value)
+				if err != nil && u.legacy {
+					err = ddberr.Validation(errLegacyType)
+				}
+				return v, keep, err
 			})
 		}
 		if err != nil {
@@ -294,6 +301,9 @@ func addValue(old attr.Value, ok bool, v attr.Value, legacy bool) (attr.Value, b
 	case legacy && old.T == attr.L && v.T == attr.L:
 		l := append(append([]attr.Value(nil), old.List...), v.List...)
 		return attr.Value{T: attr.L, List: l}, true, nil
+	}
+	if legacy {
+		return old, true, ddberr.Validation(errLegacyType)
 	}
 	return old, true, ddberr.Validation(errBadOperand)
 }

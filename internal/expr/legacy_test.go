@@ -107,6 +107,17 @@ func TestLegacyConditionsAndUpdates(t *testing.T) {
 	if got, want := formatItem(out), `{"l":{"L":[{"S":"x"},{"S":"x"}]},"n":{"N":"3"},"p":{"S":"v"}}`; got != want {
 		t.Errorf("got %s want %s", got, want)
 	}
+	// ADD or DELETE onto an attribute of another type: DynamoDB's legacy
+	// text, not the expression one.
+	for _, action := range []string{"ADD", "DELETE"} {
+		bad, err := ConvertAttributeUpdates(map[string]wire.AttributeValueUpdate{"p": {Action: action, Value: &set}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := bad.Apply(attr.Item{"p": sv("text")}); msg(err) != "error: Type mismatch for attribute to update" {
+			t.Errorf("%s onto a string: %q", action, msg(err))
+		}
+	}
 	_, err = ConvertAttributeUpdates(map[string]wire.AttributeValueUpdate{"a": {Action: "PUT"}})
 	if want := "error: 1 validation error detected: One or more parameter values were invalid: Only DELETE action is allowed when no attribute value is specified"; msg(err) != want {
 		t.Errorf("got %q", msg(err))
