@@ -548,3 +548,26 @@ func TestVectorWriteCapacity(t *testing.T) {
 		}
 	}
 }
+
+// The table keeps a vector's numbers as written; the index holds (and a
+// search returns) their float32 copy, as a suite run against DynamoDB finds.
+func TestVectorSearchReturnsFloat32Copy(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "emb", 3, types.VectorDistanceFunctionEuclidean, types.ProjectionTypeAll))
+	item := map[string]types.AttributeValue{"pk": S("a"), "emb": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1"), N("16777217"), N("0")}}}
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"),
+		SearchVector: searchVec([]float64{1, 16777216, 0}), TopK: aws.Int32(1), ProjectionExpression: aws.String("emb")})
+	if err != nil || len(out.SearchResults) != 1 {
+		t.Fatalf("search: %v %v", out, err)
+	}
+	if got := str(t, out.SearchResults[0].Item["emb"].(*types.AttributeValueMemberL).Value[1]); got != "16777216" {
+		t.Fatalf("searched vector element %s, want the float32 16777216", got)
+	}
+	g, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("a")}})
+	if err != nil || str(t, g.Item["emb"].(*types.AttributeValueMemberL).Value[1]) != "16777217" {
+		t.Fatalf("stored vector: %v %v", g.Item, err)
+	}
+}

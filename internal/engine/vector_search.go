@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -126,6 +127,9 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		}
 		if item == nil {
 			continue
+		}
+		if v, ok := item[vx.Attr]; ok {
+			item[vx.Attr] = float32Vector(v)
 		}
 		res := searchResultItem(item, proj)
 		size += attr.ItemSize(res) + 8
@@ -261,3 +265,28 @@ func renameSearchErr(err error) error {
 // vecSearchEfHook, when set by a test, sees the beam width each
 // SearchVectors passes to the index.
 var vecSearchEfHook func(ef int)
+
+// float32Vector is the copy of a vector the index stores and a search
+// returns: each number rounded to float32 (a conformance suite run against
+// DynamoDB reads 16777217 back from a search as 16777216; the table keeps
+// the number as written).
+func float32Vector(v attr.Value) attr.Value {
+	if v.T != attr.L {
+		return v
+	}
+	out := attr.Value{T: attr.L, List: make([]attr.Value, len(v.List))}
+	for i, e := range v.List {
+		out.List[i] = e
+		if e.T != attr.N {
+			continue
+		}
+		f, err := strconv.ParseFloat(e.Str, 64)
+		if err != nil {
+			continue
+		}
+		if s, err := attr.CanonicalNumber(strconv.FormatFloat(float64(float32(f)), 'g', -1, 32)); err == nil {
+			out.List[i] = attr.Value{T: attr.N, Str: s}
+		}
+	}
+	return out
+}
