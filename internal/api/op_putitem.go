@@ -23,6 +23,9 @@ var putItem = op(Backend.PutItem, func(in *wire.PutItemInput) error {
 // expected checks the optional ComparisonOperator of each legacy Expected
 // entry, in attribute-name order.
 func (v *validator) expected(exp map[string]wire.ExpectedAttributeValue) {
+	if len(exp) == 0 {
+		return
+	}
 	for _, name := range slices.Sorted(maps.Keys(exp)) {
 		v.enum("expected."+name+".member.comparisonOperator", exp[name].ComparisonOperator, enumComparisonOperator)
 	}

@@ -25,6 +25,9 @@ var query = op(callQuery, func(in *wire.QueryInput) error {
 // conditions checks the ComparisonOperator of each legacy Condition
 // (required; one of DynamoDB's operators), in attribute-name order.
 func (v *validator) conditions(member string, conds map[string]wire.Condition) {
+	if len(conds) == 0 {
+		return
+	}
 	for _, name := range slices.Sorted(maps.Keys(conds)) {
 		p := member + "." + name + ".member.comparisonOperator"
 		op := conds[name].ComparisonOperator

@@ -43,7 +43,7 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *wire.BatchGetItemInput) (
 			}
 			bt.keys = append(bt.keys, k)
 		}
-		if err := bt.t.checkScalarKeyPaths(projectionPaths(bt.proj)); err != nil {
+		if err := bt.t.checkScalarKeyPaths(nil, bt.proj, nil); err != nil {
 			return nil, err
 		}
 	}

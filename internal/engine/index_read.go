@@ -199,7 +199,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		}
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
-	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
 		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
@@ -346,7 +346,7 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 		}
 		startAfter(&opts, ek)
 	}
-	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
 		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)

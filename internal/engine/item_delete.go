@@ -22,7 +22,7 @@ func (e *Engine) DeleteItem(ctx context.Context, in *wire.DeleteItemInput) (*wir
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkScalarKeyPaths(conditionPaths(x.cond)); err != nil {
+	if err := t.checkScalarKeyPaths(x.cond, nil, nil); err != nil {
 		return nil, err
 	}
 	res, err := e.writeItem(ctx, itemWrite{

@@ -25,7 +25,7 @@ func (e *Engine) GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetI
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkScalarKeyPaths(projectionPaths(proj)); err != nil {
+	if err := t.checkScalarKeyPaths(nil, proj, nil); err != nil {
 		return nil, err
 	}
 	item, err := e.getItem(t, k)

@@ -25,7 +25,7 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 	if err := t.checkIndexKeys(in.Item, false); err != nil {
 		return nil, err
 	}
-	if err := t.checkScalarKeyPaths(conditionPaths(x.cond)); err != nil {
+	if err := t.checkScalarKeyPaths(x.cond, nil, nil); err != nil {
 		return nil, err
 	}
 	item := in.Item

@@ -27,7 +27,7 @@ func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wir
 	if err := t.checkUpdatePaths(x.update); err != nil {
 		return nil, err
 	}
-	if err := t.checkScalarKeyPaths(updatePaths(x.update), conditionPaths(x.cond)); err != nil {
+	if err := t.checkScalarKeyPaths(x.cond, nil, x.update); err != nil {
 		return nil, err
 	}
 	if err := t.checkUpdateIndexValues(x.update); err != nil {

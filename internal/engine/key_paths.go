@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"iter"
-
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/expr"
 )
@@ -14,29 +12,73 @@ import (
 const msgKeyScalar = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
 
 // checkScalarKeyPaths applies that rule to every document path of an
-// operation's expressions (table keys are reported before index keys).
-func (t *Table) checkScalarKeyPaths(paths ...iter.Seq[expr.Path]) error {
-	var tableKey, indexKey string
-	for _, seq := range paths {
-		for p := range seq {
-			if len(p) < 2 {
-				continue
-			}
-			switch n := p[0].Name; {
-			case tableKey == "" && t.isKeyAttr(n):
-				tableKey = n
-			case indexKey == "" && t.isIndexKeyAttr(n):
-				indexKey = n
-			}
+// operation's expressions (any may be nil); table keys are reported before
+// index keys. It walks the expressions without allocating: it runs on
+// every item operation.
+func (t *Table) checkScalarKeyPaths(cond *expr.Condition, proj *expr.Projection, upd *expr.Update) error {
+	k := keyPathCheck{t: t}
+	k.condition(cond)
+	if proj != nil {
+		for _, p := range proj.Paths {
+			k.path(p)
+		}
+	}
+	if upd != nil {
+		for _, a := range upd.Actions {
+			k.path(a.Path)
+			k.operand(a.Value)
 		}
 	}
 	switch {
-	case tableKey != "":
-		return ddberr.Validation(msgKeyScalar + "Key: " + tableKey)
-	case indexKey != "":
-		return ddberr.Validation(msgKeyScalar + "IndexKey: " + indexKey)
+	case k.tableKey != "":
+		return ddberr.Validation(msgKeyScalar + "Key: " + k.tableKey)
+	case k.indexKey != "":
+		return ddberr.Validation(msgKeyScalar + "IndexKey: " + k.indexKey)
 	}
 	return nil
+}
+
+// keyPathCheck collects the first table key and the first index key
+// attribute some path reaches into.
+type keyPathCheck struct {
+	t                  *Table
+	tableKey, indexKey string
+}
+
+func (k *keyPathCheck) path(p expr.Path) {
+	if len(p) < 2 {
+		return
+	}
+	switch n := p[0].Name; {
+	case k.tableKey == "" && k.t.isKeyAttr(n):
+		k.tableKey = n
+	case k.indexKey == "" && k.t.isIndexKeyAttr(n):
+		k.indexKey = n
+	}
+}
+
+func (k *keyPathCheck) operand(o *expr.Operand) {
+	if o == nil {
+		return
+	}
+	if o.Kind == expr.OperandPath {
+		k.path(o.Path)
+	}
+	for _, a := range o.Args {
+		k.operand(a)
+	}
+}
+
+func (k *keyPathCheck) condition(c *expr.Condition) {
+	if c == nil {
+		return
+	}
+	for _, o := range c.Operands {
+		k.operand(o)
+	}
+	for _, s := range c.Sub {
+		k.condition(s)
+	}
 }
 
 // isIndexKeyAttr reports whether name is a key attribute of one of the
@@ -53,60 +95,4 @@ func (t *Table) isIndexKeyAttr(name string) bool {
 		}
 	}
 	return false
-}
-
-// conditionPaths yields the document paths of a condition (none for nil).
-func conditionPaths(c *expr.Condition) iter.Seq[expr.Path] {
-	return func(yield func(expr.Path) bool) {
-		if c == nil {
-			return
-		}
-		stop := false
-		walkConditionPaths(c, func(p expr.Path) {
-			if !stop && !yield(p) {
-				stop = true
-			}
-		})
-	}
-}
-
-// projectionPaths yields a projection's paths (none for nil).
-func projectionPaths(p *expr.Projection) iter.Seq[expr.Path] {
-	return func(yield func(expr.Path) bool) {
-		if p == nil {
-			return
-		}
-		for _, q := range p.Paths {
-			if !yield(q) {
-				return
-			}
-		}
-	}
-}
-
-// updatePaths yields the paths an update writes and the paths its values
-// read (none for nil).
-func updatePaths(u *expr.Update) iter.Seq[expr.Path] {
-	return func(yield func(expr.Path) bool) {
-		if u == nil {
-			return
-		}
-		var operand func(o *expr.Operand) bool
-		operand = func(o *expr.Operand) bool {
-			if o.Kind == expr.OperandPath && !yield(o.Path) {
-				return false
-			}
-			for _, a := range o.Args {
-				if !operand(a) {
-					return false
-				}
-			}
-			return true
-		}
-		for _, a := range u.Actions {
-			if !yield(a.Path) || (a.Value != nil && !operand(a.Value)) {
-				return
-			}
-		}
-	}
 }

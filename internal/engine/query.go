@@ -76,7 +76,7 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 			return nil, nil, err
 		}
 	}
-	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
 		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)

@@ -77,7 +77,7 @@ func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *pag
 			opts.Lower = start
 		}
 	}
-	if err := t.checkScalarKeyPaths(projectionPaths(x.proj), conditionPaths(x.filter)); err != nil {
+	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
 		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)

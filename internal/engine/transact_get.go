@@ -71,7 +71,7 @@ func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, erro
 		if err != nil {
 			return nil, err
 		}
-		if err := t.checkScalarKeyPaths(projectionPaths(gets[i].proj)); err != nil {
+		if err := t.checkScalarKeyPaths(nil, gets[i].proj, nil); err != nil {
 			return nil, err
 		}
 		gets[i].table, gets[i].skey = t, t.storageKey(k)

@@ -272,7 +272,7 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 			}
 		}
 	}
-	if err := t.checkScalarKeyPaths(updatePaths(a.x.update), conditionPaths(a.x.cond)); err != nil {
+	if err := t.checkScalarKeyPaths(a.x.cond, nil, a.x.update); err != nil {
 		return err
 	}
 	a.skey = t.storageKey(a.key)
