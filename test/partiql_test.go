@@ -419,3 +419,31 @@ func TestPartiQLNestedSelect(t *testing.T) {
 		t.Fatalf("SELECT mymap.nested, pk: %v", got)
 	}
 }
+
+// A NextToken is bound to the statement text and parameters that issued it
+// (not to Limit): replayed elsewhere it is refused, as DynamoDB refuses it.
+func TestPartiQLNextTokenBinding(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	tq := `"` + table + `"`
+	for _, sk := range []string{"a", "b", "c"} {
+		mustPQ(t, c, `INSERT INTO `+tq+` VALUE {'pk': 'p', 'sk': '`+sk+`'}`)
+	}
+	stmt := `SELECT * FROM ` + tq + ` WHERE pk = ?`
+	first, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(stmt), Parameters: []types.AttributeValue{S("p")}, Limit: aws.Int32(1)})
+	if err != nil || first.NextToken == nil {
+		t.Fatalf("first page: %v %v", first, err)
+	}
+	// Another Limit is fine.
+	if next, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(stmt), Parameters: []types.AttributeValue{S("p")},
+		Limit: aws.Int32(5), NextToken: first.NextToken}); err != nil || len(next.Items) != 2 {
+		t.Fatalf("continuation: %v %v", next, err)
+	}
+	for _, in := range []*dynamodb.ExecuteStatementInput{
+		{Statement: aws.String(stmt), Parameters: []types.AttributeValue{S("q")}, NextToken: first.NextToken},
+		{Statement: aws.String(`SELECT pk FROM ` + tq + ` WHERE pk = ?`), Parameters: []types.AttributeValue{S("p")}, NextToken: first.NextToken},
+	} {
+		_, err := c.ExecuteStatement(bg, in)
+		wantAPIError(t, err, "ValidationException", "NextToken does not match request")
+	}
+}

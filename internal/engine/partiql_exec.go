@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -59,7 +61,8 @@ func (e *Engine) ExecuteStatement(ctx context.Context, in *wire.ExecuteStatement
 // executeSelect runs a lowered SELECT as a Query or Scan page. NextToken
 // carries the page's LastEvaluatedKey.
 func (e *Engine) executeSelect(ctx context.Context, p *plan, in *wire.ExecuteStatementInput) (*wire.ExecuteStatementOutput, error) {
-	start, err := decodeNextToken(in.NextToken)
+	binding := nextTokenBinding(in.Statement, in.Parameters)
+	start, err := decodeNextToken(in.NextToken, binding)
 	if err != nil {
 		return nil, err
 	}
@@ -93,26 +96,43 @@ func (e *Engine) executeSelect(ctx context.Context, p *plan, in *wire.ExecuteSta
 		out.Items[i] = pqShapeItem(p.st.Projection, it)
 	}
 	if out.LastEvaluatedKey != nil {
-		tok := base64.StdEncoding.EncodeToString(attr.AppendItemJSON(nil, out.LastEvaluatedKey))
+		tok := base64.StdEncoding.EncodeToString(attr.AppendItemJSON(binding[:len(binding):len(binding)], out.LastEvaluatedKey))
 		out.NextToken = &tok
 	}
 	return out, nil
 }
 
 // decodeNextToken is the ExclusiveStartKey a NextToken carries.
-func decodeNextToken(tok *string) (attr.Item, error) {
+func decodeNextToken(tok *string, binding []byte) (attr.Item, error) {
 	if tok == nil {
 		return nil, nil
 	}
 	b, err := base64.StdEncoding.DecodeString(*tok)
-	if err != nil {
+	if err != nil || len(b) < len(binding) {
 		return nil, ddberr.Validation("Invalid NextToken")
 	}
-	it, err := attr.DecodeItemJSON(b)
+	if !bytes.Equal(b[:len(binding)], binding) {
+		return nil, ddberr.Validation("NextToken does not match request")
+	}
+	it, err := attr.DecodeItemJSON(b[len(binding):])
 	if err != nil || len(it) == 0 {
 		return nil, ddberr.Validation("Invalid NextToken")
 	}
 	return it, nil
+}
+
+// nextTokenBinding ties a NextToken to the statement that issued it: its
+// text and parameters (not its Limit). DynamoDB refuses a token replayed
+// on another statement, parameter set, table or index with "NextToken does
+// not match request" (characterised on DynamoDB by an emulator's suite).
+func nextTokenBinding(stmt *string, params []attr.Value) []byte {
+	h := sha256.New()
+	h.Write([]byte(cpDeref(stmt)))
+	for _, p := range params {
+		h.Write([]byte{0})
+		h.Write(attr.AppendItemJSON(nil, attr.Item{"p": p}))
+	}
+	return h.Sum(nil)[:8]
 }
 
 // insertError is DuplicateItemException for an INSERT whose key exists.
