@@ -31,17 +31,24 @@ func orNull(s string) string {
 }
 
 func echoKeySchema(ks []wire.KeySchemaElement) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	return echoList(ks, func(b *strings.Builder, k wire.KeySchemaElement) {
 		b.WriteString("KeySchemaElement(attributeName=")
 		b.WriteString(strOrNull(k.AttributeName))
 		b.WriteString(", keyType=")
 		b.WriteString(orNull(k.KeyType))
 		b.WriteByte(')')
+	})
+}
+
+// echoList prints [e, ...].
+func echoList[T any](items []T, each func(*strings.Builder, T)) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		each(&b, it)
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -106,18 +113,23 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func appendItemEcho(b *strings.Builder, it attr.Item) {
-	if it == nil {
+	appendMapEcho(b, it, func(v attr.Value) { appendValueEcho(b, v) })
+}
+
+// appendMapEcho prints {k=v, ...} in key order, null for a nil map.
+func appendMapEcho[V any](b *strings.Builder, m map[string]V, value func(V)) {
+	if m == nil {
 		b.WriteString("null")
 		return
 	}
 	b.WriteByte('{')
-	for i, k := range sortedKeys(it) {
+	for i, k := range sortedKeys(m) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(k)
 		b.WriteByte('=')
-		appendValueEcho(b, it[k])
+		value(m[k])
 	}
 	b.WriteByte('}')
 }
@@ -218,95 +230,60 @@ func itemEcho(it attr.Item) func(*strings.Builder) {
 }
 
 func namesEcho(m map[string]string) func(*strings.Builder) {
-	return func(b *strings.Builder) {
-		if m == nil {
-			b.WriteString("null")
-			return
-		}
-		b.WriteByte('{')
-		for i, k := range sortedKeys(m) {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(k + "=" + m[k])
-		}
-		b.WriteByte('}')
-	}
+	return func(b *strings.Builder) { appendMapEcho(b, m, func(v string) { b.WriteString(v) }) }
 }
 
 // echoTransactWriteItems prints TransactItems as DynamoDB echoes an
 // over-long list (the same Java-style dump as BatchWriteItem's).
 func echoTransactWriteItems(items []wire.TransactWriteItem) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		action := func(present bool, class string, fields ...echoField) func(*strings.Builder) {
-			return func(b *strings.Builder) {
-				if !present {
-					b.WriteString("null")
-					return
-				}
-				appendObjectEcho(b, class, fields...)
-			}
-		}
-		var f []echoField
+	return echoList(items, func(b *strings.Builder, it wire.TransactWriteItem) {
+		var check, put, del, upd []echoField
 		if c := it.ConditionCheck; c != nil {
-			f = append(f, echoField{"conditionCheck", action(true, "ConditionCheck", echoField{"key", itemEcho(c.Key)}, echoField{"tableName", strEcho(c.TableName)},
-				echoField{"conditionExpression", strEcho(c.ConditionExpression)}, echoField{"expressionAttributeNames", namesEcho(c.ExpressionAttributeNames)},
-				echoField{"expressionAttributeValues", itemEcho(c.ExpressionAttributeValues)}, echoField{"returnValuesOnConditionCheckFailure", enumEcho(c.ReturnValuesOnConditionCheckFailure)})})
-		} else {
-			f = append(f, echoField{"conditionCheck", action(false, "")})
+			check = append([]echoField{{"key", itemEcho(c.Key)}, {"tableName", strEcho(c.TableName)}},
+				conditionEcho(c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.ReturnValuesOnConditionCheckFailure)...)
 		}
 		if p := it.Put; p != nil {
-			f = append(f, echoField{"put", action(true, "Put", echoField{"item", itemEcho(p.Item)}, echoField{"tableName", strEcho(p.TableName)},
-				echoField{"conditionExpression", strEcho(p.ConditionExpression)}, echoField{"expressionAttributeNames", namesEcho(p.ExpressionAttributeNames)},
-				echoField{"expressionAttributeValues", itemEcho(p.ExpressionAttributeValues)}, echoField{"returnValuesOnConditionCheckFailure", enumEcho(p.ReturnValuesOnConditionCheckFailure)})})
-		} else {
-			f = append(f, echoField{"put", action(false, "")})
+			put = append([]echoField{{"item", itemEcho(p.Item)}, {"tableName", strEcho(p.TableName)}},
+				conditionEcho(p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ReturnValuesOnConditionCheckFailure)...)
 		}
 		if d := it.Delete; d != nil {
-			f = append(f, echoField{"delete", action(true, "Delete", echoField{"key", itemEcho(d.Key)}, echoField{"tableName", strEcho(d.TableName)},
-				echoField{"conditionExpression", strEcho(d.ConditionExpression)}, echoField{"expressionAttributeNames", namesEcho(d.ExpressionAttributeNames)},
-				echoField{"expressionAttributeValues", itemEcho(d.ExpressionAttributeValues)}, echoField{"returnValuesOnConditionCheckFailure", enumEcho(d.ReturnValuesOnConditionCheckFailure)})})
-		} else {
-			f = append(f, echoField{"delete", action(false, "")})
+			del = append([]echoField{{"key", itemEcho(d.Key)}, {"tableName", strEcho(d.TableName)}},
+				conditionEcho(d.ConditionExpression, d.ExpressionAttributeNames, d.ExpressionAttributeValues, d.ReturnValuesOnConditionCheckFailure)...)
 		}
 		if u := it.Update; u != nil {
-			f = append(f, echoField{"update", action(true, "Update", echoField{"key", itemEcho(u.Key)}, echoField{"updateExpression", strEcho(u.UpdateExpression)},
-				echoField{"tableName", strEcho(u.TableName)}, echoField{"conditionExpression", strEcho(u.ConditionExpression)},
-				echoField{"expressionAttributeNames", namesEcho(u.ExpressionAttributeNames)}, echoField{"expressionAttributeValues", itemEcho(u.ExpressionAttributeValues)},
-				echoField{"returnValuesOnConditionCheckFailure", enumEcho(u.ReturnValuesOnConditionCheckFailure)})})
-		} else {
-			f = append(f, echoField{"update", action(false, "")})
+			upd = append([]echoField{{"key", itemEcho(u.Key)}, {"updateExpression", strEcho(u.UpdateExpression)}, {"tableName", strEcho(u.TableName)}},
+				conditionEcho(u.ConditionExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues, u.ReturnValuesOnConditionCheckFailure)...)
 		}
-		appendObjectEcho(&b, "TransactWriteItem", f...)
-	}
-	b.WriteByte(']')
-	return b.String()
+		appendObjectEcho(b, "TransactWriteItem", objectField("conditionCheck", "ConditionCheck", check), objectField("put", "Put", put),
+			objectField("delete", "Delete", del), objectField("update", "Update", upd))
+	})
+}
+
+// conditionEcho is the members every write action ends with.
+func conditionEcho(cond *string, names map[string]string, values attr.Item, rvccf string) []echoField {
+	return []echoField{{"conditionExpression", strEcho(cond)}, {"expressionAttributeNames", namesEcho(names)},
+		{"expressionAttributeValues", itemEcho(values)}, {"returnValuesOnConditionCheckFailure", enumEcho(rvccf)}}
+}
+
+// objectField is a member holding a nested object, null when fields is.
+func objectField(name, class string, fields []echoField) echoField {
+	return echoField{name, func(b *strings.Builder) {
+		if fields == nil {
+			b.WriteString("null")
+			return
+		}
+		appendObjectEcho(b, class, fields...)
+	}}
 }
 
 // echoTransactGetItems is echoTransactWriteItems for TransactGetItems.
 func echoTransactGetItems(items []wire.TransactGetItem) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(", ")
+	return echoList(items, func(b *strings.Builder, it wire.TransactGetItem) {
+		var get []echoField
+		if g := it.Get; g != nil {
+			get = []echoField{{"key", itemEcho(g.Key)}, {"tableName", strEcho(g.TableName)},
+				{"projectionExpression", strEcho(g.ProjectionExpression)}, {"expressionAttributeNames", namesEcho(g.ExpressionAttributeNames)}}
 		}
-		get := func(b *strings.Builder) {
-			g := it.Get
-			if g == nil {
-				b.WriteString("null")
-				return
-			}
-			appendObjectEcho(b, "Get", echoField{"key", itemEcho(g.Key)}, echoField{"tableName", strEcho(g.TableName)},
-				echoField{"projectionExpression", strEcho(g.ProjectionExpression)}, echoField{"expressionAttributeNames", namesEcho(g.ExpressionAttributeNames)})
-		}
-		appendObjectEcho(&b, "TransactGetItem", echoField{"get", get})
-	}
-	b.WriteByte(']')
-	return b.String()
+		appendObjectEcho(b, "TransactGetItem", objectField("get", "Get", get))
+	})
 }
