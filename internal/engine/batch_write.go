@@ -102,6 +102,7 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		conflictPause(attempt)
 	}
 	for i, iw := range iws {
 		if changed[i] {

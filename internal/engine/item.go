@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -17,9 +18,24 @@ const maxItemSize = 400 * 1024
 
 // maxConflictRetries bounds the retries of one write after
 // storage.ErrConflict. The item's stripe lock already serialises the
-// writers that go through writeItem, so conflicts only come from writers
-// that do not (transactions); a handful of retries is plenty.
+// writers that go through writeItem, so conflicts come from writers that
+// do not (transactions, background work such as the vector snapshotter)
+// and from a commit that is slow to apply: start timestamps come from the
+// applied watermark (storage/internal/occ), so until it has applied, every
+// later transaction touching one of its keys conflicts. conflictPause
+// spaces the retries so that such a window passes instead of using up all
+// of them in a few milliseconds (and answering InternalServerError).
 const maxConflictRetries = 100
+
+// conflictPause waits before conflict retry number attempt: not at all for
+// the first few, then attempt×50 µs, at most 2 ms (about 150 ms over all
+// retries).
+func conflictPause(attempt int) {
+	if attempt < 3 {
+		return
+	}
+	time.Sleep(min(time.Duration(attempt)*50*time.Microsecond, 2*time.Millisecond))
+}
 
 // Key-validation messages shared by several operations.
 const (
@@ -246,6 +262,7 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		conflictPause(attempt)
 	}
 }
 

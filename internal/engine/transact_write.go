@@ -311,6 +311,7 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			conflictPause(attempt)
 			continue
 		}
 		if err != nil {
