@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -147,20 +148,11 @@ func unprojected(t *Table, ix *Index, paths []partiql.Path) []string {
 		if len(q) == 0 {
 			continue
 		}
-		if n := q[0].Name; !t.projects(ix, n) && !containsString(out, n) {
+		if n := q[0].Name; !t.projects(ix, n) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pqWalkPaths calls f with every attribute path an expression reads.

@@ -289,13 +289,6 @@ func (e *Engine) ExecuteTransaction(ctx context.Context, in *wire.ExecuteTransac
 	plans := make([]*plan, len(in.TransactStatements))
 	reads := 0
 	for i, s := range in.TransactStatements {
-		if s.Statement != nil {
-			if st, err := partiql.Parse(*s.Statement); err == nil {
-				if err := checkPQTransactStatement(i, st); err != nil {
-					return nil, err
-				}
-			}
-		}
 		p, err := e.lowerStatement(s.Statement, s.Parameters, s.ReturnValuesOnConditionCheckFailure, pqSurface{inTx: true, tx: i})
 		if err != nil {
 			return nil, err

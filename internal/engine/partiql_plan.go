@@ -53,6 +53,11 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if err != nil {
 		return nil, err
 	}
+	if surface.inTx {
+		if err := checkPQTransactStatement(surface.tx, st); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkParams(st, params); err != nil {
 		return nil, err
 	}
@@ -207,11 +212,8 @@ func isSortKeyCond(c partiql.Expr, rng string) bool {
 
 // lowerGet is a full-key SELECT: one item, the other conjuncts a filter.
 func (p *plan) lowerGet(b *exprBuilder, surface pqSurface) error {
-	if p.st.Index != "" {
-		if surface.batch {
-			return surface.keyRequired()
-		}
-		return ddberr.Validationf("Validation failed in TransactStatements[%d]: Reads on indices are not supported within transactions.", surface.tx)
+	if p.st.Index != "" { // a transaction refused it already (checkPQTransactStatement)
+		return surface.keyRequired()
 	}
 	key, rest, err := b.fullKey(p.table, p.st.Where)
 	if err != nil {
