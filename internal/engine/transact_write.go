@@ -162,11 +162,17 @@ func asTxInvalid(err error) error { return &txInvalid{msg: ddberr.As(err).Messag
 // validationCancel is the cancellation for actions with such failures
 // (msgs[i] non-empty); the others are None.
 func validationCancel(msgs []string) error {
+	return actionsCancel(reasonValidation, msgs)
+}
+
+// actionsCancel cancels a transaction: reason code with msgs[i] for the
+// actions that have a message, None for the others.
+func actionsCancel(code string, msgs []string) error {
 	reasons := make([]wire.CancellationReason, len(msgs))
 	for i, m := range msgs {
 		reasons[i].Code = reasonNone
 		if m != "" {
-			reasons[i] = wire.CancellationReason{Code: reasonValidation, Message: &m}
+			reasons[i] = wire.CancellationReason{Code: code, Message: &m}
 		}
 	}
 	return transactionCanceled(reasons)
@@ -427,15 +433,13 @@ func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][
 // conflictCancel is the cancellation of a transaction whose items (those
 // marked) another transaction holds.
 func conflictCancel(held []bool) error {
-	reasons := make([]wire.CancellationReason, len(held))
-	msg := msgTxConflict
+	msgs := make([]string, len(held))
 	for i, h := range held {
-		reasons[i].Code = reasonNone
 		if h {
-			reasons[i] = wire.CancellationReason{Code: reasonConflict, Message: &msg}
+			msgs[i] = msgTxConflict
 		}
 	}
-	return transactionCanceled(reasons)
+	return actionsCancel(reasonConflict, msgs)
 }
 
 // transactionCanceled is TransactionCanceledException with DynamoDB's
