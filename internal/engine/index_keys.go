@@ -196,6 +196,12 @@ func (t *Table) checkIndexKeys(it attr.Item, fromUpdate bool) error {
 	if err := t.checkIndexKeyTypes(it); err != nil {
 		return err
 	}
+	return t.checkIndexKeyValues(it, fromUpdate)
+}
+
+// checkIndexKeyValues is the value part of checkIndexKeys (sizes, empty
+// strings and binaries), for index key attributes of the right type.
+func (t *Table) checkIndexKeyValues(it attr.Item, fromUpdate bool) error {
 	for _, ix := range t.liveIndexes().byName {
 		for _, k := range ix.keyAttrs() {
 			v, ok := it[k.Name]

@@ -259,7 +259,7 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 		if err := t.checkIndexKeyTypes(a.item); err != nil {
 			return asTxInvalid(err)
 		}
-		if err := t.checkIndexKeys(a.item, false); err != nil {
+		if err := t.checkIndexKeyValues(a.item, false); err != nil {
 			return err
 		}
 	} else {
