@@ -49,6 +49,16 @@ func (t *Table) writeUnitsOf(res writeResult) indexUnits {
 	return u
 }
 
+// writeConsumed is the ConsumedCapacity member of a single-item write, or
+// nil when mode does not ask for it; the index shares are only worked out
+// when it does (they take a look at every index of the table).
+func (t *Table) writeConsumed(mode string, res writeResult) *wire.ConsumedCapacity {
+	if mode != capTotal && mode != capIndexes {
+		return nil
+	}
+	return consumedWithIndexes(mode, t.Name, t.writeUnitsOf(res))
+}
+
 // consumedWithIndexes is the ConsumedCapacity member for units consumed on
 // table and its indexes, or nil when mode does not ask for it: TOTAL sums
 // everything, INDEXES also breaks it down per table and index.

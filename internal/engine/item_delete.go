@@ -38,7 +38,7 @@ func (e *Engine) DeleteItem(ctx context.Context, in *wire.DeleteItemInput) (*wir
 	}
 	return &wire.DeleteItemOutput{
 		Attributes:            oldOnlyAttributes(in.ReturnValues, res.Old),
-		ConsumedCapacity:      consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, t.writeUnitsOf(res)),
+		ConsumedCapacity:      t.writeConsumed(in.ReturnConsumedCapacity, res),
 		ItemCollectionMetrics: e.collectionMetrics(in.ReturnItemCollectionMetrics, t, in.Key),
 	}, nil
 }

@@ -45,7 +45,7 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 	}
 	return &wire.PutItemOutput{
 		Attributes:            oldOnlyAttributes(in.ReturnValues, res.Old),
-		ConsumedCapacity:      consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, t.writeUnitsOf(res)),
+		ConsumedCapacity:      t.writeConsumed(in.ReturnConsumedCapacity, res),
 		ItemCollectionMetrics: e.collectionMetrics(in.ReturnItemCollectionMetrics, t, in.Item),
 	}, nil
 }

@@ -56,7 +56,7 @@ func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wir
 	}
 	return &wire.UpdateItemOutput{
 		Attributes:            updateAttributes(in.ReturnValues, res.Old, res.New, touched),
-		ConsumedCapacity:      consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, t.writeUnitsOf(res)),
+		ConsumedCapacity:      t.writeConsumed(in.ReturnConsumedCapacity, res),
 		ItemCollectionMetrics: e.collectionMetrics(in.ReturnItemCollectionMetrics, t, in.Key),
 	}, nil
 }
