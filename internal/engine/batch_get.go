@@ -36,6 +36,7 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *wire.BatchGetItemInput) (
 		if bt.t, err = e.activeTable(&bt.name); err != nil {
 			return nil, err
 		}
+		bt.name = bt.t.Name // the answer names a table given by ARN by its name
 		for _, key := range bt.req.Keys {
 			k, err := bt.t.validateKey(key)
 			if err != nil {

@@ -144,7 +144,7 @@ func (e *Engine) Close() error {
 // DELETING table whose delay has elapsed is reported as absent.
 func (e *Engine) lookupTable(name string) (*Table, bool) {
 	e.mu.RLock()
-	t, ok := e.tables[name]
+	t, ok := e.tables[tableNameOf(name)]
 	e.mu.RUnlock()
 	if !ok {
 		return nil, false

@@ -24,7 +24,11 @@ const (
 // CreateTable creates a table. Its response reports CREATING, as DynamoDB's
 // does; the table turns ACTIVE after cfg.CreateDelay (immediately when 0).
 func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*wire.CreateTableOutput, error) {
-	name := cpDeref(in.TableName)
+	name, nerr := createTableName(cpDeref(in.TableName))
+	if nerr != nil {
+		return nil, nerr
+	}
+	in.TableName = &name // from here on, the name a table ARN stood for
 	billing, verr := validateCreateTable(in)
 	if verr != nil {
 		return nil, verr
