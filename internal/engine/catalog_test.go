@@ -125,8 +125,15 @@ func TestCtlUpdateTagsMisc(t *testing.T) {
 	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, StreamSpecification: &wire.StreamSpecification{StreamEnabled: cpPtr(false)}})
 	ctlWantErr(t, err, "ValidationException", "Table has no stream to disable: TableName: tbl")
 	up, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, ProvisionedThroughput: &wire.ProvisionedThroughput{ReadCapacityUnits: cpPtr[int64](10), WriteCapacityUnits: cpPtr[int64](2)}})
-	if err != nil || up.TableDescription.TableStatus != StatusUpdating || *up.TableDescription.ProvisionedThroughput.NumberOfDecreasesToday != 1 {
-		t.Fatalf("update pt: %v", err)
+	// The response shows the figures from before the change (the decrease
+	// time already set); DescribeTable the new ones.
+	if err != nil || up.TableDescription.TableStatus != StatusUpdating || *up.TableDescription.ProvisionedThroughput.NumberOfDecreasesToday != 0 ||
+		*up.TableDescription.ProvisionedThroughput.ReadCapacityUnits != 5 || up.TableDescription.ProvisionedThroughput.LastDecreaseDateTime == nil {
+		t.Fatalf("update pt: %v %+v", err, up.TableDescription.ProvisionedThroughput)
+	}
+	if d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name}); *d.Table.ProvisionedThroughput.NumberOfDecreasesToday != 1 ||
+		*d.Table.ProvisionedThroughput.ReadCapacityUnits != 10 || *d.Table.WarmThroughput.ReadUnitsPerSecond != 10 || *d.Table.WarmThroughput.WriteUnitsPerSecond != 5 {
+		t.Fatalf("described after the update: %+v %+v", d.Table.ProvisionedThroughput, d.Table.WarmThroughput)
 	}
 	up, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, BillingMode: BillingPayPerRequest})
 	if err != nil || up.TableDescription.BillingModeSummary.BillingMode != BillingPayPerRequest || *up.TableDescription.ProvisionedThroughput.ReadCapacityUnits != 0 {

@@ -33,6 +33,9 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	if verr != nil {
 		return nil, verr
 	}
+	if verr := e.checkTableCapacityLimit(in.ProvisionedThroughput); verr != nil {
+		return nil, verr
+	}
 	if verr := validateCreateVectors(in, billing); verr != nil {
 		return nil, verr
 	}
@@ -83,9 +86,17 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	e.startVectorWork(t, nil)
 
 	// The response shows the table (and its indexes) CREATING; DynamoDB
-	// leaves the indexes' WarmThroughput out of it (DescribeTable shows it).
+	// leaves the indexes' WarmThroughput out of it, the table's unless the
+	// request set it, and the time of the switch to PAY_PER_REQUEST
+	// (DescribeTable shows them).
 	d := e.describe(t)
 	d.TableStatus = StatusCreating
+	if in.WarmThroughput == nil {
+		d.WarmThroughput = nil
+	}
+	if d.BillingModeSummary != nil {
+		d.BillingModeSummary = &wire.BillingModeSummary{BillingMode: d.BillingModeSummary.BillingMode}
+	}
 	for i := range d.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes[i].IndexStatus = StatusCreating
 		d.GlobalSecondaryIndexes[i].WarmThroughput = nil
@@ -414,7 +425,7 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 			if err := checkCapacityBounds(g.ProvisionedThroughput, iname); err != nil {
 				return "", err
 			}
-			if err := onDemandOnProvisioned(g.OnDemandThroughput, " for index : "+iname); err != nil {
+			if err := createOnDemandOnProvisioned(g.OnDemandThroughput, iname); err != nil {
 				return "", err
 			}
 		}
@@ -431,10 +442,13 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 		return "", err
 	}
 	if billing == BillingProvisioned {
-		if err := onDemandOnProvisioned(in.OnDemandThroughput, ""); err != nil {
+		if err := createOnDemandOnProvisioned(in.OnDemandThroughput, ""); err != nil {
 			return "", err
 		}
 	} else if err := checkOnDemand(in.OnDemandThroughput, "table", false); err != nil {
+		return "", err
+	}
+	if err := checkCreateWarm(in.WarmThroughput, billing, pt); err != nil {
 		return "", err
 	}
 	if err := checkCreateStream(in.StreamSpecification); err != nil {

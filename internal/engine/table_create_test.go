@@ -161,7 +161,7 @@ func TestCtlCreateTableValidation(t *testing.T) {
 		{"on-demand on provisioned", func(in *wire.CreateTableInput) {
 			in.BillingMode, in.ProvisionedThroughput = "", pt
 			in.OnDemandThroughput = &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](5)}
-		}, ctlIP + "MaxReadRequestUnits for OnDemandThroughput cannot be specified when the table BillingMode is PROVISIONED"},
+		}, ctlIP + "MaxReadRequestUnits for OnDemandThroughput cannot be specified when table BillingMode is PROVISIONED."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

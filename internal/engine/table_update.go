@@ -82,7 +82,10 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 		return f, ddberr.InvalidParam("OnDemandThroughput can only be combined with BillingMode in an UpdateTable request")
 	}
 	if in.BillingMode == BillingPayPerRequest && f.pt {
-		return f, ddberr.InvalidParam("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		return f, ddberr.InvalidParam("ProvisionedThroughput cannot be specified when BillingMode is PAY_PER_REQUEST")
+	}
+	if in.BillingMode == BillingProvisioned && !f.pt {
+		return f, ddberr.InvalidParam("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
 	}
 	if f.pt {
 		if err := checkCapacityBounds(in.ProvisionedThroughput, ""); err != nil {
@@ -190,10 +193,12 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, ddberr.InvalidParam("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 	}
 	switching := target != t.BillingMode
-	if target == BillingProvisioned && switching {
-		if !f.pt {
-			return nil, ddberr.InvalidParam("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+	if f.pt {
+		if err := e.checkTableCapacityLimit(in.ProvisionedThroughput); err != nil {
+			return nil, err
 		}
+	}
+	if target == BillingProvisioned && switching {
 		for _, g := range d.GlobalSecondaryIndexes {
 			if !slices.ContainsFunc(in.GlobalSecondaryIndexUpdates, func(u wire.GlobalSecondaryIndexUpdate) bool {
 				return u.Update != nil && cpDeref(u.Update.IndexName) == cpDeref(g.IndexName) && u.Update.ProvisionedThroughput != nil
@@ -249,7 +254,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if f.dp {
 		d.DeletionProtectionEnabled = cpPtr(*in.DeletionProtectionEnabled)
 	}
-	if f.class {
+	if f.class && in.TableClass != tableClassOf(d) {
 		d.TableClassSummary = &wire.TableClassSummary{TableClass: in.TableClass, LastUpdateDateTime: wire.NewTime(now)}
 	}
 	if f.warm {
@@ -321,7 +326,11 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	}
 	if f.pt {
 		setThroughput(d.ProvisionedThroughput, in.ProvisionedThroughput, now)
+		raiseWarm(d, cpDeref(in.ProvisionedThroughput.ReadCapacityUnits), cpDeref(in.ProvisionedThroughput.WriteCapacityUnits))
 		transitional = true
+	}
+	if switching && target == BillingPayPerRequest {
+		raiseWarm(d, warmReadOnDemand, warmWriteOnDemand)
 	}
 	changed, gerr := e.applyGSIUpdates(rec, in, target, now)
 	if gerr != nil {
@@ -349,6 +358,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if transitional {
 		out.TableStatus = StatusUpdating
 	}
+	tableUpdateResponse(out, &t.Desc, f, switching)
 	gsiUpdateResponse(out, &t.Desc, in.GlobalSecondaryIndexUpdates)
 	return &wire.UpdateTableOutput{TableDescription: out}, nil
 }
@@ -462,7 +472,10 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 				if err := checkOnDemand(o, "index : "+n, true); err != nil {
 					return false, err
 				}
-				g.OnDemandThroughput = &wire.OnDemandThroughput{MaxReadRequestUnits: o.MaxReadRequestUnits, MaxWriteRequestUnits: o.MaxWriteRequestUnits}
+				g.OnDemandThroughput = mergeOnDemand(g.OnDemandThroughput, o)
+			}
+			if err := checkIndexWarmDecrease(u.Update.WarmThroughput, g.WarmThroughput, n); err != nil {
+				return false, err
 			}
 			if w := u.Update.WarmThroughput; nonEmptyWarm(w) && g.WarmThroughput != nil {
 				if w.ReadUnitsPerSecond != nil {

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Throughput rules of CreateTable and UpdateTable beyond the shape of the
+// members: the account's per-table maximum, warm throughput floors, and
+// how warm throughput follows provisioned capacity. The texts are those of
+// live DynamoDB probes (October 2026).
+
+// maxTableCapacity is the per-table maximum of ReadCapacityUnits and
+// WriteCapacityUnits for an account (DescribeLimits reports it too).
+const maxTableCapacity = 40000
+
+// msgWarmOnDemandDoc ends the refusal of warm throughput below what an
+// on-demand table starts with.
+const msgWarmOnDemandDoc = "See: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html#on-demand-capacity-mode-initial"
+
+// checkTableCapacityLimit refuses table capacity above the per-table
+// maximum with DynamoDB's LimitExceededException.
+func (e *Engine) checkTableCapacityLimit(pt *wire.ProvisionedThroughput) *ddberr.Error {
+	if pt == nil {
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		v    *int64
+	}{{"ReadCapacityUnits", pt.ReadCapacityUnits}, {"WriteCapacityUnits", pt.WriteCapacityUnits}} {
+		if c.v != nil && *c.v > maxTableCapacity {
+			return ddberr.LimitExceeded(fmt.Sprintf("The requested %s, %d, is above the per table maximum for the account in %s. "+
+				"Per table maximum: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
+				c.name, *c.v, e.cfg.Region, maxTableCapacity))
+		}
+	}
+	return nil
+}
+
+// checkCreateWarm refuses a CreateTable WarmThroughput below what the
+// table would have anyway: the on-demand initial throughput, or the
+// provisioned capacity.
+func checkCreateWarm(w *wire.WarmThroughput, billing string, pt *wire.ProvisionedThroughput) *ddberr.Error {
+	if w == nil {
+		return nil
+	}
+	if billing == BillingPayPerRequest {
+		if r := w.ReadUnitsPerSecond; r != nil && *r < warmReadOnDemand {
+			return ddberr.InvalidParam("Requested ReadUnitsPerSecond for WarmThroughput for table is lower than initial throughput for OnDemand. %s", msgWarmOnDemandDoc)
+		}
+		if wr := w.WriteUnitsPerSecond; wr != nil && *wr < warmWriteOnDemand {
+			return ddberr.InvalidParam("Requested WriteUnitsPerSecond for WarmThroughput for table is lower than initial throughput for OnDemand. %s", msgWarmOnDemandDoc)
+		}
+		return nil
+	}
+	if pt == nil {
+		return nil
+	}
+	if r := w.ReadUnitsPerSecond; r != nil && *r < cpDeref(pt.ReadCapacityUnits) {
+		return ddberr.InvalidParam("Requested ReadUnitsPerSecond for WarmThroughput for table is lower than ReadCapacityUnits of ProvisionedThroughput")
+	}
+	if wr := w.WriteUnitsPerSecond; wr != nil && *wr < cpDeref(pt.WriteCapacityUnits) {
+		return ddberr.InvalidParam("Requested WriteUnitsPerSecond for WarmThroughput for table is lower than WriteCapacityUnits of ProvisionedThroughput")
+	}
+	return nil
+}
+
+// createOnDemandOnProvisioned is CreateTable's refusal of an
+// OnDemandThroughput on a PROVISIONED table or (index != "") on one of its
+// GSIs, worded unlike UpdateTable's.
+func createOnDemandOnProvisioned(o *wire.OnDemandThroughput, index string) *ddberr.Error {
+	if o == nil {
+		return nil
+	}
+	of := ""
+	if index != "" {
+		of = " for index: " + index
+	}
+	if o.MaxReadRequestUnits != nil {
+		return ddberr.InvalidParam("MaxReadRequestUnits for OnDemandThroughput%s cannot be specified when table BillingMode is PROVISIONED.", of)
+	}
+	if o.MaxWriteRequestUnits != nil {
+		return ddberr.InvalidParam("MaxWriteRequestUnits for OnDemandThroughput%s cannot be specified when table BillingMode is PROVISIONED.", of)
+	}
+	return nil
+}
+
+// checkIndexWarmDecrease refuses lowering a GSI's warm throughput.
+func checkIndexWarmDecrease(w *wire.WarmThroughput, cur *wire.GlobalSecondaryIndexWarmThroughputDescription, index string) *ddberr.Error {
+	if w == nil || cur == nil {
+		return nil
+	}
+	if r := w.ReadUnitsPerSecond; r != nil && *r < cpDeref(cur.ReadUnitsPerSecond) {
+		return ddberr.InvalidParam("Requested ReadUnitsPerSecond for WarmThroughput for index %s is lower than current WarmThroughput, decreasing WarmThroughput is not supported", index)
+	}
+	if wr := w.WriteUnitsPerSecond; wr != nil && *wr < cpDeref(cur.WriteUnitsPerSecond) {
+		return ddberr.InvalidParam("Requested WriteUnitsPerSecond for WarmThroughput for index %s is lower than current WarmThroughput, decreasing WarmThroughput is not supported", index)
+	}
+	return nil
+}
+
+// raiseWarm lifts a table's warm throughput to at least r/w: it tracks the
+// highest capacity the table ever had, and never decreases.
+func raiseWarm(d *wire.TableDescription, r, w int64) {
+	cur := d.WarmThroughput
+	if cur == nil {
+		cur = &wire.TableWarmThroughputDescription{Status: StatusActive}
+		d.WarmThroughput = cur
+	}
+	cur.ReadUnitsPerSecond = cpPtr(max(r, cpDeref(cur.ReadUnitsPerSecond)))
+	cur.WriteUnitsPerSecond = cpPtr(max(w, cpDeref(cur.WriteUnitsPerSecond)))
+}
+
+// mergeOnDemand applies an OnDemandThroughput update member by member: a
+// member not given keeps its value, -1 removes the limit. It returns nil
+// when no limit is left.
+func mergeOnDemand(cur, o *wire.OnDemandThroughput) *wire.OnDemandThroughput {
+	next := &wire.OnDemandThroughput{}
+	if cur != nil {
+		*next = *cur
+	}
+	if o.MaxReadRequestUnits != nil {
+		next.MaxReadRequestUnits = cpPtr(*o.MaxReadRequestUnits)
+	}
+	if o.MaxWriteRequestUnits != nil {
+		next.MaxWriteRequestUnits = cpPtr(*o.MaxWriteRequestUnits)
+	}
+	if cpDeref(next.MaxReadRequestUnits) == -1 {
+		next.MaxReadRequestUnits = nil
+	}
+	if cpDeref(next.MaxWriteRequestUnits) == -1 {
+		next.MaxWriteRequestUnits = nil
+	}
+	if !nonEmptyOnDemand(next) {
+		return nil
+	}
+	return next
+}
+
+// tableClassOf is a table's class; STANDARD when never set.
+func tableClassOf(d *wire.TableDescription) string {
+	if d.TableClassSummary == nil || d.TableClassSummary.TableClass == "" {
+		return "STANDARD"
+	}
+	return d.TableClassSummary.TableClass
+}
+
+// tableUpdateResponse shows an UpdateTable's table-level changes in its
+// response as DynamoDB does (live probes, October 2026): a billing mode or
+// table class request answers UPDATING even when it changes nothing, and
+// shows the class and the provisioned figures from before the change (the
+// new increase or decrease time already set); a switch to PAY_PER_REQUEST
+// shows no LastUpdateToPayPerRequestDateTime yet. DescribeTable shows the
+// new state.
+func tableUpdateResponse(out, prev *wire.TableDescription, f updateFlags, switching bool) {
+	if f.billing || f.class {
+		out.TableStatus = StatusUpdating
+	}
+	if f.class {
+		out.TableClassSummary = prev.TableClassSummary
+	}
+	if f.pt && !switching && prev.ProvisionedThroughput != nil && out.ProvisionedThroughput != nil {
+		old := *prev.ProvisionedThroughput
+		old.LastIncreaseDateTime = out.ProvisionedThroughput.LastIncreaseDateTime
+		old.LastDecreaseDateTime = out.ProvisionedThroughput.LastDecreaseDateTime
+		out.ProvisionedThroughput = &old
+	}
+	if switching && out.BillingModeSummary != nil && out.BillingModeSummary.BillingMode == BillingPayPerRequest {
+		out.BillingModeSummary = &wire.BillingModeSummary{BillingMode: BillingPayPerRequest}
+	}
+}

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Throughput rules of CreateTable and UpdateTable, as live DynamoDB probes
+// (October 2026) recorded them.
+
+func ctlPT(r, w int64) *wire.ProvisionedThroughput {
+	return &wire.ProvisionedThroughput{ReadCapacityUnits: cpPtr(r), WriteCapacityUnits: cpPtr(w)}
+}
+
+func ctlProvisioned(name string, r, w int64) *wire.CreateTableInput {
+	in := ctlPPR(name)
+	in.BillingMode, in.ProvisionedThroughput = BillingProvisioned, ctlPT(r, w)
+	return in
+}
+
+func TestCtlThroughputLimits(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{Region: "eu-west-2"})
+	_, err := e.CreateTable(ctx, ctlProvisioned("big", 40001, 1))
+	ctlWantErr(t, err, "LimitExceededException", "The requested ReadCapacityUnits, 40001, is above the per table maximum for the account in eu-west-2. "+
+		"Per table maximum: 40000. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.")
+	if _, err := e.CreateTable(ctx, ctlProvisioned("tbl", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("tbl"), ProvisionedThroughput: ctlPT(1, 40001)})
+	ctlWantErr(t, err, "LimitExceededException", "The requested WriteCapacityUnits, 40001, is above the per table maximum for the account in eu-west-2. "+
+		"Per table maximum: 40000. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.")
+
+	in := ctlPPR("warm")
+	in.WarmThroughput = &wire.WarmThroughput{ReadUnitsPerSecond: cpPtr[int64](1), WriteUnitsPerSecond: cpPtr[int64](1)}
+	_, err = e.CreateTable(ctx, in)
+	ctlWantErr(t, err, "ValidationException", ctlIP+"Requested ReadUnitsPerSecond for WarmThroughput for table is lower than initial throughput for OnDemand. "+
+		"See: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html#on-demand-capacity-mode-initial")
+	in = ctlProvisioned("warm", 10, 10)
+	in.WarmThroughput = &wire.WarmThroughput{ReadUnitsPerSecond: cpPtr[int64](5), WriteUnitsPerSecond: cpPtr[int64](5)}
+	_, err = e.CreateTable(ctx, in)
+	ctlWantErr(t, err, "ValidationException", ctlIP+"Requested ReadUnitsPerSecond for WarmThroughput for table is lower than ReadCapacityUnits of ProvisionedThroughput")
+
+	in = ctlProvisioned("odt", 1, 1)
+	in.OnDemandThroughput = &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](100)}
+	_, err = e.CreateTable(ctx, in)
+	ctlWantErr(t, err, "ValidationException", ctlIP+"MaxReadRequestUnits for OnDemandThroughput cannot be specified when table BillingMode is PROVISIONED.")
+}
+
+func TestCtlBillingModeRequests(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	name := cpPtr("tbl")
+	if _, err := e.CreateTable(ctx, ctlProvisioned("tbl", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, BillingMode: BillingProvisioned})
+	ctlWantErr(t, err, "ValidationException", ctlIP+"ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, BillingMode: BillingPayPerRequest, ProvisionedThroughput: ctlPT(1, 1)})
+	ctlWantErr(t, err, "ValidationException", ctlIP+"ProvisionedThroughput cannot be specified when BillingMode is PAY_PER_REQUEST")
+
+	// WarmThroughput follows the highest capacity ever provisioned, and
+	// an on-demand table's 12000/4000 after a switch.
+	warm := func(r, w int64) {
+		t.Helper()
+		d, err := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Table.WarmThroughput; cpDeref(got.ReadUnitsPerSecond) != r || cpDeref(got.WriteUnitsPerSecond) != w {
+			t.Fatalf("WarmThroughput %d/%d, want %d/%d", cpDeref(got.ReadUnitsPerSecond), cpDeref(got.WriteUnitsPerSecond), r, w)
+		}
+	}
+	for _, pt := range []*wire.ProvisionedThroughput{ctlPT(2, 2), ctlPT(3, 3), ctlPT(1, 1)} {
+		if _, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, ProvisionedThroughput: pt}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm(3, 3)
+	up, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, BillingMode: BillingPayPerRequest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := up.TableDescription.BillingModeSummary; s.BillingMode != BillingPayPerRequest || s.LastUpdateToPayPerRequestDateTime != nil {
+		t.Errorf("switch response BillingModeSummary %+v, want PAY_PER_REQUEST without its time", s)
+	}
+	warm(12000, 4000)
+
+	// A re-sent BillingMode answers UPDATING; the table stays ACTIVE.
+	up, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, BillingMode: BillingPayPerRequest})
+	if err != nil || up.TableDescription.TableStatus != StatusUpdating {
+		t.Fatalf("re-sent BillingMode: %v %v", err, up)
+	}
+	if d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name}); d.Table.TableStatus != StatusActive {
+		t.Fatalf("after a re-sent BillingMode: %s", d.Table.TableStatus)
+	}
+
+	// TableClass STANDARD on a table that never set a class changes nothing.
+	up, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, TableClass: "STANDARD"})
+	if err != nil || up.TableDescription.TableStatus != StatusUpdating || up.TableDescription.TableClassSummary != nil {
+		t.Fatalf("TableClass STANDARD: %v %+v", err, up)
+	}
+	if d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name}); d.Table.TableClassSummary != nil {
+		t.Fatalf("TableClassSummary after STANDARD: %+v", d.Table.TableClassSummary)
+	}
+}
+
+func TestCtlCreateTableResponseShape(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	out, err := e.CreateTable(ctx, ctlPPR("tbl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.TableDescription; d.WarmThroughput != nil || d.BillingModeSummary.LastUpdateToPayPerRequestDateTime != nil {
+		t.Errorf("CreateTable response: WarmThroughput %+v, BillingModeSummary %+v; want neither the warm figures nor the switch time", d.WarmThroughput, d.BillingModeSummary)
+	}
+	d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("tbl")})
+	if d.Table.WarmThroughput == nil || d.Table.BillingModeSummary.LastUpdateToPayPerRequestDateTime == nil {
+		t.Errorf("DescribeTable: %+v %+v", d.Table.WarmThroughput, d.Table.BillingModeSummary)
+	}
+}
+
+func TestCtlIndexThroughputUpdates(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	in := ctlPPR("tbl")
+	in.AttributeDefinitions = ctlDefs("pk", "S", "g", "S")
+	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: cpPtr("gsi1"), KeySchema: ctlKS("g"),
+		Projection:         &wire.Projection{ProjectionType: "ALL"},
+		OnDemandThroughput: &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](5000), MaxWriteRequestUnits: cpPtr[int64](5000)}}}
+	if _, err := e.CreateTable(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	update := func(u wire.UpdateGlobalSecondaryIndexAction) error {
+		_, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("tbl"), GlobalSecondaryIndexUpdates: []wire.GlobalSecondaryIndexUpdate{{Update: &u}}})
+		return err
+	}
+	if err := update(wire.UpdateGlobalSecondaryIndexAction{IndexName: cpPtr("gsi1"), OnDemandThroughput: &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](6000)}}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("tbl")})
+	if o := d.Table.GlobalSecondaryIndexes[0].OnDemandThroughput; cpDeref(o.MaxReadRequestUnits) != 6000 || cpDeref(o.MaxWriteRequestUnits) != 5000 {
+		t.Errorf("GSI OnDemandThroughput %+v, want 6000/5000 (members merge)", o)
+	}
+	err := update(wire.UpdateGlobalSecondaryIndexAction{IndexName: cpPtr("gsi1"), WarmThroughput: &wire.WarmThroughput{ReadUnitsPerSecond: cpPtr[int64](-1)}})
+	ctlWantErr(t, err, "ValidationException", ctlIP+"Requested ReadUnitsPerSecond for WarmThroughput for index gsi1 is lower than current WarmThroughput, decreasing WarmThroughput is not supported")
+}
