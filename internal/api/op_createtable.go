@@ -33,6 +33,9 @@ var createTable = op(Backend.CreateTable, func(in *wire.CreateTableInput) error 
 	v.enum("billingMode", in.BillingMode, enumBillingMode)
 	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
 	v.streamSpec(in.StreamSpecification)
+	if in.SSESpecification != nil {
+		v.enum("sSESpecification.sSEType", in.SSESpecification.SSEType, enumSSEType)
+	}
 	v.enum("tableClass", in.TableClass, enumTableClass)
 	for i, x := range in.VectorIndexes {
 		p := "vectorIndexes." + strconv.Itoa(i+1) + ".member."

@@ -32,6 +32,9 @@ var updateTable = op(Backend.UpdateTable, func(in *wire.UpdateTableInput) error 
 		}
 	}
 	v.streamSpec(in.StreamSpecification)
+	if in.SSESpecification != nil {
+		v.enum("sSESpecification.sSEType", in.SSESpecification.SSEType, enumSSEType)
+	}
 	v.enum("tableClass", in.TableClass, enumTableClass)
 	for i, u := range in.VectorIndexUpdates {
 		p := "vectorIndexUpdates." + strconv.Itoa(i+1) + ".member."

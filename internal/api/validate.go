@@ -22,6 +22,7 @@ var (
 	enumProjectionType         = []string{"ALL", "INCLUDE", "KEYS_ONLY"}
 	enumStreamViewType         = []string{"OLD_IMAGE", "KEYS_ONLY", "NEW_AND_OLD_IMAGES", "NEW_IMAGE"}
 	enumTableClass             = []string{"STANDARD", "STANDARD_INFREQUENT_ACCESS"}
+	enumSSEType                = []string{"AES256", "KMS"}
 )
 
 // returnValuesBareText is how DynamoDB (us-east-1, 2026-08) reports a bad

@@ -190,7 +190,7 @@ func (e *Engine) newDescription(in *wire.CreateTableInput, billing string, now t
 		d.LatestStreamLabel = cpPtr(label)
 		d.LatestStreamArn = cpPtr(arn + "/stream/" + label)
 	}
-	if s := in.SSESpecification; s != nil && cpDeref(s.Enabled) {
+	if s := in.SSESpecification; s != nil && (cpDeref(s.Enabled) || s.Enabled == nil && s.SSEType == "KMS") {
 		d.SSEDescription = e.sseDescription(s)
 	}
 	if in.TableClass != "" {
@@ -258,18 +258,6 @@ func cloneProjection(p *wire.Projection) *wire.Projection {
 		slices.Sort(c.NonKeyAttributes) // DynamoDB describes them sorted by name
 	}
 	return c
-}
-
-// sseDescription describes an enabled SSESpecification (KMS).
-func (e *Engine) sseDescription(s *wire.SSESpecification) *wire.SSEDescription {
-	key := cpDeref(s.KMSMasterKeyId)
-	if key == "" {
-		key = newUUID()
-	}
-	if !strings.HasPrefix(key, "arn:") {
-		key = fmt.Sprintf("arn:aws:kms:%s:%s:key/%s", e.cfg.Region, e.cfg.AccountID, strings.TrimPrefix(key, "key/"))
-	}
-	return &wire.SSEDescription{Status: "ENABLED", SSEType: "KMS", KMSMasterKeyArn: cpPtr(key)}
 }
 
 // validateCreateTable performs CreateTable's semantic validation in

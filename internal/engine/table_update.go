@@ -243,6 +243,9 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	}
 	if s := in.SSESpecification; s != nil {
 		if cpDeref(s.Enabled) || s.Enabled == nil && s.SSEType == "KMS" {
+			if err := e.checkSameKMSKey(s, d.SSEDescription); err != nil {
+				return nil, err
+			}
 			d.SSEDescription = e.sseDescription(s)
 		} else {
 			if d.SSEDescription == nil {

@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// TestCtlSSEKeys: the AWS managed key is one key ARN per account and
+// region whichever way it is asked for, and naming the key a table is
+// already encrypted with is refused (live DynamoDB probes, October 2026).
+func TestCtlSSEKeys(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	create := func(name string, s *wire.SSESpecification) string {
+		t.Helper()
+		in := ctlPPR(name)
+		in.SSESpecification = s
+		out, err := e.CreateTable(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cpDeref(out.TableDescription.SSEDescription.KMSMasterKeyArn)
+	}
+	a := create("a", &wire.SSESpecification{Enabled: cpPtr(true)})
+	b := create("b", &wire.SSESpecification{SSEType: "KMS"})
+	c := create("c", &wire.SSESpecification{Enabled: cpPtr(true), SSEType: "KMS", KMSMasterKeyId: cpPtr("alias/aws/dynamodb")})
+	if a != b || a != c || !strings.HasPrefix(a, "arn:aws:kms:us-east-1:000000000000:key/") || strings.Contains(a, "alias") {
+		t.Fatalf("managed key ARNs %q %q %q: want one key ARN", a, b, c)
+	}
+	up, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("a"), SSESpecification: &wire.SSESpecification{Enabled: cpPtr(true)}})
+	if err != nil || cpDeref(up.TableDescription.SSEDescription.KMSMasterKeyArn) != a {
+		t.Fatalf("re-enabling: %v %+v", err, up)
+	}
+	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("a"),
+		SSESpecification: &wire.SSESpecification{Enabled: cpPtr(true), SSEType: "KMS", KMSMasterKeyId: cpPtr(a)}})
+	ctlWantErr(t, err, "ValidationException", ctlIP+"Table is already encrypted with given KMSMasterKeyId. Use KMSMasterKeyId parameter if you want to change Master Key")
+}
