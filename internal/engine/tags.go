@@ -30,7 +30,7 @@ func checkTagKey(k *string) *ddberr.Error {
 	if len(*k) == 0 || len([]rune(*k)) > maxTagKeyLen || !tagChars.MatchString(*k) {
 		return ddberr.Validation("The Tag Key provided is invalid, Key: " + *k)
 	}
-	if strings.HasPrefix(*k, "aws:") {
+	if strings.HasPrefix(strings.ToLower(*k), "aws:") {
 		return ddberr.Validation("Tag Key cannot be prefixed with aws:, Key: " + *k)
 	}
 	return nil

@@ -42,7 +42,11 @@ func (e *Engine) UpdateTimeToLive(ctx context.Context, in *wire.UpdateTimeToLive
 	if !ok {
 		return nil, tableNotFound(name)
 	}
-	if t.Status == StatusCreating || t.Status == StatusDeleting {
+	if t.Status == StatusCreating {
+		// Worded unlike the other operations' "Table is being created: X".
+		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table " + t.Name + " is being created")
+	}
+	if t.Status == StatusDeleting {
 		return nil, inUse(t)
 	}
 	cur := t.rec.TTL
