@@ -84,6 +84,8 @@ func TestTableARNAsTableName(t *testing.T) {
 	if err != nil || aws.ToString(del.TableDescription.TableName) != name {
 		t.Fatalf("DeleteTable by ARN: %v %v", del, err)
 	}
+	_, err = c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Table: "+name+" not found")
 }
 
 // TestCreateTableByARN: CreateTable names the table by the name in a table

@@ -46,3 +46,17 @@ func TestUpdateTimeToLiveWhileCreating(t *testing.T) {
 		t.Fatalf("got %s %q, want ResourceInUseException %q", typ, msg, want)
 	}
 }
+
+// TestUpdateContinuousBackupsWhileCreating: DynamoDB refuses to change
+// point-in-time recovery until the table's backups are available.
+func TestUpdateContinuousBackupsWhileCreating(t *testing.T) {
+	k := startKura(t, "--in-memory", "--create-delay", "1m")
+	if typ, msg := rawCall(t, k, "CreateTable", `{"TableName":"slow","BillingMode":"PAY_PER_REQUEST",`+
+		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`); typ != "" {
+		t.Fatalf("CreateTable: %s %s", typ, msg)
+	}
+	typ, msg := rawCall(t, k, "UpdateContinuousBackups", `{"TableName":"slow","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":true}}`)
+	if want := "Backups are being enabled for the table: slow. Please retry later"; typ != "ContinuousBackupsUnavailableException" || msg != want {
+		t.Fatalf("got %s %q, want ContinuousBackupsUnavailableException %q", typ, msg, want)
+	}
+}

@@ -75,6 +75,10 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 	if !ok || t.Status == StatusDeleting {
 		return nil, tableNotFoundForBackups(name)
 	}
+	if t.Status == StatusCreating {
+		return nil, &ddberr.Error{Namespace: "com.amazonaws.dynamodb.v20120810#", Type: "ContinuousBackupsUnavailableException", Status: 400,
+			Message: "Backups are being enabled for the table: " + t.Name + ". Please retry later"}
+	}
 	rec := t.rec.clone()
 	if enable {
 		days := cpDeref(spec.RecoveryPeriodInDays)

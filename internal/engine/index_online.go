@@ -64,9 +64,12 @@ func (e *Engine) describeIndexes(t *Table, d *wire.TableDescription) {
 			pt := *g.ProvisionedThroughput
 			g.ProvisionedThroughput = &pt
 		}
-		if ix.Backfilling {
+		switch {
+		case g.IndexStatus == StatusCreating && t.Status == StatusUpdating:
+			g.Backfilling = cpPtr(false) // resource allocation comes first
+		case ix.Backfilling:
 			g.Backfilling = cpPtr(true)
-		} else {
+		default:
 			g.Backfilling = nil
 		}
 		s := t.indexStatsFor(ix.ID)
@@ -198,18 +201,24 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
 		return
 	}
 	rec := t.rec.clone()
+	// While the table is still UPDATING (--create-delay: DynamoDB's
+	// resource allocation, which comes before the backfill) the index stays
+	// CREATING; settle turns it ACTIVE with the table.
+	allocating := rec.Status == StatusUpdating && !rec.ReadyAt.IsZero() && e.clock.Now().Before(rec.ReadyAt)
 	for i := range rec.Desc.GlobalSecondaryIndexes {
 		g := &rec.Desc.GlobalSecondaryIndexes[i]
 		if cpDeref(g.IndexName) == ix.Name && cpDeref(g.Backfilling) {
 			g.Backfilling = nil
-			g.IndexStatus = StatusActive
+			if !allocating {
+				g.IndexStatus = StatusActive
+			}
 		}
 	}
 	if _, err := e.saveRecord(rec); err != nil {
 		log.Error("index backfill: saving the catalog failed", "err", err)
 		return
 	}
-	log.Info("index backfill finished; index ACTIVE", "scanned", scanned, "indexed", indexed, "skipped", skipped, "took", time.Since(start).Round(time.Millisecond))
+	log.Info("index backfill finished", "active", !allocating, "scanned", scanned, "indexed", indexed, "skipped", skipped, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // backfillChunk indexes up to backfillChunk items from cursor in one

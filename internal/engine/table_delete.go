@@ -52,6 +52,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if !ok {
 		return nil, tableNotFound(name)
 	}
+	name = t.Name // TableName may have been the table's ARN
 	if t.Status == StatusCreating || t.Status == StatusDeleting {
 		return nil, inUse(t)
 	}
@@ -96,6 +97,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 		e.tables[name] = gone
 	}
 	e.mu.Unlock()
+	e.observeStreams(gone) // the table's stream is disabled; it stays readable
 	if !immediate {
 		e.scheduleRemoval(name, rec.ID, rec.DeleteAt)
 	}

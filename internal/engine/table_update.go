@@ -177,6 +177,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if !ok {
 		return nil, tableNotFound(name)
 	}
+	name = t.Name // TableName may have been the table's ARN
 	if t.Status != StatusActive {
 		return nil, inUse(t)
 	}

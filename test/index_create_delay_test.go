@@ -1,0 +1,85 @@
+package test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TestGSICreateLifecycleWithDelay: a GSI added by UpdateTable goes through
+// DynamoDB's phases in order: resource allocation (table UPDATING, index
+// CREATING, Backfilling false), then the table ACTIVE, and only then the
+// index ACTIVE. It is never ACTIVE under an UPDATING table (it was, as soon
+// as a small backfill finished).
+func TestGSICreateLifecycleWithDelay(t *testing.T) {
+	k := startKura(t, "--in-memory", "--create-delay", "1500ms")
+	c := k.client()
+	name := "lifecycle"
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := func() *types.TableDescription {
+		t.Helper()
+		d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Table
+	}
+	for describe().TableStatus != types.TableStatusActive {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i := range 20 {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name),
+			Item: map[string]types.AttributeValue{"pk": S(fmt.Sprint(i)), "g": S("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("byG"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := describe()
+	if g := d.GlobalSecondaryIndexes[0]; d.TableStatus != types.TableStatusUpdating || g.IndexStatus != types.IndexStatusCreating || g.Backfilling == nil || *g.Backfilling {
+		t.Fatalf("right after UpdateTable: table %s, index %s, Backfilling %v; want UPDATING, CREATING, false", d.TableStatus, g.IndexStatus, aws.ToBool(g.Backfilling))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d := describe()
+		g := d.GlobalSecondaryIndexes[0]
+		if g.IndexStatus == types.IndexStatusActive {
+			if d.TableStatus != types.TableStatusActive {
+				t.Fatalf("index ACTIVE while the table is %s", d.TableStatus)
+			}
+			break
+		}
+		if d.TableStatus == types.TableStatusUpdating && aws.ToBool(g.Backfilling) {
+			t.Fatalf("index Backfilling during resource allocation")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index still %s, table %s", g.IndexStatus, d.TableStatus)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+		KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": S("x")}})
+	if err != nil || q.Count != 20 {
+		t.Fatalf("Query the new index: %v %v", q, err)
+	}
+}
