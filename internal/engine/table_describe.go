@@ -23,6 +23,11 @@ func (e *Engine) describe(t *Table) *wire.TableDescription {
 	}
 	d.ItemCount = cpPtr(items)
 	d.TableSizeBytes = cpPtr(size)
+	if pt := d.ProvisionedThroughput; pt != nil && pt.NumberOfDecreasesToday != nil {
+		c := *pt // a new UTC day starts the count again
+		c.NumberOfDecreasesToday = cpPtr(decreasesToday(pt, e.clock.Now()))
+		d.ProvisionedThroughput = &c
+	}
 	d.GlobalSecondaryIndexes = slices.Clone(d.GlobalSecondaryIndexes)
 	d.LocalSecondaryIndexes = slices.Clone(d.LocalSecondaryIndexes)
 	e.describeIndexes(t, &d)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
@@ -170,4 +171,52 @@ func tableUpdateResponse(out, prev *wire.TableDescription, f updateFlags, switch
 	if switching && out.BillingModeSummary != nil && out.BillingModeSummary.BillingMode == BillingPayPerRequest {
 		out.BillingModeSummary = &wire.BillingModeSummary{BillingMode: BillingPayPerRequest}
 	}
+}
+
+// Provisioned throughput decreases: DynamoDB allows 4 per table and UTC
+// day, then one every 3600 seconds after the last (or from midnight UTC,
+// when the count starts again); a refused decrease changes nothing.
+const (
+	freeDecreasesPerDay = 4
+	decreaseSpacing     = time.Hour
+)
+
+// decreasesToday is NumberOfDecreasesToday as of now: it counts from 0
+// again at midnight UTC.
+func decreasesToday(cur *wire.ProvisionedThroughputDescription, now time.Time) int64 {
+	if cur.LastDecreaseDateTime == nil || !sameUTCDay(cur.LastDecreaseDateTime.Time, now) {
+		return 0
+	}
+	return cpDeref(cur.NumberOfDecreasesToday)
+}
+
+func sameUTCDay(a, b time.Time) bool {
+	ay, am, ad := a.UTC().Date()
+	by, bm, bd := b.UTC().Date()
+	return ay == by && am == bm && ad == bd
+}
+
+// checkDecreaseBudget refuses a decrease (of either dimension) beyond the
+// day's budget with DynamoDB's LimitExceededException.
+func checkDecreaseBudget(cur *wire.ProvisionedThroughputDescription, pt *wire.ProvisionedThroughput, now time.Time) *ddberr.Error {
+	if cpDeref(pt.ReadCapacityUnits) >= cpDeref(cur.ReadCapacityUnits) && cpDeref(pt.WriteCapacityUnits) >= cpDeref(cur.WriteCapacityUnits) {
+		return nil
+	}
+	n := decreasesToday(cur, now)
+	if n < freeDecreasesPerDay {
+		return nil
+	}
+	last := cur.LastDecreaseDateTime.UTC()
+	next := last.Add(decreaseSpacing)
+	if y, m, d := last.Date(); next.After(time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)) {
+		next = time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+	}
+	if !now.Before(next) {
+		return nil
+	}
+	const layout = "Monday, January 2, 2006 at 3:04:05 PM Coordinated Universal Time"
+	return ddberr.LimitExceeded(fmt.Sprintf("Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC day. "+
+		"After the first %d decreases, each subsequent decrease in the same UTC day can be performed at most once every %d seconds. "+
+		"Number of decreases today: %d. Last decrease at %s. Next decrease can be made at %s",
+		freeDecreasesPerDay, int(decreaseSpacing/time.Second), n, last.Format(layout), next.Format(layout)))
 }

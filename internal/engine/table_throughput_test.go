@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -147,4 +148,68 @@ func TestCtlIndexThroughputUpdates(t *testing.T) {
 	}
 	err := update(wire.UpdateGlobalSecondaryIndexAction{IndexName: cpPtr("gsi1"), WarmThroughput: &wire.WarmThroughput{ReadUnitsPerSecond: cpPtr[int64](-1)}})
 	ctlWantErr(t, err, "ValidationException", ctlIP+"Requested ReadUnitsPerSecond for WarmThroughput for index gsi1 is lower than current WarmThroughput, decreasing WarmThroughput is not supported")
+}
+
+// TestCtlDecreaseBudget: four decreases per table and UTC day, then one an
+// hour after the last (or at midnight UTC, whichever comes first); a
+// refused decrease changes nothing; increases are never limited.
+func TestCtlDecreaseBudget(t *testing.T) {
+	ctx := context.Background()
+	clk := &ctlClock{now: time.Date(2026, 10, 9, 0, 21, 34, 0, time.UTC)}
+	e := ctlOpen(t, Config{Clock: clk})
+	name := cpPtr("tbl")
+	if _, err := e.CreateTable(ctx, ctlProvisioned("tbl", 10, 10)); err != nil {
+		t.Fatal(err)
+	}
+	set := func(r, w int64) error {
+		_, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, ProvisionedThroughput: ctlPT(r, w)})
+		return err
+	}
+	for _, r := range []int64{9, 8, 7, 6} {
+		if err := set(r, 10); err != nil {
+			t.Fatalf("decrease to %d: %v", r, err)
+		}
+	}
+	msg := "Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC day. " +
+		"After the first 4 decreases, each subsequent decrease in the same UTC day can be performed at most once every 3600 seconds. " +
+		"Number of decreases today: 4. Last decrease at Friday, October 9, 2026 at 12:21:34 AM Coordinated Universal Time. " +
+		"Next decrease can be made at Friday, October 9, 2026 at 1:21:34 AM Coordinated Universal Time"
+	ctlWantErr(t, set(5, 10), "LimitExceededException", msg)
+	ctlWantErr(t, set(5, 11), "LimitExceededException", msg) // one dimension down is a decrease
+	if err := set(7, 11); err != nil {
+		t.Fatalf("increase: %v", err)
+	}
+	clk.advance(time.Hour - time.Second)
+	if set(6, 11) == nil {
+		t.Fatal("a decrease 3599 s after the last was allowed")
+	}
+	clk.advance(time.Second)
+	if err := set(6, 11); err != nil {
+		t.Fatalf("a decrease 3600 s after the last: %v", err)
+	}
+	d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name})
+	if n := cpDeref(d.Table.ProvisionedThroughput.NumberOfDecreasesToday); n != 5 {
+		t.Fatalf("NumberOfDecreasesToday %d, want 5", n)
+	}
+	// Late in the day the next decrease is due at midnight UTC, and the
+	// count starts again then.
+	clk.advance(22*time.Hour + 30*time.Minute) // 2026-10-09 23:51:34
+	if err := set(5, 11); err != nil {
+		t.Fatal(err)
+	}
+	err := set(4, 11)
+	ctlWantErr(t, err, "LimitExceededException", "Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC day. "+
+		"After the first 4 decreases, each subsequent decrease in the same UTC day can be performed at most once every 3600 seconds. "+
+		"Number of decreases today: 6. Last decrease at Friday, October 9, 2026 at 11:51:34 PM Coordinated Universal Time. "+
+		"Next decrease can be made at Saturday, October 10, 2026 at 12:00:00 AM Coordinated Universal Time")
+	clk.advance(9 * time.Minute)
+	d, _ = e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name})
+	if n := cpDeref(d.Table.ProvisionedThroughput.NumberOfDecreasesToday); n != 0 {
+		t.Fatalf("NumberOfDecreasesToday after midnight %d, want 0", n)
+	}
+	for _, r := range []int64{4, 3, 2, 1} {
+		if err := set(r, 11); err != nil {
+			t.Fatalf("decrease to %d after midnight: %v", r, err)
+		}
+	}
 }

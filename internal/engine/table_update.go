@@ -329,6 +329,11 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		}
 	}
 	if f.pt {
+		if !switching {
+			if err := checkDecreaseBudget(d.ProvisionedThroughput, in.ProvisionedThroughput, now); err != nil {
+				return nil, err
+			}
+		}
 		setThroughput(d.ProvisionedThroughput, in.ProvisionedThroughput, now)
 		raiseWarm(d, cpDeref(in.ProvisionedThroughput.ReadCapacityUnits), cpDeref(in.ProvisionedThroughput.WriteCapacityUnits))
 		transitional = true
@@ -409,8 +414,8 @@ func setThroughput(cur *wire.ProvisionedThroughputDescription, pt *wire.Provisio
 		cur.LastIncreaseDateTime = ts
 	}
 	if r < oldR || w < oldW {
+		cur.NumberOfDecreasesToday = cpPtr(decreasesToday(cur, now) + 1)
 		cur.LastDecreaseDateTime = ts
-		cur.NumberOfDecreasesToday = cpPtr(cpDeref(cur.NumberOfDecreasesToday) + 1)
 	}
 	cur.ReadCapacityUnits, cur.WriteCapacityUnits = cpPtr(r), cpPtr(w)
 }
