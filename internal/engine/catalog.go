@@ -71,6 +71,9 @@ type tableRecord struct {
 	Indexes     []indexRecord         `json:"indexes,omitempty"`
 	NextIndexID uint32                `json:"nextIndexId"`
 	TTL         *ttlRecord            `json:"ttl,omitempty"` // ttl_update.go
+	// ClassChanges are the times of the table class changes of the last
+	// 30 days (table_throughput.go).
+	ClassChanges []time.Time `json:"classChanges,omitempty"`
 }
 
 type indexRecord struct {

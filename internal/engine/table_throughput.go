@@ -220,3 +220,32 @@ func checkDecreaseBudget(cur *wire.ProvisionedThroughputDescription, pt *wire.Pr
 		"Number of decreases today: %d. Last decrease at %s. Next decrease can be made at %s",
 		freeDecreasesPerDay, int(decreaseSpacing/time.Second), n, last.Format(layout), next.Format(layout)))
 }
+
+// DynamoDB allows two table class changes per table in 30 days.
+const (
+	classChangesAllowed = 2
+	classChangeWindow   = 30 * 24 * time.Hour
+)
+
+// classChange applies a TableClass request to rec: refused once the
+// window's changes are spent (a request for the current class too), a
+// change of class recorded, a request for the current class a no-op.
+func classChange(rec *tableRecord, class string, now time.Time) *ddberr.Error {
+	recent := rec.ClassChanges[:0]
+	for _, at := range rec.ClassChanges {
+		if now.Sub(at) < classChangeWindow {
+			recent = append(recent, at)
+		}
+	}
+	rec.ClassChanges = recent
+	if len(recent) >= classChangesAllowed {
+		return ddberr.LimitExceeded(fmt.Sprintf("Subscriber limit exceeded: Updates to TableClass are limited to %d times in %d day(s).",
+			classChangesAllowed, int(classChangeWindow/(24*time.Hour))))
+	}
+	if class == tableClassOf(&rec.Desc) {
+		return nil
+	}
+	rec.Desc.TableClassSummary = &wire.TableClassSummary{TableClass: class, LastUpdateDateTime: wire.NewTime(now)}
+	rec.ClassChanges = append(rec.ClassChanges, now)
+	return nil
+}

@@ -213,3 +213,34 @@ func TestCtlDecreaseBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestCtlTableClassBudget: two table class changes per table in 30 days;
+// once spent, even a request for the current class is refused.
+func TestCtlTableClassBudget(t *testing.T) {
+	ctx := context.Background()
+	clk := &ctlClock{}
+	e := ctlOpen(t, Config{Clock: clk})
+	if _, err := e.CreateTable(ctx, ctlPPR("tbl")); err != nil {
+		t.Fatal(err)
+	}
+	class := func(c string) error {
+		_, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("tbl"), TableClass: c})
+		return err
+	}
+	for _, c := range []string{"STANDARD", "STANDARD_INFREQUENT_ACCESS", "STANDARD_INFREQUENT_ACCESS", "STANDARD"} {
+		if err := class(c); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+	}
+	const msg = "Subscriber limit exceeded: Updates to TableClass are limited to 2 times in 30 day(s)."
+	ctlWantErr(t, class("STANDARD_INFREQUENT_ACCESS"), "LimitExceededException", msg)
+	ctlWantErr(t, class("STANDARD"), "LimitExceededException", msg)
+	clk.advance(30 * 24 * time.Hour)
+	if err := class("STANDARD_INFREQUENT_ACCESS"); err != nil {
+		t.Fatalf("after 30 days: %v", err)
+	}
+	d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("tbl")})
+	if c := tableClassOf(d.Table); c != "STANDARD_INFREQUENT_ACCESS" {
+		t.Fatalf("class %s", c)
+	}
+}

@@ -258,8 +258,10 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if f.dp {
 		d.DeletionProtectionEnabled = cpPtr(*in.DeletionProtectionEnabled)
 	}
-	if f.class && in.TableClass != tableClassOf(d) {
-		d.TableClassSummary = &wire.TableClassSummary{TableClass: in.TableClass, LastUpdateDateTime: wire.NewTime(now)}
+	if f.class {
+		if err := classChange(rec, in.TableClass, now); err != nil {
+			return nil, err
+		}
 	}
 	if f.warm {
 		w := in.WarmThroughput
