@@ -60,3 +60,37 @@ func TestUpdateContinuousBackupsWhileCreating(t *testing.T) {
 		t.Fatalf("got %s %q, want ContinuousBackupsUnavailableException %q", typ, msg, want)
 	}
 }
+
+// TestCreatingTableAnswers: while a table is CREATING, DynamoDB answers a
+// second CreateTable "Table is being created" (not "Table already exists")
+// and the tag APIs do not find it yet (live-probe catalogue, October 2026:
+// DDB-TABLE-005, DDB-TABLE-446).
+func TestCreatingTableAnswers(t *testing.T) {
+	k := startKura(t, "--in-memory", "--create-delay", "1m")
+	create := `{"TableName":"slow","BillingMode":"PAY_PER_REQUEST","Tags":[{"Key":"a","Value":"b"}],` +
+		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`
+	if typ, msg := rawCall(t, k, "CreateTable", create); typ != "" {
+		t.Fatalf("CreateTable: %s %s", typ, msg)
+	}
+	typ, msg := rawCall(t, k, "CreateTable", create)
+	if want := "Attempt to change a resource which is still in use: Table is being created: slow"; typ != "ResourceInUseException" || msg != want {
+		t.Fatalf("second CreateTable: got %s %q, want ResourceInUseException %q", typ, msg, want)
+	}
+	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/slow"
+	for _, c := range []struct{ op, body string }{
+		{"ListTagsOfResource", `{"ResourceArn":"` + arn + `"}`},
+		{"TagResource", `{"ResourceArn":"` + arn + `","Tags":[{"Key":"c","Value":"d"}]}`},
+		{"UntagResource", `{"ResourceArn":"` + arn + `","TagKeys":["a"]}`},
+	} {
+		typ, msg := rawCall(t, k, c.op, c.body)
+		if want := "Requested resource not found: ResourceArn: " + arn + " not found"; typ != "ResourceNotFoundException" || msg != want {
+			t.Errorf("%s while CREATING: got %s %q, want ResourceNotFoundException %q", c.op, typ, msg, want)
+		}
+	}
+	// ListTables continues after a table name, never an ARN.
+	typ, msg = rawCall(t, k, "ListTables", `{"ExclusiveStartTableName":"`+arn+`"}`)
+	if want := "1 validation error detected: Value '" + arn + "' at 'exclusiveStartTableName' failed to satisfy constraint: " +
+		"Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"; typ != "ValidationException" || msg != want {
+		t.Errorf("ListTables after an ARN: got %s %q\nwant ValidationException %q", typ, msg, want)
+	}
+}

@@ -171,6 +171,11 @@ func (v *validator) name(member, s string) {
 		v.maxLen(member, quote(s), len(s), 1024)
 		return
 	}
+	v.plainName(member, s)
+}
+
+// plainName checks a name that cannot be an ARN: pattern, then length 3..255.
+func (v *validator) plainName(member, s string) {
 	if !matchesNamePattern(s) {
 		v.add(quote(s), member, "Member must satisfy regular expression pattern: "+tableNamePattern)
 	}

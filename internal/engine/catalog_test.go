@@ -151,7 +151,7 @@ func TestCtlUpdateTagsMisc(t *testing.T) {
 	ctlWantErr(t, err, "ValidationException", "One or more parameter values were invalid: ARNs must start with 'arn:': a:b:c:d:e:f/g")
 	missing := "arn:aws:dynamodb:us-east-1:000000000000:table/other"
 	_, err = e.TagResource(ctx, &wire.TagResourceInput{ResourceArn: cpPtr(missing), Tags: []wire.Tag{{Key: cpPtr("a"), Value: cpPtr("b")}}})
-	ctlWantErr(t, err, "ResourceNotFoundException", "Requested resource not found: ResourcArn: "+missing+" not found")
+	ctlWantErr(t, err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+missing+" not found")
 	_, err = e.TagResource(ctx, &wire.TagResourceInput{ResourceArn: cpPtr(arn), Tags: []wire.Tag{{Key: cpPtr("aws:x"), Value: cpPtr("b")}}})
 	ctlWantErr(t, err, "ValidationException", "Tag Key cannot be prefixed with aws:, Key: aws:x")
 	var many []wire.Tag

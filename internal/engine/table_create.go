@@ -42,7 +42,10 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	if _, exists := e.tables[name]; exists {
+	if t, exists := e.lookupTable(name); exists {
+		if t.Status == StatusCreating {
+			return nil, inUse(t) // "Table is being created: X" while CREATING
+		}
 		return nil, ddberr.ResourceInUse("Table already exists: " + name)
 	}
 

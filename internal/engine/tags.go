@@ -89,17 +89,24 @@ func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
 }
 
 func resourceARNNotFound(arn string) *ddberr.Error {
-	return ddberr.ResourceNotFound("Requested resource not found: ResourcArn: " + arn + " not found")
+	return ddberr.ResourceNotFound("Requested resource not found: ResourceArn: " + arn + " not found")
 }
 
-// tableByARN resolves a resource ARN to a live (not DELETING) table.
+// taggable reports whether the tag APIs find a looked-up table: not while
+// it is CREATING (DynamoDB does not find it, or the tags given to
+// CreateTable, until it is ACTIVE) or DELETING.
+func taggable(t *Table, ok bool) bool {
+	return ok && t.Status != StatusCreating && t.Status != StatusDeleting
+}
+
+// tableByARN resolves a resource ARN to a table the tag APIs find.
 func (e *Engine) tableByARN(arn string) (*Table, *ddberr.Error) {
 	name, err := e.parseTableARN(arn)
 	if err != nil {
 		return nil, err
 	}
 	t, ok := e.lookupTable(name)
-	if !ok || t.Status == StatusDeleting {
+	if !taggable(t, ok) {
 		return nil, resourceARNNotFound(arn)
 	}
 	return t, nil
@@ -124,7 +131,7 @@ func (e *Engine) TagResource(ctx context.Context, in *wire.TagResourceInput) (*w
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	t, ok := e.lookupTable(name)
-	if !ok || t.Status == StatusDeleting {
+	if !taggable(t, ok) {
 		return nil, resourceARNNotFound(arn)
 	}
 	rec := t.rec.clone()
@@ -166,7 +173,7 @@ func (e *Engine) UntagResource(ctx context.Context, in *wire.UntagResourceInput)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	t, ok := e.lookupTable(name)
-	if !ok || t.Status == StatusDeleting {
+	if !taggable(t, ok) {
 		return nil, resourceARNNotFound(arn)
 	}
 	rec := t.rec.clone()
