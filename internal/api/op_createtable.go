@@ -33,8 +33,11 @@ var createTable = op(Backend.CreateTable, func(in *wire.CreateTableInput) error 
 	v.enum("billingMode", in.BillingMode, enumBillingMode)
 	v.throughput("provisionedThroughput", in.ProvisionedThroughput)
 	v.streamSpec(in.StreamSpecification)
-	if in.SSESpecification != nil {
-		v.enum("sSESpecification.sSEType", in.SSESpecification.SSEType, enumSSEType)
+	if s := in.SSESpecification; s != nil {
+		v.enum("sSESpecification.sSEType", s.SSEType, enumSSEType)
+		if k := s.KMSMasterKeyId; k != nil {
+			v.minLen("sSESpecification.kMSMasterKeyId", quote(*k), len(*k), 1)
+		}
 	}
 	v.enum("tableClass", in.TableClass, enumTableClass)
 	for i, x := range in.VectorIndexes {

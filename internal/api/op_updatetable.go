@@ -32,8 +32,11 @@ var updateTable = op(Backend.UpdateTable, func(in *wire.UpdateTableInput) error 
 		}
 	}
 	v.streamSpec(in.StreamSpecification)
-	if in.SSESpecification != nil {
-		v.enum("sSESpecification.sSEType", in.SSESpecification.SSEType, enumSSEType)
+	if s := in.SSESpecification; s != nil {
+		v.enum("sSESpecification.sSEType", s.SSEType, enumSSEType)
+		if k := s.KMSMasterKeyId; k != nil {
+			v.minLen("sSESpecification.kMSMasterKeyId", quote(*k), len(*k), 1)
+		}
 	}
 	v.enum("tableClass", in.TableClass, enumTableClass)
 	for i, u := range in.VectorIndexUpdates {

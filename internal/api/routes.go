@@ -51,11 +51,13 @@ func op[I, O any](call func(Backend, context.Context, *I) (*O, error), validate 
 				return nil, err
 			}
 		}
+		marked := markEmptyEnums(body, in)
 		if validate != nil {
 			if err := validate(in); err != nil {
 				return nil, err
 			}
 		}
+		unmarkEmptyEnums(marked)
 		out, err := call(b, ctx, in)
 		if err != nil {
 			return nil, err

@@ -82,7 +82,12 @@ func (v *validator) err() error {
 	return ddberr.Validation(b.String())
 }
 
-func quote(s string) string { return "'" + s + "'" }
+func quote(s string) string {
+	if s == explicitEmpty {
+		return "''" // an enum member sent as "" (empty_enums.go)
+	}
+	return "'" + s + "'"
+}
 
 func (v *validator) notNull(member string, isNull bool) {
 	if isNull {

@@ -35,6 +35,14 @@ func TestValidationTexts(t *testing.T) {
 			"1 validation error detected: Value 'kms' at 'sSESpecification.sSEType' failed to satisfy constraint: Member must satisfy enum value set: [AES256, KMS]"},
 		{"sse_type_lowercase_update", "UpdateTable", `{"TableName":"tbl","SSESpecification":{"Enabled":true,"SSEType":"kms"}}`,
 			"1 validation error detected: Value 'kms' at 'sSESpecification.sSEType' failed to satisfy constraint: Member must satisfy enum value set: [AES256, KMS]"},
+		{"empty_enum_billing", "CreateTable", `{"TableName":"tbl","BillingMode":"","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`,
+			"1 validation error detected: Value '' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"},
+		{"empty_enum_view_type", "UpdateTable", `{"TableName":"tbl","StreamSpecification":{"StreamEnabled":true,"StreamViewType":""}}`,
+			"1 validation error detected: Value '' at 'streamSpecification.streamViewType' failed to satisfy constraint: Member must satisfy enum value set: [OLD_IMAGE, KEYS_ONLY, NEW_AND_OLD_IMAGES, NEW_IMAGE]"},
+		{"empty_enum_attribute_type", "UpdateTable", `{"TableName":"tbl","DeletionProtectionEnabled":true,"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":""}]}`,
+			"1 validation error detected: Value '' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]"},
+		{"empty_kms_key", "CreateTable", `{"TableName":"tbl","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"SSESpecification":{"Enabled":true,"SSEType":"KMS","KMSMasterKeyId":""}}`,
+			"1 validation error detected: Value '' at 'sSESpecification.kMSMasterKeyId' failed to satisfy constraint: Member must have length greater than or equal to 1"},
 		{"o_del_empty_table", "DeleteItem", `{"TableName":"","Key":{}}`, emptyTable},
 		{"o_del_two_bad_enums", "DeleteItem", `{"TableName":"tbl","Key":{},"ReturnValues":"INVALID","ReturnConsumedCapacity":"INVALID"}`,
 			"2 validation errors detected: Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " + rvBare},
@@ -123,4 +131,18 @@ func writeEchoes(n int) string {
 		parts[i] = fmt.Sprintf("WriteRequest(putRequest=PutRequest(item={pk=AttributeValue(s=bw-%d, n=null, b=null, iNT=null, dECIMAL=null, dOUBLE=null, sS=null, nS=null, bS=null, iNTSET=null, dECIMALSET=null, dOUBLESET=null, m=null, l=null, nULL=null, bOOL=null)}, workloadProfileName=null), deleteRequest=null)", i)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func TestHasEmptyMember(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"TableName":"tbl","Item":{"pk":{"S":""}}}`:                       false,
+		`{"TableName":"tbl","Item":{"pk":{"S" : ""},"l":{"SS":["a",""]}}}`: false,
+		`{"TableName":"tbl","ReturnValues":""}`:                            true,
+		`{"TableName":"tbl","Item":{"pk":{"S":""}},"Select" : ""}`:         true,
+		`{"TableName":"tbl"}`:                                              false,
+	} {
+		if got := hasEmptyMember([]byte(body)); got != want {
+			t.Errorf("hasEmptyMember(%s) = %v, want %v", body, got, want)
+		}
+	}
 }
