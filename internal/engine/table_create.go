@@ -307,6 +307,10 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 		return "", ddberr.Validation("Invalid KeySchema: Some index key attribute have no definition")
 	}
 	if len(keys) == 1 && len(missing) > 0 {
+		if len(defNames) == 0 {
+			// No definitions at all (live probes, October 2026).
+			return "", ddberr.Validation("Invalid KeySchema: Some index key attribute have no definition")
+		}
 		return "", missingDefinitions(keys, defNames)
 	}
 	if err := checkKeySchemaShape(ks); err != nil {

@@ -158,6 +158,9 @@ func TestCtlCreateTableValidation(t *testing.T) {
 		{"bad tag", func(in *wire.CreateTableInput) {
 			in.Tags = []wire.Tag{{Key: cpPtr("a,b"), Value: cpPtr("v")}}
 		}, "The Tag Key provided is invalid, Key: a,b"},
+		{"no attribute definitions", func(in *wire.CreateTableInput) {
+			in.AttributeDefinitions = []wire.AttributeDefinition{}
+		}, "Invalid KeySchema: Some index key attribute have no definition"},
 		{"on-demand on provisioned", func(in *wire.CreateTableInput) {
 			in.BillingMode, in.ProvisionedThroughput = "", pt
 			in.OnDemandThroughput = &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](5)}
