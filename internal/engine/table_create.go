@@ -96,6 +96,9 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	d.TableStatus = StatusCreating
 	if in.WarmThroughput == nil {
 		d.WarmThroughput = nil
+	} else if w := *d.WarmThroughput; warmRaised(in, billing) {
+		w.Status = StatusUpdating // raising it runs in the background
+		d.WarmThroughput = &w
 	}
 	if d.BillingModeSummary != nil {
 		d.BillingModeSummary = &wire.BillingModeSummary{BillingMode: d.BillingModeSummary.BillingMode}

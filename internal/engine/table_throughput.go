@@ -155,7 +155,7 @@ func tableClassOf(d *wire.TableDescription) string {
 // new increase or decrease time already set); a switch to PAY_PER_REQUEST
 // shows no LastUpdateToPayPerRequestDateTime yet. DescribeTable shows the
 // new state.
-func tableUpdateResponse(out, prev *wire.TableDescription, f updateFlags, switching bool) {
+func tableUpdateResponse(out, prev *wire.TableDescription, in *wire.UpdateTableInput, f updateFlags, switching bool) {
 	if f.billing || f.class {
 		out.TableStatus = StatusUpdating
 	}
@@ -170,6 +170,27 @@ func tableUpdateResponse(out, prev *wire.TableDescription, f updateFlags, switch
 	}
 	if switching && out.BillingModeSummary != nil && out.BillingModeSummary.BillingMode == BillingPayPerRequest {
 		out.BillingModeSummary = &wire.BillingModeSummary{BillingMode: BillingPayPerRequest}
+	}
+	if f.warm && prev.WarmThroughput != nil {
+		// Raising warm throughput runs in the background: the response
+		// shows the previous figures, UPDATING.
+		w := *prev.WarmThroughput
+		w.Status = StatusUpdating
+		out.WarmThroughput = &w
+	}
+	if o := in.OnDemandThroughput; f.onDemand && (cpDeref(o.MaxReadRequestUnits) == -1 || cpDeref(o.MaxWriteRequestUnits) == -1) {
+		// A limit removed with -1 is echoed as -1 (DescribeTable omits it).
+		echo := wire.OnDemandThroughput{}
+		if out.OnDemandThroughput != nil {
+			echo = *out.OnDemandThroughput
+		}
+		if cpDeref(o.MaxReadRequestUnits) == -1 {
+			echo.MaxReadRequestUnits = cpPtr[int64](-1)
+		}
+		if cpDeref(o.MaxWriteRequestUnits) == -1 {
+			echo.MaxWriteRequestUnits = cpPtr[int64](-1)
+		}
+		out.OnDemandThroughput = &echo
 	}
 }
 
@@ -248,4 +269,14 @@ func classChange(rec *tableRecord, class string, now time.Time) *ddberr.Error {
 	rec.Desc.TableClassSummary = &wire.TableClassSummary{TableClass: class, LastUpdateDateTime: wire.NewTime(now)}
 	rec.ClassChanges = append(rec.ClassChanges, now)
 	return nil
+}
+
+// warmRaised reports whether a CreateTable asks for more warm throughput
+// than the table starts with.
+func warmRaised(in *wire.CreateTableInput, billing string) bool {
+	r, w := int64(warmReadOnDemand), int64(warmWriteOnDemand)
+	if billing == BillingProvisioned && in.ProvisionedThroughput != nil {
+		r, w = cpDeref(in.ProvisionedThroughput.ReadCapacityUnits), cpDeref(in.ProvisionedThroughput.WriteCapacityUnits)
+	}
+	return cpDeref(in.WarmThroughput.ReadUnitsPerSecond) > r || cpDeref(in.WarmThroughput.WriteUnitsPerSecond) > w
 }

@@ -244,3 +244,59 @@ func TestCtlTableClassBudget(t *testing.T) {
 		t.Fatalf("class %s", c)
 	}
 }
+
+// TestCtlThroughputResponses: what UpdateTable and CreateTable answer for
+// warm and on-demand throughput and a switch to PROVISIONED (live probes,
+// October 2026: DDB-TABLE-179, 178, 055).
+func TestCtlThroughputResponses(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	name := cpPtr("tbl")
+	if _, err := e.CreateTable(ctx, ctlPPR("tbl")); err != nil {
+		t.Fatal(err)
+	}
+	up, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, WarmThroughput: &wire.WarmThroughput{ReadUnitsPerSecond: cpPtr[int64](13000), WriteUnitsPerSecond: cpPtr[int64](5000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := up.TableDescription.WarmThroughput; cpDeref(w.ReadUnitsPerSecond) != 12000 || cpDeref(w.WriteUnitsPerSecond) != 4000 || w.Status != StatusUpdating || up.TableDescription.TableStatus != StatusActive {
+		t.Errorf("warm response %+v %s, want the previous 12000/4000 UPDATING on an ACTIVE table", w, up.TableDescription.TableStatus)
+	}
+	d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name})
+	if w := d.Table.WarmThroughput; cpDeref(w.ReadUnitsPerSecond) != 13000 || w.Status != StatusActive {
+		t.Errorf("described warm %+v", w)
+	}
+
+	if _, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, OnDemandThroughput: &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](1000), MaxWriteRequestUnits: cpPtr[int64](500)}}); err != nil {
+		t.Fatal(err)
+	}
+	up, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, OnDemandThroughput: &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](-1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := up.TableDescription.OnDemandThroughput; cpDeref(o.MaxReadRequestUnits) != -1 || cpDeref(o.MaxWriteRequestUnits) != 500 {
+		t.Errorf("on-demand response %+v, want -1/500", o)
+	}
+	d, _ = e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name})
+	if o := d.Table.OnDemandThroughput; o.MaxReadRequestUnits != nil || cpDeref(o.MaxWriteRequestUnits) != 500 {
+		t.Errorf("described on-demand %+v, want only the write limit", o)
+	}
+
+	if _, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: name, BillingMode: BillingProvisioned, ProvisionedThroughput: ctlPT(1, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: name})
+	if pt := d.Table.ProvisionedThroughput; pt.LastIncreaseDateTime != nil || cpDeref(pt.ReadCapacityUnits) != 1 {
+		t.Errorf("after the switch to PROVISIONED: %+v, want 1/1 with no increase time", pt)
+	}
+
+	in := ctlPPR("warm")
+	in.WarmThroughput = &wire.WarmThroughput{ReadUnitsPerSecond: cpPtr[int64](12001), WriteUnitsPerSecond: cpPtr[int64](4001)}
+	out, err := e.CreateTable(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := out.TableDescription.WarmThroughput; w == nil || w.Status != StatusUpdating || cpDeref(w.ReadUnitsPerSecond) != 12001 {
+		t.Errorf("CreateTable response warm %+v, want 12001/4001 UPDATING", w)
+	}
+}

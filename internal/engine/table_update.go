@@ -336,7 +336,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 				return nil, err
 			}
 		}
-		setThroughput(d.ProvisionedThroughput, in.ProvisionedThroughput, now)
+		setThroughput(d.ProvisionedThroughput, in.ProvisionedThroughput, now, !switching)
 		raiseWarm(d, cpDeref(in.ProvisionedThroughput.ReadCapacityUnits), cpDeref(in.ProvisionedThroughput.WriteCapacityUnits))
 		transitional = true
 	}
@@ -369,7 +369,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if transitional {
 		out.TableStatus = StatusUpdating
 	}
-	tableUpdateResponse(out, &t.Desc, f, switching)
+	tableUpdateResponse(out, &t.Desc, in, f, switching)
 	gsiUpdateResponse(out, &t.Desc, in.GlobalSecondaryIndexUpdates)
 	return &wire.UpdateTableOutput{TableDescription: out}, nil
 }
@@ -407,11 +407,17 @@ func gsiUpdateResponse(out, prev *wire.TableDescription, ups []wire.GlobalSecond
 	}
 }
 
-// setThroughput applies new capacity to a throughput description.
-func setThroughput(cur *wire.ProvisionedThroughputDescription, pt *wire.ProvisionedThroughput, now time.Time) {
+// setThroughput applies new capacity to a throughput description; stamp
+// is false for the capacity a switch to PROVISIONED sets, which DynamoDB
+// does not date as an increase.
+func setThroughput(cur *wire.ProvisionedThroughputDescription, pt *wire.ProvisionedThroughput, now time.Time, stamp bool) {
 	r, w := cpDeref(pt.ReadCapacityUnits), cpDeref(pt.WriteCapacityUnits)
 	oldR, oldW := cpDeref(cur.ReadCapacityUnits), cpDeref(cur.WriteCapacityUnits)
 	ts := wire.NewTime(now)
+	if !stamp {
+		cur.ReadCapacityUnits, cur.WriteCapacityUnits = cpPtr(r), cpPtr(w)
+		return
+	}
 	if r > oldR || w > oldW {
 		cur.LastIncreaseDateTime = ts
 	}
@@ -467,7 +473,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 						"Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
 						n, n, cpDeref(cur.ReadCapacityUnits), *pt.ReadCapacityUnits, n, cpDeref(cur.WriteCapacityUnits), *pt.WriteCapacityUnits)
 				}
-				setThroughput(cur, pt, now)
+				setThroughput(cur, pt, now, rec.BillingMode == billing)
 				g.WarmThroughput = &wire.GlobalSecondaryIndexWarmThroughputDescription{ReadUnitsPerSecond: cpPtr(max(*pt.ReadCapacityUnits, cpDeref(g.WarmThroughput.ReadUnitsPerSecond))), WriteUnitsPerSecond: cpPtr(max(*pt.WriteCapacityUnits, cpDeref(g.WarmThroughput.WriteUnitsPerSecond))), Status: StatusActive}
 			} else if billing == BillingProvisioned && !nonEmptyWarm(u.Update.WarmThroughput) {
 				return false, ddberr.InvalidParam("ProvisionedThroughput must be specified for index: %s", n)
