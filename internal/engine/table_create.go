@@ -33,7 +33,7 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	if verr != nil {
 		return nil, verr
 	}
-	if verr := e.checkTableCapacityLimit(in.ProvisionedThroughput); verr != nil {
+	if verr := e.checkCreateCaps(in); verr != nil {
 		return nil, verr
 	}
 	if verr := validateCreateVectors(in, billing); verr != nil {

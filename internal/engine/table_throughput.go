@@ -280,3 +280,34 @@ func warmRaised(in *wire.CreateTableInput, billing string) bool {
 	}
 	return cpDeref(in.WarmThroughput.ReadUnitsPerSecond) > r || cpDeref(in.WarmThroughput.WriteUnitsPerSecond) > w
 }
+
+// checkOnDemandCap refuses an on-demand limit above the account's
+// per-table maximum; what is "table" or "index : <name>".
+func (e *Engine) checkOnDemandCap(o *wire.OnDemandThroughput, what string) *ddberr.Error {
+	if o == nil {
+		return nil
+	}
+	if r := o.MaxReadRequestUnits; r != nil && *r > maxTableCapacity {
+		return ddberr.LimitExceeded(fmt.Sprintf("Subscriber limit exceeded: Requested MaxReadRequestUnits for OnDemandThroughput for %s exceeds TableMaxReadCapacityUnits of the account in region %s", what, e.cfg.Region))
+	}
+	if w := o.MaxWriteRequestUnits; w != nil && *w > maxTableCapacity {
+		return ddberr.LimitExceeded(fmt.Sprintf("Subscriber limit exceeded: Requested MaxWriteRequestUnits for OnDemandThroughput for %s exceeds TableMaxWriteCapacityUnits of the account in region %s", what, e.cfg.Region))
+	}
+	return nil
+}
+
+// checkCreateCaps applies the account's per-table maxima to a CreateTable.
+func (e *Engine) checkCreateCaps(in *wire.CreateTableInput) *ddberr.Error {
+	if err := e.checkTableCapacityLimit(in.ProvisionedThroughput); err != nil {
+		return err
+	}
+	if err := e.checkOnDemandCap(in.OnDemandThroughput, "table"); err != nil {
+		return err
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		if err := e.checkOnDemandCap(g.OnDemandThroughput, "index : "+cpDeref(g.IndexName)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -300,3 +300,23 @@ func TestCtlThroughputResponses(t *testing.T) {
 		t.Errorf("CreateTable response warm %+v, want 12001/4001 UPDATING", w)
 	}
 }
+
+func TestCtlOnDemandCaps(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	in := ctlPPR("big")
+	in.OnDemandThroughput = &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](40001)}
+	_, err := e.CreateTable(ctx, in)
+	ctlWantErr(t, err, "LimitExceededException", "Subscriber limit exceeded: Requested MaxReadRequestUnits for OnDemandThroughput for table exceeds TableMaxReadCapacityUnits of the account in region us-east-1")
+	in = ctlPPR("tbl")
+	in.AttributeDefinitions = ctlDefs("pk", "S", "g", "S")
+	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: cpPtr("gsi1"), KeySchema: ctlKS("g"), Projection: &wire.Projection{ProjectionType: "ALL"}}}
+	if _, err := e.CreateTable(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("tbl"), OnDemandThroughput: &wire.OnDemandThroughput{MaxWriteRequestUnits: cpPtr[int64](40001)}})
+	ctlWantErr(t, err, "LimitExceededException", "Subscriber limit exceeded: Requested MaxWriteRequestUnits for OnDemandThroughput for table exceeds TableMaxWriteCapacityUnits of the account in region us-east-1")
+	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("tbl"), GlobalSecondaryIndexUpdates: []wire.GlobalSecondaryIndexUpdate{{Update: &wire.UpdateGlobalSecondaryIndexAction{
+		IndexName: cpPtr("gsi1"), OnDemandThroughput: &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](40001)}}}}})
+	ctlWantErr(t, err, "LimitExceededException", "Subscriber limit exceeded: Requested MaxReadRequestUnits for OnDemandThroughput for index : gsi1 exceeds TableMaxReadCapacityUnits of the account in region us-east-1")
+}

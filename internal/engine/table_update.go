@@ -199,6 +199,9 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 			return nil, err
 		}
 	}
+	if err := e.checkOnDemandCap(in.OnDemandThroughput, "table"); err != nil {
+		return nil, err
+	}
 	if target == BillingProvisioned && switching {
 		for _, g := range d.GlobalSecondaryIndexes {
 			if !slices.ContainsFunc(in.GlobalSecondaryIndexUpdates, func(u wire.GlobalSecondaryIndexUpdate) bool {
@@ -487,6 +490,9 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 					}
 				}
 				if err := checkOnDemand(o, "index : "+n, true); err != nil {
+					return false, err
+				}
+				if err := e.checkOnDemandCap(o, "index : "+n); err != nil {
 					return false, err
 				}
 				g.OnDemandThroughput = mergeOnDemand(g.OnDemandThroughput, o)
