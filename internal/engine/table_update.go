@@ -287,28 +287,9 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		}
 	}
 	if f.onDemand && target == BillingPayPerRequest {
-		o := in.OnDemandThroughput
-		cur := d.OnDemandThroughput
-		if cur == nil {
-			cur = &wire.OnDemandThroughput{}
-		}
-		if o.MaxReadRequestUnits != nil {
-			cur.MaxReadRequestUnits = cpPtr(*o.MaxReadRequestUnits)
-		}
-		if o.MaxWriteRequestUnits != nil {
-			cur.MaxWriteRequestUnits = cpPtr(*o.MaxWriteRequestUnits)
-		}
-		if cpDeref(cur.MaxReadRequestUnits) == -1 {
-			cur.MaxReadRequestUnits = nil
-		}
-		if cpDeref(cur.MaxWriteRequestUnits) == -1 {
-			cur.MaxWriteRequestUnits = nil
-		}
-		d.OnDemandThroughput = cur
-		if !nonEmptyOnDemand(cur) {
-			d.OnDemandThroughput = nil
-		}
+		d.OnDemandThroughput = mergeOnDemand(d.OnDemandThroughput, in.OnDemandThroughput)
 	}
+
 
 	if switching {
 		transitional = true
