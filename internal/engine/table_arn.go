@@ -45,16 +45,7 @@ func createTableName(raw string) (string, error) {
 }
 
 // validTableName reports whether s satisfies DynamoDB's table name rules:
-// 3 to 255 characters of [a-zA-Z0-9_.-].
+// 3 to 255 characters of [a-zA-Z0-9_.-] (tableNameChars, tags.go).
 func validTableName(s string) bool {
-	if len(s) < 3 || len(s) > 255 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 3 && len(s) <= 255 && tableNameChars.MatchString(s)
 }

@@ -290,7 +290,6 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		d.OnDemandThroughput = mergeOnDemand(d.OnDemandThroughput, in.OnDemandThroughput)
 	}
 
-
 	if switching {
 		transitional = true
 		rec.BillingMode = target
