@@ -126,6 +126,18 @@ func ResourceNotFound(msg string) *Error {
 // TableNotFound is the data-plane "Requested resource not found" error.
 func TableNotFound() *Error { return ResourceNotFound("Requested resource not found") }
 
+// TableNotFoundException is the backup APIs' not-found error (not the
+// ResourceNotFoundException the other operations answer).
+func TableNotFoundException(table string) *Error {
+	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found: "+table)
+}
+
+// ContinuousBackupsUnavailable is refused point-in-time recovery settings
+// of a table whose backups are not available yet.
+func ContinuousBackupsUnavailable(table string) *Error {
+	return newErr(nsDynamo, "ContinuousBackupsUnavailableException", 400, "Backups are being enabled for the table: "+table+". Please retry later")
+}
+
 // ResourceInUse is DynamoDB's ResourceInUseException.
 func ResourceInUse(msg string) *Error {
 	return newErr(nsDynamo, "ResourceInUseException", 400, msg)

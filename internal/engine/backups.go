@@ -16,14 +16,7 @@ const pitrLag = 5 * time.Minute
 
 // tableNotFoundForBackups is the TableNotFoundException the continuous
 // backup operations answer for a missing table.
-func tableNotFoundForBackups(name string) *ddberr.Error {
-	return &ddberr.Error{
-		Namespace: "com.amazonaws.dynamodb.v20120810#",
-		Type:      "TableNotFoundException",
-		Status:    400,
-		Message:   "Table not found: " + name,
-	}
-}
+func tableNotFoundForBackups(name string) *ddberr.Error { return ddberr.TableNotFoundException(name) }
 
 func (e *Engine) continuousBackups(t *Table) *wire.ContinuousBackupsDescription {
 	p := t.rec.PITR
@@ -76,8 +69,7 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 		return nil, tableNotFoundForBackups(name)
 	}
 	if t.Status == StatusCreating {
-		return nil, &ddberr.Error{Namespace: "com.amazonaws.dynamodb.v20120810#", Type: "ContinuousBackupsUnavailableException", Status: 400,
-			Message: "Backups are being enabled for the table: " + t.Name + ". Please retry later"}
+		return nil, ddberr.ContinuousBackupsUnavailable(t.Name)
 	}
 	rec := t.rec.clone()
 	if enable {
