@@ -74,6 +74,9 @@ type tableRecord struct {
 	// ClassChanges are the times of the table class changes of the last
 	// 30 days (table_throughput.go).
 	ClassChanges []time.Time `json:"classChanges,omitempty"`
+	// UpdateKind is the kind of update an UPDATING table is going through
+	// (table_updating.go); cleared when it settles.
+	UpdateKind string `json:"updateKind,omitempty"`
 }
 
 type indexRecord struct {
@@ -117,6 +120,7 @@ func (r *tableRecord) settle(now time.Time) {
 	}
 	r.setStatus(StatusActive)
 	r.ReadyAt = time.Time{}
+	r.UpdateKind = ""
 	for i := range r.Desc.GlobalSecondaryIndexes {
 		g := &r.Desc.GlobalSecondaryIndexes[i]
 		if g.IndexStatus != StatusDeleting && !cpDeref(g.Backfilling) {

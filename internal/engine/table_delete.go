@@ -60,7 +60,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")
 	}
 	if t.Status == StatusUpdating {
-		return nil, inUse(t)
+		return nil, deleteWhileUpdating(t)
 	}
 	if cpDeref(t.Desc.DeletionProtectionEnabled) {
 		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")

@@ -178,7 +178,11 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, tableNotFound(name)
 	}
 	name = t.Name // TableName may have been the table's ARN
-	if t.Status != StatusActive {
+	if t.Status == StatusUpdating {
+		if err := admitWhileUpdating(t, f); err != nil {
+			return nil, err
+		}
+	} else if t.Status != StatusActive {
 		return nil, inUse(t)
 	}
 	rec := t.rec.clone()
@@ -340,6 +344,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if transitional {
 		rec.setStatus(StatusUpdating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)
+		rec.UpdateKind = updateKind(f, switching)
 		rec.settle(now) // immediate when CreateDelay is 0
 	}
 	nt, err := e.saveRecord(rec)
