@@ -546,16 +546,23 @@ func checkCapacityBounds(pt *wire.ProvisionedThroughput, index string) *ddberr.E
 
 // onDemandOnProvisioned rejects OnDemandThroughput on a PROVISIONED table.
 func onDemandOnProvisioned(o *wire.OnDemandThroughput, suffix string) *ddberr.Error {
-	if o == nil {
-		return nil
-	}
-	if o.MaxReadRequestUnits != nil {
-		return ddberr.InvalidParam("MaxReadRequestUnits for OnDemandThroughput cannot be specified when the table BillingMode is PROVISIONED%s", suffix)
-	}
-	if o.MaxWriteRequestUnits != nil {
-		return ddberr.InvalidParam("MaxWriteRequestUnits for OnDemandThroughput cannot be specified when the table BillingMode is PROVISIONED%s", suffix)
+	if m := onDemandMember(o); m != "" {
+		return ddberr.InvalidParam("%s for OnDemandThroughput cannot be specified when the table BillingMode is PROVISIONED%s", m, suffix)
 	}
 	return nil
+}
+
+// onDemandMember names the first limit o sets ("" for none).
+func onDemandMember(o *wire.OnDemandThroughput) string {
+	switch {
+	case o == nil:
+		return ""
+	case o.MaxReadRequestUnits != nil:
+		return "MaxReadRequestUnits"
+	case o.MaxWriteRequestUnits != nil:
+		return "MaxWriteRequestUnits"
+	}
+	return ""
 }
 
 // checkOnDemand checks OnDemandThroughput values: positive, or -1 (no

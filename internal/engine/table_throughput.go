@@ -72,32 +72,28 @@ func checkCreateWarm(w *wire.WarmThroughput, billing string, pt *wire.Provisione
 // OnDemandThroughput on a PROVISIONED table or (index != "") on one of its
 // GSIs, worded unlike UpdateTable's.
 func createOnDemandOnProvisioned(o *wire.OnDemandThroughput, index string) *ddberr.Error {
-	if o == nil {
+	m := onDemandMember(o)
+	if m == "" {
 		return nil
 	}
 	of := ""
 	if index != "" {
 		of = " for index: " + index
 	}
-	if o.MaxReadRequestUnits != nil {
-		return ddberr.InvalidParam("MaxReadRequestUnits for OnDemandThroughput%s cannot be specified when table BillingMode is PROVISIONED.", of)
-	}
-	if o.MaxWriteRequestUnits != nil {
-		return ddberr.InvalidParam("MaxWriteRequestUnits for OnDemandThroughput%s cannot be specified when table BillingMode is PROVISIONED.", of)
-	}
-	return nil
+	return ddberr.InvalidParam("%s for OnDemandThroughput%s cannot be specified when table BillingMode is PROVISIONED.", m, of)
 }
 
-// checkIndexWarmDecrease refuses lowering a GSI's warm throughput.
-func checkIndexWarmDecrease(w *wire.WarmThroughput, cur *wire.GlobalSecondaryIndexWarmThroughputDescription, index string) *ddberr.Error {
-	if w == nil || cur == nil {
+// checkWarmDecrease refuses lowering warm throughput below the current
+// r/w; what is "table" or "index <name>".
+func checkWarmDecrease(w *wire.WarmThroughput, r, wr int64, what string) *ddberr.Error {
+	if w == nil {
 		return nil
 	}
-	if r := w.ReadUnitsPerSecond; r != nil && *r < cpDeref(cur.ReadUnitsPerSecond) {
-		return ddberr.InvalidParam("Requested ReadUnitsPerSecond for WarmThroughput for index %s is lower than current WarmThroughput, decreasing WarmThroughput is not supported", index)
+	if v := w.ReadUnitsPerSecond; v != nil && *v < r {
+		return ddberr.InvalidParam("Requested ReadUnitsPerSecond for WarmThroughput for %s is lower than current WarmThroughput, decreasing WarmThroughput is not supported", what)
 	}
-	if wr := w.WriteUnitsPerSecond; wr != nil && *wr < cpDeref(cur.WriteUnitsPerSecond) {
-		return ddberr.InvalidParam("Requested WriteUnitsPerSecond for WarmThroughput for index %s is lower than current WarmThroughput, decreasing WarmThroughput is not supported", index)
+	if v := w.WriteUnitsPerSecond; v != nil && *v < wr {
+		return ddberr.InvalidParam("Requested WriteUnitsPerSecond for WarmThroughput for %s is lower than current WarmThroughput, decreasing WarmThroughput is not supported", what)
 	}
 	return nil
 }

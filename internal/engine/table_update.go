@@ -277,11 +277,8 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 			cur = &wire.TableWarmThroughputDescription{Status: StatusActive}
 			d.WarmThroughput = cur
 		}
-		if w.ReadUnitsPerSecond != nil && *w.ReadUnitsPerSecond < cpDeref(cur.ReadUnitsPerSecond) {
-			return nil, ddberr.InvalidParam("Requested ReadUnitsPerSecond for WarmThroughput for table is lower than current WarmThroughput, decreasing WarmThroughput is not supported")
-		}
-		if w.WriteUnitsPerSecond != nil && *w.WriteUnitsPerSecond < cpDeref(cur.WriteUnitsPerSecond) {
-			return nil, ddberr.InvalidParam("Requested WriteUnitsPerSecond for WarmThroughput for table is lower than current WarmThroughput, decreasing WarmThroughput is not supported")
+		if err := checkWarmDecrease(w, cpDeref(cur.ReadUnitsPerSecond), cpDeref(cur.WriteUnitsPerSecond), "table"); err != nil {
+			return nil, err
 		}
 		if w.ReadUnitsPerSecond != nil {
 			cur.ReadUnitsPerSecond = cpPtr(*w.ReadUnitsPerSecond)
@@ -482,8 +479,10 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 				}
 				g.OnDemandThroughput = mergeOnDemand(g.OnDemandThroughput, o)
 			}
-			if err := checkIndexWarmDecrease(u.Update.WarmThroughput, g.WarmThroughput, n); err != nil {
-				return false, err
+			if cur := g.WarmThroughput; cur != nil {
+				if err := checkWarmDecrease(u.Update.WarmThroughput, cpDeref(cur.ReadUnitsPerSecond), cpDeref(cur.WriteUnitsPerSecond), "index "+n); err != nil {
+					return false, err
+				}
 			}
 			if w := u.Update.WarmThroughput; nonEmptyWarm(w) && g.WarmThroughput != nil {
 				if w.ReadUnitsPerSecond != nil {
