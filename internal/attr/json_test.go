@@ -369,3 +369,31 @@ func TestAppendJSONStringEscapes(t *testing.T) {
 		t.Errorf("not valid JSON: %v %q", err, back)
 	}
 }
+
+// Attribute names longer than MaxNameSize bytes are refused wherever a map
+// of names sits: an item's names, M keys at any depth, and in values built
+// in memory (Validate, ValidateItem).
+func TestNameTooLarge(t *testing.T) {
+	want := "ValidationException: " + ddberr.Detected1 + "Attribute name is too large, must be less than 65536 bytes"
+	long := strings.Repeat("n", MaxNameSize+1)
+	for _, doc := range []string{
+		`{"` + long + `":{"S":"x"}}`,
+		`{"a":{"M":{"` + long + `":{"S":"x"}}}}`,
+		`{"a":{"L":[{"M":{"b":{"M":{"` + long + `":{"NULL":true}}}}}]}}`,
+	} {
+		if _, err := DecodeItemJSON([]byte(doc)); err == nil || err.Error() != want {
+			t.Errorf("%.40s...: %v", doc, err)
+		}
+	}
+	ok := `{"` + long[1:] + `":{"M":{"` + long[1:] + `":{"S":"x"}}}}`
+	if _, err := DecodeItemJSON([]byte(ok)); err != nil {
+		t.Errorf("%d bytes: %v", MaxNameSize, err)
+	}
+	nested := Value{T: M, Map: map[string]Value{long: {T: S, Str: "x"}}}
+	if err := Validate(nested); err == nil || err.Error() != want {
+		t.Errorf("Validate: %v", err)
+	}
+	if err := ValidateItem(Item{long: {T: S, Str: "x"}}); err == nil || err.Error() != want {
+		t.Errorf("ValidateItem: %v", err)
+	}
+}

@@ -475,6 +475,9 @@ func (d *decoder) object(depth, rec, ctx int) map[string]Value {
 		if !ok || !d.expect(':') {
 			break
 		}
+		if len(key) > MaxNameSize {
+			d.invalid(NameTooLarge())
+		}
 		if d.peek() == 'n' && d.lit("null") {
 			d.invalid(requestErr(msgEmptyValue))
 			continue

@@ -19,6 +19,10 @@ const (
 	MaxSortKeySize      = 1024
 )
 
+// MaxNameSize is the longest attribute name, in bytes, at any depth of an
+// item or value: us-east-1 refused 65,536 and took 65,535 (2026-09-16).
+const MaxNameSize = 65535
+
 const invalidParam = "One or more parameter values were invalid: "
 
 // Messages of the request-phase value checks, without ddberr.Detected1.
@@ -31,7 +35,12 @@ const (
 	msgEmptyBS     = invalidParam + "Binary sets should not be empty"
 	msgNSDuplicate = "Input collection contains duplicates"
 	msgNesting     = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+	msgNameTooLong = "Attribute name is too large, must be less than 65536 bytes"
 )
+
+// NameTooLarge is the request-phase error for an attribute name longer
+// than MaxNameSize (in an item, a map value or ExpressionAttributeNames).
+func NameTooLarge() *ddberr.Error { return requestErr(msgNameTooLong) }
 
 func requestErr(msg string) *ddberr.Error { return ddberr.RequestInvalid(msg) }
 
@@ -164,9 +173,13 @@ func Validate(v Value) error {
 	return nil
 }
 
-// ValidateItem is Validate for every attribute of an item.
+// ValidateItem is Validate for every attribute of an item, and checks the
+// attribute names' length.
 func ValidateItem(it Item) error {
-	for _, v := range it {
+	for name, v := range it {
+		if len(name) > MaxNameSize {
+			return NameTooLarge()
+		}
 		if e := validate(&v, 0); e != nil {
 			return e
 		}
@@ -200,7 +213,10 @@ func validate(v *Value, depth int) *ddberr.Error {
 				return e
 			}
 		}
-		for _, e := range v.Map {
+		for name, e := range v.Map {
+			if len(name) > MaxNameSize {
+				return NameTooLarge()
+			}
 			if err := validate(&e, depth+1); err != nil {
 				return err
 			}

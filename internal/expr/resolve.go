@@ -42,6 +42,11 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 		if k, bad := firstInvalidKey(names, '#'); bad {
 			return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 		}
+		for _, name := range names {
+			if len(name) > attr.MaxNameSize {
+				return attr.NameTooLarge()
+			}
+		}
 	}
 	if values != nil {
 		if len(values) == 0 {

@@ -1,0 +1,75 @@
+package test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Attribute names are at most 65,535 bytes at every depth, however they
+// arrive. Measured against us-east-1 on 2026-09-16 (quoted in a public
+// emulator's issue tracker): a 65,536-byte name is refused with the text
+// below as a top-level item attribute, as a nested map key (in PutItem and
+// in an UpdateItem value) and through ExpressionAttributeNames; 65,535
+// bytes is accepted.
+func TestAttributeNameLength(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	const tooLarge = "1 validation error detected: Attribute name is too large, must be less than 65536 bytes"
+	long := strings.Repeat("n", 65536)
+	longest := long[:65535]
+	key := map[string]types.AttributeValue{"pk": S("a")}
+	put := func(name string, nested bool) error {
+		item := map[string]types.AttributeValue{"pk": S("a")}
+		if nested {
+			item["doc"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{name: S("x")}}
+		} else {
+			item[name] = S("x")
+		}
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
+		return err
+	}
+
+	t.Run("top-level name", func(t *testing.T) {
+		wantAPIError(t, put(long, false), "ValidationException", tooLarge)
+		if err := put(longest, false); err != nil {
+			t.Fatalf("65,535 bytes: %v", err)
+		}
+	})
+	t.Run("nested map key", func(t *testing.T) {
+		wantAPIError(t, put(long, true), "ValidationException", tooLarge)
+		if err := put(longest, true); err != nil {
+			t.Fatalf("65,535 bytes: %v", err)
+		}
+	})
+	t.Run("map key in an UpdateItem value", func(t *testing.T) {
+		_, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{
+			TableName:        aws.String(table),
+			Key:              key,
+			UpdateExpression: aws.String("SET doc = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":v": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{long: S("x")}},
+			},
+		})
+		wantAPIError(t, err, "ValidationException", tooLarge)
+	})
+	t.Run("ExpressionAttributeNames", func(t *testing.T) {
+		update := func(name string) error {
+			_, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{
+				TableName:                 aws.String(table),
+				Key:                       key,
+				UpdateExpression:          aws.String("SET #n = :v"),
+				ExpressionAttributeNames:  map[string]string{"#n": name},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+			})
+			return err
+		}
+		wantAPIError(t, update(long), "ValidationException", tooLarge)
+		if err := update(longest); err != nil {
+			t.Fatalf("65,535 bytes: %v", err)
+		}
+	})
+}
