@@ -114,6 +114,38 @@ func TestPartiQLErrors(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Missing the key pk in the item")
 }
 
+// A number literal that breaks DynamoDB's number rules is refused with the
+// number's text and the path of the literal inside the attribute's value
+// (it was an InternalServerError); one whose exponent or scale does not fit
+// 32 bits cannot be read at all. Texts pinned against eu-west-2 in October
+// 2026 by a public conformance suite.
+func TestPartiQLNumberLiterals(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	q := func(s string) string { return strings.ReplaceAll(s, "TBL", `"`+table+`"`) }
+	const (
+		overflow  = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+		underflow = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+		digits    = "Attempting to store more than 38 significant digits in a Number"
+		nwf       = "Statement wasn't well formed, can't be processed: "
+	)
+	for stmt, want := range map[string]string{
+		`SELECT * FROM TBL WHERE pk = 'a' AND n = 1e126`:                                   overflow + " under root",
+		`SELECT * FROM TBL WHERE pk = 'a' AND n = 1e-131`:                                  underflow + " under root",
+		`SELECT * FROM TBL WHERE pk = 'a' AND n = 123456789012345678901234567890123456789`: digits + " under root",
+		`INSERT INTO TBL VALUE {'pk': 'a', 'n': 1e126}`:                                    overflow + " under root",
+		`UPDATE TBL SET n = 1e-131 WHERE pk = 'a'`:                                         underflow + " under root",
+		`INSERT INTO TBL VALUE {'pk': 'a', 'm': {'x': 1e126}}`:                             overflow + " under root.x",
+		`INSERT INTO TBL VALUE {'pk': 'a', 'l': [1, 1e126]}`:                               overflow + " under root[1]",
+		`INSERT INTO TBL VALUE {'pk': 'a', 'm': {'l': [{'y': 1e-131}]}}`:                   underflow + " under root.l[0].y",
+		`SELECT * FROM TBL WHERE pk = 'a' AND n = 1e2147483648`:                            nwf,
+		`SELECT * FROM TBL WHERE pk = 'a' AND n = 1.5e-2147483647`:                         nwf,
+	} {
+		_, err := pq(t, c, q(stmt))
+		wantAPIError(t, err, "ValidationException", want)
+	}
+}
+
 func TestPartiQLPagingAndIndex(t *testing.T) {
 	c := ddb()
 	name := uniqueTable("PartiQLIndex")

@@ -96,6 +96,13 @@ func (b *exprBuilder) path(p partiql.Path) string {
 
 // literal evaluates a constant expression (literals, parameters).
 func (b *exprBuilder) literal(e partiql.Expr) (attr.Value, error) {
+	return b.literalAt(e, "root")
+}
+
+// literalAt is literal for a value at path at inside an attribute's value
+// ("root", "root.x", "root[1]"), which DynamoDB names when a number breaks
+// its rules; at is "" for an INSERT's item, whose members are attributes.
+func (b *exprBuilder) literalAt(e partiql.Expr, at string) (attr.Value, error) {
 	switch x := e.(type) {
 	case *partiql.Param:
 		if x.Index >= len(b.params) {
@@ -107,7 +114,7 @@ func (b *exprBuilder) literal(e partiql.Expr) (attr.Value, error) {
 	case *partiql.Num:
 		n, err := attr.CanonicalNumber(x.Text)
 		if err != nil {
-			return attr.Value{}, err
+			return attr.Value{}, ddberr.Validation(err.Error() + " under " + at)
 		}
 		return attr.Value{T: attr.N, Str: n}, nil
 	case *partiql.Bool:
@@ -119,7 +126,11 @@ func (b *exprBuilder) literal(e partiql.Expr) (attr.Value, error) {
 	case *partiql.Struct:
 		m := make(map[string]attr.Value, len(x.Keys))
 		for i, k := range x.Keys {
-			v, err := b.literal(x.Vals[i])
+			in := at + "." + k
+			if at == "" {
+				in = "root"
+			}
+			v, err := b.literalAt(x.Vals[i], in)
 			if err != nil {
 				return attr.Value{}, err
 			}
@@ -128,8 +139,8 @@ func (b *exprBuilder) literal(e partiql.Expr) (attr.Value, error) {
 		return attr.Value{T: attr.M, Map: m}, nil
 	case *partiql.List:
 		l := make([]attr.Value, 0, len(x.Elems))
-		for _, el := range x.Elems {
-			v, err := b.literal(el)
+		for i, el := range x.Elems {
+			v, err := b.literalAt(el, at+"["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return attr.Value{}, err
 			}
@@ -137,19 +148,19 @@ func (b *exprBuilder) literal(e partiql.Expr) (attr.Value, error) {
 		}
 		return attr.Value{T: attr.L, List: l}, nil
 	case *partiql.Bag:
-		return b.bag(x)
+		return b.bag(x, at)
 	}
 	return attr.Value{}, ddberr.Validation("Unsupported operation: expected a value")
 }
 
 // bag turns <<...>> into a string or number set.
-func (b *exprBuilder) bag(x *partiql.Bag) (attr.Value, error) {
+func (b *exprBuilder) bag(x *partiql.Bag, at string) (attr.Value, error) {
 	if len(x.Elems) == 0 {
 		return attr.Value{}, ddberr.Validation(msgPQEmptyBag)
 	}
 	var out attr.Value
 	for i, el := range x.Elems {
-		v, err := b.literal(el)
+		v, err := b.literalAt(el, at)
 		if err != nil {
 			return attr.Value{}, err
 		}

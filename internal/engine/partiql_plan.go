@@ -266,7 +266,7 @@ func (p *plan) lowerInsert(b *exprBuilder, rvccf string) error {
 	default:
 		return ddberr.Validation(msgPQInsertItem)
 	}
-	v, err := b.literal(p.st.Value)
+	v, err := b.literalAt(p.st.Value, "")
 	if err != nil {
 		return err
 	}

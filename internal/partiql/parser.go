@@ -29,10 +29,27 @@ func Parse(src string) (*Statement, error) {
 		p.next()
 	}
 	if p.peek().kind != tEOF {
-		return nil, p.unexpected()
+		return nil, malformed(msgLeftover)
 	}
 	st.Params = p.params
 	return st, nil
+}
+
+// Texts DynamoDB answers (eu-west-2, October 2026, in a public
+// conformance suite): a token left after a complete statement, and a table
+// alias on SELECT, UPDATE or DELETE (without the "wasn't well formed"
+// envelope).
+const (
+	msgLeftover = "Unexpected token after expression"
+	msgAliasing = "Aliasing is not supported"
+)
+
+// alias refuses a table alias ("t" or "AS t") after a statement's table.
+func (p *parser) alias() error {
+	if t := p.peek(); t.isKeyword("AS") || t.kind == tIdent && !t.keyword() {
+		return ddberr.Validation(msgAliasing)
+	}
+	return nil
 }
 
 type parser struct {
@@ -170,6 +187,9 @@ func (p *parser) selectStmt() (*Statement, error) {
 	if st.Table == "" || (hasIndex && st.Index == "") {
 		return nil, ddberr.Validation("Path component cannot be an empty string")
 	}
+	if err := p.alias(); err != nil {
+		return nil, err
+	}
 	if p.accept("WHERE") {
 		if st.Where, err = p.expr(); err != nil {
 			return nil, err
@@ -208,6 +228,10 @@ func (p *parser) insertStmt() (*Statement, error) {
 		// UPDATE and DELETE it is parsed, then refused).
 		return nil, ddberr.Validation(msgDMLFrom)
 	}
+	if t := p.peek(); t.kind == tIdent && !t.keyword() {
+		// An alias here reads as a token after the table expression.
+		return nil, malformed(msgLeftover)
+	}
 	if p.peek().isKeyword("VALUES") {
 		return nil, malformed(`Unsupported operation: Inserting multiple items in a single statement is not supported, use "INSERT INTO tableName VALUE item" instead`)
 	}
@@ -231,6 +255,9 @@ func (p *parser) updateStmt() (*Statement, error) {
 		if st.Index, err = p.name(); err != nil {
 			return nil, err
 		}
+	}
+	if err := p.alias(); err != nil {
+		return nil, err
 	}
 	for {
 		switch {
@@ -293,6 +320,9 @@ func (p *parser) deleteStmt() (*Statement, error) {
 		if st.Index, err = p.name(); err != nil {
 			return nil, err
 		}
+	}
+	if err := p.alias(); err != nil {
+		return nil, err
 	}
 	if p.accept("WHERE") {
 		if st.Where, err = p.expr(); err != nil {

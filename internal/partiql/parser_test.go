@@ -23,15 +23,15 @@ func TestParse(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		``:                           "Expected data manipulation",
-		`SELEC * FROM t`:             "Expected data manipulation",
-		`SELECT * FORM t`:            "Expected FROM",
-		`SELECT * FROM t WHERE`:      "Unexpected end of statement",
-		`SELECT * FROM t WHERE a = `: "Unexpected end of statement",
-		`INSERT INTO t VALUES {}`:    "Inserting multiple items",
-		`UPDATE t WHERE pk = 'a'`:    "Expected SET or REMOVE",
-		`SELECT * FROM 'abc`:         "Unterminated string literal",
-		`SELECT * FROM t extra`:      "Unexpected token: extra",
+		``:                                   "Expected data manipulation",
+		`SELEC * FROM t`:                     "Expected data manipulation",
+		`SELECT * FORM t`:                    "Expected FROM",
+		`SELECT * FROM t WHERE`:              "Unexpected end of statement",
+		`SELECT * FROM t WHERE a = `:         "Unexpected end of statement",
+		`INSERT INTO t VALUES {}`:            "Inserting multiple items",
+		`UPDATE t WHERE pk = 'a'`:            "Expected SET or REMOVE",
+		`SELECT * FROM 'abc`:                 "Unterminated string literal",
+		`SELECT * FROM t WHERE pk = 1 extra`: "Unexpected token after expression",
 	}
 	for s, want := range bad {
 		_, err := Parse(s)
@@ -46,5 +46,49 @@ func TestParse(t *testing.T) {
 	st, _ = Parse(`SELECT a.b[2] FROM "tbl"."ix"`)
 	if st.Table != "tbl" || st.Index != "ix" || st.Projection[0].String() != "a.b[2]" {
 		t.Errorf("got %+v", st)
+	}
+}
+
+// Exact texts DynamoDB answers for statements its parser refuses (pinned
+// against eu-west-2 in October 2026 by a public conformance suite).
+func TestParseRefusalTexts(t *testing.T) {
+	const nwf = "Statement wasn't well formed, can't be processed: "
+	const leftover = nwf + "Unexpected token after expression"
+	const aliasing = "Aliasing is not supported"
+	for stmt, want := range map[string]string{
+		`SELECT * FROM "n" WHERE pk = 1 foo`:            leftover,
+		`SELECT * FROM "n" WHERE pk = 1 e5`:             leftover,
+		`INSERT INTO "n" VALUE {'pk': 970001} foo`:      leftover,
+		`UPDATE "n" SET a = 9 WHERE pk = 970002 foo`:    leftover,
+		`DELETE FROM "n" WHERE pk = 970003 foo`:         leftover,
+		`SELECT * FROM "n" WHERE pk = 1)`:               leftover,
+		`DELETE FROM "n" WHERE pk = 970004 ORDER BY pk`: leftover,
+		`SELECT * FROM "n" ORDER BY pk WHERE pk = 1`:    leftover,
+		`INSERT INTO "s" t VALUE {'pk': 'x'}`:           leftover,
+		`SELECT * FROM "n" WHERE pk = 1e2147483648`:     nwf,
+		`SELECT * FROM "n" WHERE pk = 1e99999999999`:    nwf,
+		`SELECT * FROM "n" WHERE pk = 1.5e-2147483647`:  nwf,
+		`SELECT * FROM "n" WHERE pk = 1 # note`:         nwf,
+		`SELECT * FROM "n" WHERE pk = 1 /* note`:        nwf,
+		`SELECT * FROM "s" t WHERE pk = 'x'`:            aliasing,
+		`SELECT * FROM "s" AS t WHERE pk = 'x'`:         aliasing,
+		`UPDATE "s" t SET a = 3 WHERE pk = 'x'`:         aliasing,
+		`DELETE FROM "s" t WHERE pk = 'x'`:              aliasing,
+	} {
+		_, err := Parse(stmt)
+		if err == nil || err.Error() != "ValidationException: "+want {
+			t.Errorf("%s\n got %v\nwant %s", stmt, err, want)
+		}
+	}
+	// Exponents and scales that fit 32 bits still parse (the number rules
+	// are checked when the statement runs).
+	for _, stmt := range []string{
+		`SELECT * FROM "n" WHERE pk = 1e2147483647`,
+		`SELECT * FROM "n" WHERE pk = 1e-2147483647`,
+		`SELECT * FROM "n" WHERE pk = 1e126`,
+	} {
+		if _, err := Parse(stmt); err != nil {
+			t.Errorf("%s: %v", stmt, err)
+		}
 	}
 }
