@@ -148,6 +148,15 @@ func (s *Server) backendFor(authorization string) (Backend, error) {
 	return s.databases(authorization)
 }
 
+// enveloping lists the operations whose request checks keep the
+// "1 validation error detected: " prefix (ddberr.RequestInvalid); every
+// other operation sends those texts bare, as DynamoDB does.
+var enveloping = map[string]bool{
+	targetPrefix + "PutItem":    true,
+	targetPrefix + "UpdateItem": true,
+	targetPrefix + "DeleteItem": true,
+}
+
 // dispatch runs one operation, turning a panic into InternalServerError.
 func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	defer func() {
@@ -167,6 +176,9 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	}
 	out, err := h(x.ctx, b, body)
 	if err != nil {
+		if !enveloping[x.target] {
+			err = ddberr.Unenveloped(err)
+		}
 		s.writeError(x, err, 0)
 		return
 	}

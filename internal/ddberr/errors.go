@@ -24,6 +24,10 @@ type Error struct {
 	Item any
 	// CancellationReasons for TransactionCanceledException (encoded by api).
 	CancellationReasons any
+	// Enveloped marks a request check's message (RequestInvalid) whose
+	// Detected1 prefix DynamoDB sends only from its single-item write
+	// APIs; see Unenveloped.
+	Enveloped bool
 }
 
 func (e *Error) Error() string { return e.Type + ": " + e.Message }
@@ -62,8 +66,37 @@ func Validation(msg string) *Error {
 // depend on the table (key schema checks and the like) carry no prefix.
 const Detected1 = "1 validation error detected: "
 
-// RequestInvalid is a request-phase ValidationException: Detected1 + msg.
-func RequestInvalid(msg string) *Error { return Validation(Detected1 + msg) }
+// RequestInvalid is a request-phase ValidationException of the checks
+// shared by many operations (expressions and their placeholders,
+// attribute values): Detected1 + msg, Enveloped. DynamoDB sends that
+// prefix from PutItem, UpdateItem and DeleteItem and the same texts bare
+// from its other operations (GetItem, Query, Scan, the batch and
+// transaction APIs, PartiQL; recorded in us-east-1 and three other regions
+// on 2026-10-09 by a public conformance suite), so the api layer removes
+// it there (Unenveloped).
+func RequestInvalid(msg string) *Error {
+	e := Validation(Detected1 + msg)
+	e.Enveloped = true
+	return e
+}
+
+// Detected is a ValidationException with the Detected1 prefix from every
+// operation: the checks of one operation that DynamoDB words that way.
+func Detected(msg string) *Error { return Validation(Detected1 + msg) }
+
+// Unenveloped is err as an operation that does not envelope request
+// checks sends it: an Enveloped error without its Detected1 prefix, any
+// other error unchanged.
+func Unenveloped(err error) error {
+	e, ok := err.(*Error)
+	if !ok || !e.Enveloped {
+		return err
+	}
+	bare := *e
+	bare.Message = strings.TrimPrefix(e.Message, Detected1)
+	bare.Enveloped = false
+	return &bare
+}
 
 // RequestInvalidf formats a request-phase ValidationException.
 func RequestInvalidf(format string, args ...any) *Error {

@@ -67,7 +67,7 @@ func prepareBatchGet(items map[string]wire.KeysAndAttributes) ([]*batchGetTable,
 			}
 			seen[id] = true
 			if total++; total > maxBatchGetKeys {
-				return nil, ddberr.RequestInvalid("Too many items requested for the BatchGetItem call")
+				return nil, ddberr.Detected("Too many items requested for the BatchGetItem call")
 			}
 		}
 		var err error

@@ -136,16 +136,16 @@ func prepareBatchWrite(items map[string][]wire.WriteRequest) error {
 	for _, name := range sortedNames(items) {
 		for _, r := range items[name] {
 			if (r.PutRequest == nil) == (r.DeleteRequest == nil) {
-				return ddberr.RequestInvalid("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+				return ddberr.Detected("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			}
 			if r.PutRequest != nil && attr.ItemSize(r.PutRequest.Item) > maxItemSize {
-				return ddberr.RequestInvalid(msgItemSize)
+				return ddberr.Detected(msgItemSize)
 			}
 			total++
 		}
 	}
 	if total > maxBatchWriteRequests {
-		return ddberr.RequestInvalid("Too many items requested for the BatchWriteItem call")
+		return ddberr.Detected("Too many items requested for the BatchWriteItem call")
 	}
 	return nil
 }

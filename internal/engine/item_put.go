@@ -66,7 +66,7 @@ func preparePut(in *wire.PutItemInput) (writeExprs, error) {
 		return writeExprs{}, err
 	}
 	if attr.ItemSize(in.Item) > maxItemSize {
-		return writeExprs{}, ddberr.RequestInvalid(msgItemSize)
+		return writeExprs{}, ddberr.Detected(msgItemSize)
 	}
 	return prepareWrite(p)
 }

@@ -269,7 +269,7 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 // batchStatementError is a failed statement's Error member: the error
 // type without "Exception" (ValidationException is "ValidationError").
 func batchStatementError(err error) *wire.BatchStatementError {
-	de := ddberr.As(err)
+	de := ddberr.As(ddberr.Unenveloped(err))
 	code := strings.TrimSuffix(de.Type, "Exception")
 	if de.Type == "ValidationException" {
 		code = "ValidationError"

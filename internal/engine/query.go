@@ -115,7 +115,7 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 		return x, err
 	}
 	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
-		return x, ddberr.RequestInvalid(msg)
+		return x, ddberr.Detected(msg)
 	}
 	valueExpr := in.FilterExpression != nil || in.KeyConditionExpression != nil
 	if err := expr.ValidateParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues, len(exprs) > 0, valueExpr); err != nil {
@@ -132,7 +132,7 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 		return x, err
 	}
 	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
-		return x, ddberr.RequestInvalid("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+		return x, ddberr.Detected("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if in.KeyConditionExpression != nil {
@@ -156,7 +156,7 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 	}
 	if x.key == nil {
 		if n := len(in.KeyConditions); n != 1 && n != 2 {
-			return x, ddberr.RequestInvalid("Conditions can be of length 1 or 2 only")
+			return x, ddberr.Detected("Conditions can be of length 1 or 2 only")
 		}
 		x.legacyKey = true
 		for _, c := range in.KeyConditions {

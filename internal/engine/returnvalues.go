@@ -20,7 +20,7 @@ const (
 // already rejected values outside the enum).
 func checkOldOnlyReturnValues(rv string) error {
 	if rv != "" && rv != rvNone && rv != rvAllOld {
-		return ddberr.RequestInvalid("ReturnValues can only be ALL_OLD or NONE")
+		return ddberr.Detected("ReturnValues can only be ALL_OLD or NONE")
 	}
 	return nil
 }

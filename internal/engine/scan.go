@@ -53,7 +53,7 @@ func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *pag
 	}
 	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
 		if in.Select == selectSpecific { // prefixed, as a suite run against DynamoDB records it
-			return nil, nil, ddberr.RequestInvalid(msg)
+			return nil, nil, ddberr.Detected(msg)
 		}
 		return nil, nil, ddberr.Validation(msg)
 	}

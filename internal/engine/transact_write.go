@@ -214,7 +214,7 @@ func prepareTxAction(it wire.TransactWriteItem) (*txAction, error) {
 		a.kind, a.onFailure = "Put", it.Put.ReturnValuesOnConditionCheckFailure
 		p = writeParams{conditionExpr: it.Put.ConditionExpression, names: it.Put.ExpressionAttributeNames, values: it.Put.ExpressionAttributeValues}
 		if attr.ItemSize(it.Put.Item) > maxItemSize {
-			return nil, ddberr.RequestInvalid(msgItemSize)
+			return nil, ddberr.Detected(msgItemSize)
 		}
 	case it.Update != nil:
 		a.kind, a.onFailure = "Update", it.Update.ReturnValuesOnConditionCheckFailure

@@ -1,0 +1,118 @@
+package test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB wraps the texts of its shared request checks (expressions, their
+// placeholders, attribute values) in "1 validation error detected: " on
+// PutItem, UpdateItem and DeleteItem only; GetItem, Query, Scan, the batch
+// and transaction APIs send the same texts bare. Recorded in us-east-1,
+// eu-west-2, eu-west-1 and us-west-2 on 2026-10-09 by a public conformance
+// suite (value errors on every operation; transactions), in ap-southeast-1
+// on 2026-09-01 by an emulator's issue (unused placeholders on PutItem,
+// DeleteItem, Scan and Query), and in eu-west-2 for Query and BatchGetItem
+// expression errors.
+func TestRequestCheckEnvelopeByOperation(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	nTable := createTable(t, c, "pk", "", "")
+	key := map[string]types.AttributeValue{"pk": S("a"), "sk": S("b")}
+	const ve = "ValidationException"
+
+	t.Run("PutItem keeps the prefix", func(t *testing.T) {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{
+			TableName: aws.String(table), Item: key,
+			ConditionExpression:      aws.String("attribute_exists(pk)"),
+			ExpressionAttributeNames: map[string]string{"#st": "st"},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#st}")
+	})
+	t.Run("DeleteItem keeps the prefix", func(t *testing.T) {
+		_, err := c.DeleteItem(bg, &dynamodb.DeleteItemInput{
+			TableName: aws.String(table), Key: key,
+			ConditionExpression:      aws.String("attribute_exists(pk)"),
+			ExpressionAttributeNames: map[string]string{"#st": "st"},
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#st}")
+	})
+	t.Run("Scan unused name", func(t *testing.T) {
+		_, err := c.Scan(bg, &dynamodb.ScanInput{
+			TableName:                aws.String(table),
+			FilterExpression:         aws.String("attribute_exists(pk)"),
+			ExpressionAttributeNames: map[string]string{"#st": "st"},
+		})
+		wantAPIError(t, err, ve, "Value provided in ExpressionAttributeNames unused in expressions: keys: {#st}")
+	})
+	t.Run("Query unused value", func(t *testing.T) {
+		_, err := c.Query(bg, &dynamodb.QueryInput{
+			TableName:                 aws.String(table),
+			KeyConditionExpression:    aws.String("pk = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("a"), ":unused": S("x")},
+		})
+		wantAPIError(t, err, ve, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:unused}")
+	})
+	t.Run("Query key condition operand", func(t *testing.T) {
+		_, err := c.Query(bg, &dynamodb.QueryInput{
+			TableName:                 aws.String(table),
+			KeyConditionExpression:    aws.String("pk = :p AND begins_with(sk, :n)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("a"), ":n": N("1")},
+		})
+		wantAPIError(t, err, ve, "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
+	})
+	t.Run("Query Select with a projection stays prefixed", func(t *testing.T) {
+		_, err := c.Query(bg, &dynamodb.QueryInput{
+			TableName:                 aws.String(table),
+			KeyConditionExpression:    aws.String("pk = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("a")},
+			Select:                    types.SelectCount,
+			ProjectionExpression:      aws.String("pk"),
+		})
+		wantAPIError(t, err, ve, "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count")
+	})
+	t.Run("Scan filter parentheses", func(t *testing.T) {
+		_, err := c.Scan(bg, &dynamodb.ScanInput{
+			TableName:                 aws.String(table),
+			FilterExpression:          aws.String("((#a = :v))"),
+			ExpressionAttributeNames:  map[string]string{"#a": "a"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, ve, "Invalid FilterExpression: The expression has redundant parentheses;")
+	})
+	t.Run("BatchGetItem projection overlap", func(t *testing.T) {
+		_, err := c.BatchGetItem(bg, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			table: {Keys: []map[string]types.AttributeValue{key}, ProjectionExpression: aws.String("a, a")},
+		}})
+		wantAPIError(t, err, ve, "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a]")
+	})
+	t.Run("GetItem number", func(t *testing.T) {
+		_, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(nTable),
+			Key: map[string]types.AttributeValue{"pk": N("abc")}})
+		wantAPIError(t, err, ve, "The parameter cannot be converted to a numeric value: abc")
+	})
+	t.Run("TransactWriteItems condition syntax", func(t *testing.T) {
+		_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{
+			ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key,
+				ConditionExpression: aws.String("attribute_not_exists(")},
+		}}})
+		wantAPIError(t, err, ve, `Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "("`)
+	})
+	t.Run("TransactWriteItems unused value", func(t *testing.T) {
+		_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{
+			Put: &types.Put{TableName: aws.String(table), Item: key,
+				ConditionExpression:       aws.String("attribute_not_exists(pk)"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")}},
+		}}})
+		wantAPIError(t, err, ve, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:v}")
+	})
+	t.Run("TransactGetItems projection syntax", func(t *testing.T) {
+		_, err := c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{
+			Get: &types.Get{TableName: aws.String(table), Key: key, ProjectionExpression: aws.String("!!!")},
+		}}})
+		wantAPIError(t, err, ve, `Invalid ProjectionExpression: Syntax error; token: "!", near: "!!"`)
+	})
+}
