@@ -39,8 +39,15 @@ const (
 	// MaxExpressionBytes is the longest expression string accepted.
 	MaxExpressionBytes = 4096
 	// MaxDepth caps parser recursion (parentheses, NOT, nested function
-	// calls) so hostile input cannot exhaust the stack.
-	MaxDepth = 100
+	// calls). An expression of MaxExpressionBytes cannot nest deeper than
+	// half its length, so this only bounds the parser's own work; what
+	// DynamoDB refuses in deep expressions is their operators (a condition
+	// nested 149 deep with 299 operators is accepted; MaxOperators).
+	MaxDepth = MaxExpressionBytes / 2
+	// MaxOperators is the most comparators, BETWEEN, IN, AND, OR and NOT
+	// a condition may hold ("operator count: 301" beyond it); parentheses
+	// and function calls do not count.
+	MaxOperators = 300
 	// MaxPathElems caps the number of elements of one document path
 	// (DynamoDB's documented nesting limit is 32 levels).
 	MaxPathElems = 32

@@ -36,6 +36,9 @@ func (p *parser) parseOr() (*Condition, bool, error) {
 	}
 	or := &Condition{Kind: p.kind, Op: OpOr, Sub: []*Condition{c}}
 	for p.peek().isKeyword("OR") {
+		if err := p.operator(); err != nil {
+			return nil, false, err
+		}
 		p.pos++
 		d, _, err := p.parseAnd()
 		if err != nil {
@@ -53,6 +56,9 @@ func (p *parser) parseAnd() (*Condition, bool, error) {
 	}
 	and := &Condition{Kind: p.kind, Op: OpAnd, Sub: []*Condition{c}}
 	for p.peek().isKeyword("AND") {
+		if err := p.operator(); err != nil {
+			return nil, false, err
+		}
 		p.pos++
 		d, _, err := p.parseNot()
 		if err != nil {
@@ -71,6 +77,9 @@ func (p *parser) parseNot() (*Condition, bool, error) {
 		return nil, false, err
 	}
 	defer p.leave()
+	if err := p.operator(); err != nil {
+		return nil, false, err
+	}
 	p.pos++
 	c, _, err := p.parseNot()
 	if err != nil {
@@ -100,12 +109,12 @@ func (p *parser) parsePrimary() (*Condition, bool, error) {
 	}
 	// "(" starts either a parenthesised operand, as in "(a) = :v", or a
 	// parenthesised condition. Try the operand reading first.
-	save, saveRed, saveDepth := p.pos, p.redundant, p.depth
+	save, saveRed, saveDepth, saveOps := p.pos, p.redundant, p.depth, p.ops
 	if _, _, err := p.parseOperand(); err == nil && isComparisonStart(p.peek()) {
-		p.pos, p.redundant, p.depth = save, saveRed, saveDepth
+		p.pos, p.redundant, p.depth, p.ops = save, saveRed, saveDepth, saveOps
 		return p.parseComparison()
 	}
-	p.pos, p.redundant, p.depth = save, saveRed, saveDepth
+	p.pos, p.redundant, p.depth, p.ops = save, saveRed, saveDepth, saveOps
 	if err := p.enter(); err != nil {
 		return nil, false, err
 	}
@@ -133,6 +142,11 @@ func (p *parser) parseComparison() (*Condition, bool, error) {
 	}
 	t := p.peek()
 	cmp, isCmp := comparators[t.text]
+	if t.kind == tokPunct && isCmp || t.isKeyword("BETWEEN") || t.isKeyword("IN") {
+		if err := p.operator(); err != nil {
+			return nil, false, err
+		}
+	}
 	switch {
 	case t.kind == tokPunct && isCmp:
 		p.pos++

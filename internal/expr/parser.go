@@ -9,13 +9,30 @@ import (
 
 // parser is a recursive-descent parser over a pre-lexed token slice.
 type parser struct {
-	kind      Kind
-	src       string
-	toks      []token
-	pos       int
-	depth     int
+	kind  Kind
+	src   string
+	toks  []token
+	pos   int
+	depth int
+	ops   int // comparators, BETWEEN, IN, AND, OR and NOT parsed so far
+	// parens remembers, by token index, how each parenthesised operand
+	// parsed: parsePrimary tries an operand reading at every "(" of a
+	// nested condition before reading a condition there, and without this
+	// a deeply nested expression would be re-read from each level
+	// (quadratic in its length).
+	parens    map[int]parenParse
 	redundant bool // saw redundant parentheses
 	update    bool // update-expression operand grammar (+, -)
+}
+
+// parenParse is one remembered parse of a parenthesised operand: its
+// result, or err, and what it did to the parser (end position, whether it
+// found redundant parentheses).
+type parenParse struct {
+	op        *Operand
+	err       error
+	end       int
+	redundant bool
 }
 
 // syntaxError is returned (as a Go error) from parse functions; it is turned
@@ -70,6 +87,16 @@ func (p *parser) enter() error {
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// operator counts one operator of a condition, failing past MaxOperators
+// with DynamoDB's text, which names the count at which it stopped.
+func (p *parser) operator() error {
+	p.ops++
+	if p.ops > MaxOperators {
+		return requestErr(p.kind, "The expression contains too many operators; operator count: %d", p.ops)
+	}
+	return nil
+}
 
 // syntaxErr formats DynamoDB's syntax error for the token at index i:
 // the token, and the source text from the previous to the next token.
@@ -182,6 +209,17 @@ func (p *parser) parseOperand() (*Operand, bool, error) {
 	t := p.peek()
 	switch {
 	case t.is("("):
+		start := p.pos
+		if m, ok := p.parens[start]; ok {
+			if m.err != nil {
+				return nil, false, m.err
+			}
+			p.pos = m.end
+			p.redundant = p.redundant || m.redundant
+			return m.op, true, nil
+		}
+		was := p.redundant
+		p.redundant = false
 		p.pos++
 		var inner *Operand
 		var wrapped bool
@@ -191,14 +229,19 @@ func (p *parser) parseOperand() (*Operand, bool, error) {
 		} else {
 			inner, wrapped, err = p.parseOperand()
 		}
+		if err == nil {
+			err = p.expect(")")
+		}
+		if err == nil && wrapped {
+			p.redundant = true
+		}
+		if p.parens == nil {
+			p.parens = map[int]parenParse{}
+		}
+		p.parens[start] = parenParse{op: inner, err: err, end: p.pos, redundant: p.redundant}
+		p.redundant = was || p.redundant
 		if err != nil {
 			return nil, false, err
-		}
-		if err := p.expect(")"); err != nil {
-			return nil, false, err
-		}
-		if wrapped {
-			p.redundant = true
 		}
 		return inner, true, nil
 	case t.kind == tokValue:
