@@ -30,11 +30,14 @@ func (t token) isKeyword(kw string) bool {
 	return t.kind == tokIdent && strings.EqualFold(t.text, kw)
 }
 
+// isIdentStart: a name in an expression starts with a letter; DynamoDB
+// reads a leading '_' as an illegal token ('Syntax error; token: "_",
+// near: "AND _sortKey"', quoted from its answers in public issues).
 func isIdentStart(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '_' }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
