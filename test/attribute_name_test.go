@@ -72,4 +72,24 @@ func TestAttributeNameLength(t *testing.T) {
 			t.Fatalf("65,535 bytes: %v", err)
 		}
 	})
+	// An empty name is refused too, naming its placeholder (DynamoDB's
+	// text, quoted from its answers by an emulator's pull request,
+	// 2026-06); it was stored as an attribute named "".
+	t.Run("empty ExpressionAttributeNames value", func(t *testing.T) {
+		_, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(table),
+			Key:                       key,
+			UpdateExpression:          aws.String("SET #a = :v"),
+			ExpressionAttributeNames:  map[string]string{"#a": ""},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, "ValidationException", "1 validation error detected: ExpressionAttributeNames contains invalid value: Empty attribute name for key #a")
+		_, err = c.Query(bg, &dynamodb.QueryInput{
+			TableName:                 aws.String(table),
+			KeyConditionExpression:    aws.String("#p = :v"),
+			ExpressionAttributeNames:  map[string]string{"#p": "pk", "#DE": ""},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x")},
+		})
+		wantAPIError(t, err, "ValidationException", "ExpressionAttributeNames contains invalid value: Empty attribute name for key #DE")
+	})
 }

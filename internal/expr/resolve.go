@@ -42,10 +42,8 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 		if k, bad := firstInvalidKey(names, '#'); bad {
 			return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 		}
-		for _, name := range names {
-			if len(name) > attr.MaxNameSize {
-				return attr.NameTooLarge()
-			}
+		if err := checkNameValues(names); err != nil {
+			return err
 		}
 	}
 	if values != nil {
@@ -54,6 +52,27 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 		}
 		if k, bad := firstInvalidKey(values, ':'); bad {
 			return ddberr.RequestInvalidf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	return nil
+}
+
+// checkNameValues refuses an ExpressionAttributeNames value that is empty
+// ('Empty attribute name for key #a', as DynamoDB words it; quoted from its
+// answers by an emulator's pull request, 2026-06) or longer than an
+// attribute name may be; the first bad key in sorted order is reported,
+// and the map is sorted only when there is one.
+func checkNameValues(names map[string]string) error {
+	for _, name := range names {
+		if name == "" || len(name) > attr.MaxNameSize {
+			for _, k := range sortedKeys(names) {
+				switch name := names[k]; {
+				case name == "":
+					return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
+				case len(name) > attr.MaxNameSize:
+					return attr.NameTooLarge()
+				}
+			}
 		}
 	}
 	return nil
