@@ -170,3 +170,28 @@ func TestValidationMessagesMatchDynamoDB(t *testing.T) {
 		wantAPIError(t, err, ve, "The requestItems parameter is required for BatchGetItem")
 	})
 }
+
+// Exponents past 32 bits, and zeros written with an exponent out of range,
+// are overflows and underflows, not unreadable numbers (recorded in four
+// regions on 2026-10-09 by a public conformance suite): inside the
+// envelope on PutItem, bare on GetItem.
+func TestNumberExponentRange(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	const (
+		over  = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+		under = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+	)
+	put := func(n string) error {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": S("a"), "n": N(n)}})
+		return err
+	}
+	for n, want := range map[string]string{"1e99999999999": over, "1e2147483648": over, "0e126": over,
+		"1e-99999999999": under, "1e-2147483648": under, "0e-131": under} {
+		wantAPIError(t, put(n), "ValidationException", "1 validation error detected: "+want)
+	}
+	_, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table),
+		Key: map[string]types.AttributeValue{"pk": S("a"), "x": N("-1e99999999999")}})
+	wantAPIError(t, err, "ValidationException", over)
+}
