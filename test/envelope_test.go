@@ -116,3 +116,55 @@ func TestRequestCheckEnvelopeByOperation(t *testing.T) {
 		wantAPIError(t, err, ve, `Invalid ProjectionExpression: Syntax error; token: "!", near: "!!"`)
 	})
 }
+
+// Duplicate set members and unreadable numbers are worded by DynamoDB's
+// current value layer on PutItem, UpdateItem, DeleteItem (enveloped),
+// GetItem, BatchGetItem and Query (bare): the members quoted, as a sorted
+// set lists them until the repeat. BatchWriteItem, the transaction APIs
+// and Scan use the older layer: members as sent, unquoted, and other
+// texts for number sets and empty numbers. Recorded in us-east-1 and
+// three other regions on 2026-10-09 by a public conformance suite.
+func TestValueLayersByOperation(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	const inv = "One or more parameter values were invalid: "
+	sets := []types.AttributeValue{
+		&types.AttributeValueMemberSS{Value: []string{"b", "a", "b"}},
+		&types.AttributeValueMemberBS{Value: [][]byte{{0xff}, {0}, {0}}},
+		&types.AttributeValueMemberNS{Value: []string{"2", "1", "2"}},
+	}
+	current := []string{
+		inv + `Input collection ["a", "b", "b"] contains duplicates.`,
+		inv + `Input collection ["AA==","/w==","AA=="]of type BS contains duplicates.`,
+		inv + "Input collection contains duplicates.",
+	}
+	older := []string{
+		inv + "Input collection [b, a, b] contains duplicates.",
+		inv + "Input collection [/w==, AA==, AA==]of type BS contains duplicates.",
+		"Input collection contains duplicates",
+	}
+	for i, set := range sets {
+		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": S("a"), "s": set}})
+		wantAPIError(t, err, "ValidationException", "1 validation error detected: "+current[i])
+		_, err = c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table),
+			Key: map[string]types.AttributeValue{"pk": set}})
+		wantAPIError(t, err, "ValidationException", current[i])
+		_, err = c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+			table: {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"pk": S("a"), "s": set}}}},
+		}})
+		wantAPIError(t, err, "ValidationException", older[i])
+		_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{
+			Put: &types.Put{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S("a"), "s": set}},
+		}}})
+		wantAPIError(t, err, "ValidationException", older[i])
+	}
+	const notNumeric = "The parameter cannot be converted to a numeric value"
+	_, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table),
+		Key: map[string]types.AttributeValue{"pk": N("")}})
+	wantAPIError(t, err, "ValidationException", notNumeric+": ")
+	_, err = c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+		table: {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"pk": S("a"), "n": N("")}}}},
+	}})
+	wantAPIError(t, err, "ValidationException", notNumeric)
+}

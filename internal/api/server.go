@@ -157,6 +157,17 @@ var enveloping = map[string]bool{
 	targetPrefix + "DeleteItem": true,
 }
 
+// olderValueLayer lists the operations whose attribute value checks
+// DynamoDB words in its older way (ddberr.Error.Older): us-east-1,
+// eu-west-1 and us-west-2 on 2026-10-09, as a public conformance suite
+// records them.
+var olderValueLayer = map[string]bool{
+	targetPrefix + "BatchWriteItem":     true,
+	targetPrefix + "TransactWriteItems": true,
+	targetPrefix + "TransactGetItems":   true,
+	targetPrefix + "Scan":               true,
+}
+
 // dispatch runs one operation, turning a panic into InternalServerError.
 func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	defer func() {
@@ -176,6 +187,9 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	}
 	out, err := h(x.ctx, b, body)
 	if err != nil {
+		if olderValueLayer[x.target] {
+			err = ddberr.OlderLayer(err)
+		}
 		if !enveloping[x.target] {
 			err = ddberr.Unenveloped(err)
 		}

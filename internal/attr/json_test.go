@@ -60,7 +60,7 @@ func TestJSONErrors(t *testing.T) {
 		{`{"BS":["",""]}`, p + `One or more parameter values were invalid: Input collection ["",""]of type BS contains duplicates.`},
 		{`{"NS":[""]}`, p + "The parameter cannot be converted to a numeric value: "},
 		{`{"NS":["1","b"]}`, p + "The parameter cannot be converted to a numeric value: b"},
-		{`{"NS":["1","1.0"]}`, p + "Input collection contains duplicates"},
+		{`{"NS":["1","1.0"]}`, p + "One or more parameter values were invalid: Input collection contains duplicates."},
 		{`{"N":"1e126"}`, p + "Number overflow. Attempting to store a number with magnitude larger than supported range"},
 		{`{"L":[{"N":"x"},{"N":"1e-131"}]}`, p + "The parameter cannot be converted to a numeric value: x"},
 		{`{"M":{"a":{}}}`, p + "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},

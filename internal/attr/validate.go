@@ -2,6 +2,7 @@ package attr
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 
 	"github.com/kura-db/kura/internal/ddberr"
@@ -33,7 +34,7 @@ const (
 	msgEmptySS     = invalidParam + "An string set  may not be empty"
 	msgEmptyNS     = invalidParam + "An number set  may not be empty"
 	msgEmptyBS     = invalidParam + "Binary sets should not be empty"
-	msgNSDuplicate = "Input collection contains duplicates"
+	msgNSDuplicate = invalidParam + "Input collection contains duplicates."
 	msgNesting     = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 	msgNameTooLong = "Attribute name is too large, must be less than 65536 bytes"
 )
@@ -44,41 +45,83 @@ func NameTooLarge() *ddberr.Error { return requestErr(msgNameTooLong) }
 
 func requestErr(msg string) *ddberr.Error { return ddberr.RequestInvalid(msg) }
 
-func numberErr(err error) *ddberr.Error { return ddberr.RequestInvalid(err.Error()) }
-
-// ssDuplicates is DynamoDB's text for a string set with duplicates, e.g.
-// `Input collection ["a", "a"] contains duplicates.`
-func ssDuplicates(ss []string) *ddberr.Error {
-	var b strings.Builder
-	b.WriteString(invalidParam + "Input collection [")
-	for i, s := range ss {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('"')
-		b.WriteString(s)
-		b.WriteByte('"')
+// numberErr is a rejected number. DynamoDB's older value layer
+// (ddberr.OlderLayer) words an empty one without the colon.
+func numberErr(err error) *ddberr.Error {
+	e := ddberr.RequestInvalid(err.Error())
+	if ne, ok := err.(*NumberError); ok && ne.Kind == NumSyntax && ne.Input == "" {
+		e.Older = "The parameter cannot be converted to a numeric value"
 	}
-	b.WriteString("] contains duplicates.")
-	return requestErr(b.String())
+	return e
 }
 
-// bsDuplicates is the binary-set form, which DynamoDB renders as
-// `Input collection ["",""]of type BS contains duplicates.` (elements in
-// base64, no space after commas nor before "of").
+// The texts of duplicate set members. DynamoDB's current value layer
+// (PutItem, UpdateItem, DeleteItem, GetItem, BatchGetItem, Query) quotes
+// the members and lists them as a sorted set fills until the first repeat:
+// the set so far in byte order, the repeat, then the rest as sent. Its
+// older layer (ddberr.OlderLayer) lists them as sent, unquoted, and words a
+// number set without the prefix and full stop. Recorded in us-east-1,
+// eu-west-2, eu-west-1 and us-west-2 on 2026-10-09 by a public
+// conformance suite.
+func ssDuplicates(ss []string) *ddberr.Error {
+	e := requestErr(invalidParam + "Input collection [" + joinMembers(inSetOrder(ss), `"`, ", ") + "] contains duplicates.")
+	e.Older = invalidParam + "Input collection [" + joinMembers(ss, "", ", ") + "] contains duplicates."
+	return e
+}
+
+// bsDuplicates is the binary-set form: members in base64, and in the
+// current layer no space after the commas nor before "of".
 func bsDuplicates(bs [][]byte) *ddberr.Error {
-	var b strings.Builder
-	b.WriteString(invalidParam + "Input collection [")
+	enc := make([]string, len(bs))
 	for i, x := range bs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		b.WriteString(base64.StdEncoding.EncodeToString(x))
-		b.WriteByte('"')
+		enc[i] = base64.StdEncoding.EncodeToString(x)
 	}
-	b.WriteString("]of type BS contains duplicates.")
-	return requestErr(b.String())
+	raw := make([]string, len(bs))
+	for i, x := range bs {
+		raw[i] = string(x)
+	}
+	ordered := inSetOrder(raw)
+	sorted := make([]string, len(ordered))
+	for i, x := range ordered {
+		sorted[i] = base64.StdEncoding.EncodeToString([]byte(x))
+	}
+	e := requestErr(invalidParam + "Input collection [" + joinMembers(sorted, `"`, ",") + "]of type BS contains duplicates.")
+	e.Older = invalidParam + "Input collection [" + joinMembers(enc, "", ", ") + "]of type BS contains duplicates."
+	return e
+}
+
+func nsDuplicates() *ddberr.Error {
+	e := requestErr(msgNSDuplicate)
+	e.Older = "Input collection contains duplicates"
+	return e
+}
+
+// inSetOrder is the order a sorted set lists members that are added until
+// one repeats: the set so far, sorted bytewise, then the repeat, then the
+// members after it as sent.
+func inSetOrder(members []string) []string {
+	var set []string
+	for i, m := range members {
+		at, found := slices.BinarySearch(set, m)
+		if found {
+			return append(append(set, m), members[i+1:]...)
+		}
+		set = slices.Insert(set, at, m)
+	}
+	return set
+}
+
+func joinMembers(members []string, quote, sep string) string {
+	var b strings.Builder
+	for i, m := range members {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(quote)
+		b.WriteString(m)
+		b.WriteString(quote)
+	}
+	return b.String()
 }
 
 func hasDupStrings(ss []string) bool {
@@ -146,7 +189,7 @@ func checkNS(ns []string, inPlace bool) *ddberr.Error {
 		ns[i] = c
 	}
 	if hasDupStrings(ns) {
-		return requestErr(msgNSDuplicate)
+		return nsDuplicates()
 	}
 	return nil
 }

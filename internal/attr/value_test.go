@@ -49,7 +49,7 @@ func TestValidate(t *testing.T) {
 		{Value{}, ddberr.Detected1 + msgEmptyValue},
 		{Value{T: N, Str: "x"}, ddberr.Detected1 + "The parameter cannot be converted to a numeric value: x"},
 		{Value{T: SS}, p + "An string set  may not be empty"},
-		{Value{T: NS, Strs: []string{"1", "1.00"}}, ddberr.Detected1 + "Input collection contains duplicates"},
+		{Value{T: NS, Strs: []string{"1", "1.00"}}, ddberr.Detected1 + "One or more parameter values were invalid: Input collection contains duplicates."},
 		{Value{T: BS, Bins: [][]byte{{1}, {1}}}, p + `Input collection ["AQ==","AQ=="]of type BS contains duplicates.`},
 		{Value{T: M, Map: map[string]Value{"a": {T: SS, Strs: []string{"x", "x"}}}}, p + `Input collection ["x", "x"] contains duplicates.`},
 	}

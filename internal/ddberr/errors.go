@@ -28,6 +28,10 @@ type Error struct {
 	// Detected1 prefix DynamoDB sends only from its single-item write
 	// APIs; see Unenveloped.
 	Enveloped bool
+	// Older is the text of an attribute value check in DynamoDB's older
+	// value layer (BatchWriteItem, the transaction APIs, Scan), when it
+	// words the check differently; see OlderLayer.
+	Older string
 }
 
 func (e *Error) Error() string { return e.Type + ": " + e.Message }
@@ -83,6 +87,18 @@ func RequestInvalid(msg string) *Error {
 // Detected is a ValidationException with the Detected1 prefix from every
 // operation: the checks of one operation that DynamoDB words that way.
 func Detected(msg string) *Error { return Validation(Detected1 + msg) }
+
+// OlderLayer is err as an operation of DynamoDB's older value layer sends
+// it: an error with an Older text carries that text, bare.
+func OlderLayer(err error) error {
+	e, ok := err.(*Error)
+	if !ok || e.Older == "" {
+		return err
+	}
+	old := *e
+	old.Message, old.Older, old.Enveloped = e.Older, "", false
+	return &old
+}
 
 // Unenveloped is err as an operation that does not envelope request
 // checks sends it: an Enveloped error without its Detected1 prefix, any
