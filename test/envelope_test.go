@@ -168,3 +168,20 @@ func TestValueLayersByOperation(t *testing.T) {
 	}})
 	wantAPIError(t, err, "ValidationException", notNumeric)
 }
+
+// Select=ALL_PROJECTED_ATTRIBUTES with a projection and no index breaks two
+// rules; DynamoDB reports the projection one (a suite run against it),
+// prefixed on Query and bare on Scan.
+func TestSelectProjectedWithProjectionNoIndex(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	const msg = "Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES"
+	_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table),
+		Select: types.SelectAllProjectedAttributes, ProjectionExpression: aws.String("pk")})
+	wantAPIError(t, err, "ValidationException", msg)
+	_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table),
+		KeyConditionExpression:    aws.String("pk = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("a")},
+		Select:                    types.SelectAllProjectedAttributes, ProjectionExpression: aws.String("pk")})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: "+msg)
+}

@@ -36,11 +36,13 @@ const (
 func checkSelect(sel, projParam string, hasIndex bool) string {
 	switch sel {
 	case selectProjected:
-		if !hasIndex {
-			return "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
-		}
+		// With both rules broken DynamoDB reports the projection one (a
+		// suite run against it; an emulator's pull request agrees).
 		if projParam != "" {
 			return "Cannot specify the " + projParam + " when choosing to get ALL_PROJECTED_ATTRIBUTES"
+		}
+		if !hasIndex {
+			return "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
 		}
 	case selectAll:
 		if projParam != "" {
