@@ -337,12 +337,15 @@ func (e *Engine) executeWriteTransaction(ctx context.Context, in *wire.ExecuteTr
 		if err != nil {
 			return nil, insertReasons(err, plans)
 		}
+		// A write transaction answers an empty Responses list (a suite run
+		// against DynamoDB in four regions, October 2026).
 		return &wire.ExecuteTransactionOutput{
 			ConsumedCapacity: txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
+			Responses:        []wire.ItemResponse{},
 		}, nil
 	}, func(any) (any, error) {
 		cc, err := e.txReplayCapacity(acts, in.ReturnConsumedCapacity)
-		return &wire.ExecuteTransactionOutput{ConsumedCapacity: cc}, err
+		return &wire.ExecuteTransactionOutput{ConsumedCapacity: cc, Responses: []wire.ItemResponse{}}, err
 	})
 	if err != nil {
 		return nil, err

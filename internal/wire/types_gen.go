@@ -375,7 +375,7 @@ type ExecuteTransactionInput struct {
 
 type ExecuteTransactionOutput struct {
 	ConsumedCapacity []ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
-	Responses        []ItemResponse     `json:"Responses,omitempty"`
+	Responses        []ItemResponse     `json:"Responses,omitzero"`
 }
 
 type ExportTableToPointInTimeInput struct {

@@ -33,6 +33,7 @@ var alwaysPresent = map[string]bool{
 	"ListTablesOutput.TableNames":           true,
 	"ListTagsOfResourceOutput.Tags":         true,
 	"ExecuteStatementOutput.Items":          true,
+	"ExecuteTransactionOutput.Responses":    true,
 	"SearchVectorsOutput.SearchResults":     true,
 	"GetItemOutput.Item":                    true,
 	"GetRecordsOutput.Records":              true,
