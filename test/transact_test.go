@@ -601,3 +601,21 @@ func procCPU(t *testing.T, pid int) time.Duration {
 	st, _ := strconv.ParseInt(f[12], 10, 64)        // field 15 (stime)
 	return time.Duration(ut+st) * time.Second / 100 // USER_HZ = 100
 }
+
+// A ClientRequestToken over 36 characters is reported ahead of the other
+// member errors, echoed, as us-east-1 answers (2026-10-09, in a public
+// conformance suite).
+func TestTransactTokenReportedFirst(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	token := strings.Repeat("x", 37)
+	_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": S("a")}}}},
+		ClientRequestToken:     aws.String(token),
+		ReturnConsumedCapacity: "BOGUS",
+	})
+	wantAPIError(t, err, "ValidationException", "2 validation errors detected: Value '"+token+
+		"' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36; "+
+		"Value 'BOGUS' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]")
+}

@@ -8,13 +8,17 @@ import (
 
 var transactWriteItems = op(Backend.TransactWriteItems, func(in *wire.TransactWriteItemsInput) error {
 	var v validator
-	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
-	v.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection)
-	v.transactItems(in.TransactItems == nil, len(in.TransactItems), func() string { return echoTransactWriteItems(in.TransactItems) })
+	// The token comes first (us-east-1 and eu-west-2, 2026-10-09, in a
+	// public conformance suite: '2 validation errors detected: Value
+	// '<token>' at 'clientRequestToken' ...; Value 'BOGUS' at
+	// 'returnConsumedCapacity' ...').
 	if t := in.ClientRequestToken; t != nil {
 		v.minLen("clientRequestToken", quote(*t), len(*t), 1)
 		v.maxLen("clientRequestToken", quote(*t), len(*t), 36)
 	}
+	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
+	v.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection)
+	v.transactItems(in.TransactItems == nil, len(in.TransactItems), func() string { return echoTransactWriteItems(in.TransactItems) })
 	for i, it := range in.TransactItems {
 		p := "transactItems." + strconv.Itoa(i+1) + ".member."
 		switch {
