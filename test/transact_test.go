@@ -619,3 +619,22 @@ func TestTransactTokenReportedFirst(t *testing.T) {
 		"' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36; "+
 		"Value 'BOGUS' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]")
 }
+
+// An attribute named "" is refused ('Empty attribute name', bare, in a
+// transaction's Put: us-east-1 and eu-west-2, 2026-10-09, in a public
+// conformance suite); it was stored.
+func TestTransactEmptyAttributeName(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": S("a"), "": S("x")}}}},
+	})
+	wantAPIError(t, err, "ValidationException", "Empty attribute name")
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": S("a"),
+				"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"": S("x")}}}}}},
+	})
+	wantAPIError(t, err, "ValidationException", "Empty attribute name")
+}

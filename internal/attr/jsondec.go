@@ -475,7 +475,10 @@ func (d *decoder) object(depth, rec, ctx int) map[string]Value {
 		if !ok || !d.expect(':') {
 			break
 		}
-		if len(key) > MaxNameSize {
+		switch {
+		case key == "":
+			d.invalid(requestErr(msgEmptyName))
+		case len(key) > MaxNameSize:
 			d.invalid(NameTooLarge())
 		}
 		if d.peek() == 'n' && d.lit("null") {

@@ -37,6 +37,9 @@ const (
 	msgNSDuplicate = invalidParam + "Input collection contains duplicates."
 	msgNesting     = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 	msgNameTooLong = "Attribute name is too large, must be less than 65536 bytes"
+	// msgEmptyName: an attribute or map key named "" (a transaction's Put,
+	// us-east-1 and eu-west-2, 2026-10-09, in a public conformance suite).
+	msgEmptyName = "Empty attribute name"
 )
 
 // NameTooLarge is the request-phase error for an attribute name longer
@@ -220,6 +223,9 @@ func Validate(v Value) error {
 // attribute names' length.
 func ValidateItem(it Item) error {
 	for name, v := range it {
+		if name == "" {
+			return requestErr(msgEmptyName)
+		}
 		if len(name) > MaxNameSize {
 			return NameTooLarge()
 		}
@@ -257,6 +263,9 @@ func validate(v *Value, depth int) *ddberr.Error {
 			}
 		}
 		for name, e := range v.Map {
+			if name == "" {
+				return requestErr(msgEmptyName)
+			}
 			if len(name) > MaxNameSize {
 				return NameTooLarge()
 			}
