@@ -500,3 +500,30 @@ func TestPartiQLWriteTransactionResponses(t *testing.T) {
 		t.Fatalf("SDK: %+v %v", out, err)
 	}
 }
+
+// Texts a suite run against DynamoDB pinned in four regions (October 2026):
+// batch and transaction SELECTs take the key and nothing else, and set_add
+// reports its set literal's own faults.
+func TestPartiQLSingleReadAndSetAddTexts(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	mustPQ(t, c, `INSERT INTO "`+table+`" VALUE {'pk': 'a', 'ss': <<'a', 'b'>>}`)
+	sel := `SELECT * FROM "` + table + `" WHERE pk = 'a' AND attribute_exists(ss)`
+	_, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(sel)},
+	}})
+	wantAPIError(t, err, "ValidationException", "Validation failed in TransactStatements[0]: Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+	out, err := c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(sel)},
+		{Statement: aws.String(`SELECT * FROM "` + table + `" WHERE pk = 'a'`)},
+	}})
+	if err != nil || len(out.Responses) != 2 || out.Responses[0].Error == nil ||
+		aws.ToString(out.Responses[0].Error.Message) != "Select statements within BatchExecuteStatement must specify the primary key in the where clause." ||
+		out.Responses[1].Error != nil || out.Responses[1].Item == nil {
+		t.Fatalf("batch: %+v %v", out, err)
+	}
+	_, err = pq(t, c, `UPDATE "`+table+`" SET ss = set_add(ss, <<'x', 'x'>>) WHERE pk = 'a'`)
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Input collection [x, x] contains duplicates.")
+	_, err = pq(t, c, `UPDATE "`+table+`" SET ss = set_add(ss, <<>>) WHERE pk = 'a'`)
+	wantAPIError(t, err, "ValidationException", "Empty bags are not supported")
+}

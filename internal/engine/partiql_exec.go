@@ -230,11 +230,6 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 			return nil, "", 0, err
 		}
 		units := readUnits(itemSize(item), isTrue(s.ConsistentRead))
-		if item != nil && p.getFilter != nil {
-			if ok, err := p.getFilter.Eval(item); err != nil || !ok {
-				item = nil
-			}
-		}
 		if item != nil {
 			item = pqShapeItem(p.st.Projection, applyProjection(proj, item))
 		}
@@ -392,11 +387,6 @@ func (e *Engine) executeReadTransaction(plans []*plan, rcc string) (*wire.Execut
 		it := found[i]
 		if it == nil {
 			continue
-		}
-		if f := plans[i].getFilter; f != nil {
-			if ok, err := f.Eval(it); err != nil || !ok {
-				continue
-			}
 		}
 		out.Responses[i].Item = pqShapeItem(plans[i].st.Projection, applyProjection(g.proj, it))
 	}
