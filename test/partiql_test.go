@@ -527,3 +527,23 @@ func TestPartiQLSingleReadAndSetAddTexts(t *testing.T) {
 	_, err = pq(t, c, `UPDATE "`+table+`" SET ss = set_add(ss, <<>>) WHERE pk = 'a'`)
 	wantAPIError(t, err, "ValidationException", "Empty bags are not supported")
 }
+
+// DynamoDB's PartiQL words the checks it shares with the expression API
+// without the expression's name, and counts the operands of f() (a suite
+// run against DynamoDB, four regions, October 2026).
+func TestPartiQLFunctionTexts(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	where := func(cond string) string { return `SELECT * FROM "` + table + `" WHERE pk = 'a' AND ` + cond }
+	for stmt, want := range map[string]string{
+		where(`attribute_exists('ss')`):  "Operator or function requires a document path; operator or function: attribute_exists",
+		where(`attribute_exists()`):      "Incorrect number of operands for operator or function; operator or function: attribute_exists, number of operands: 0",
+		where(`attribute_exists(ss, n)`): "Incorrect number of operands for operator or function; operator or function: attribute_exists, number of operands: 2",
+	} {
+		_, err := pq(t, c, stmt)
+		wantAPIError(t, err, "ValidationException", want)
+	}
+	_, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(where(`attribute_exists(?)`)),
+		Parameters: []types.AttributeValue{S("ss")}})
+	wantAPIError(t, err, "ValidationException", "Operator or function requires a document path; operator or function: attribute_exists")
+}

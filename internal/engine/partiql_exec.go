@@ -10,12 +10,38 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/partiql"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // ExecuteStatement runs one PartiQL statement.
 func (e *Engine) ExecuteStatement(ctx context.Context, in *wire.ExecuteStatementInput) (*wire.ExecuteStatementOutput, error) {
+	out, err := e.executeStatement(ctx, in)
+	return out, pqError(err)
+}
+
+// pqError is an error of a lowered statement as DynamoDB's PartiQL words
+// it: the checks it shares with the expression API carry no "Invalid
+// FilterExpression: " (or other expression) prefix ('Operator or function
+// requires a document path; operator or function: attribute_exists'; a
+// suite run against DynamoDB, four regions, October 2026).
+func pqError(err error) error {
+	e, ok := ddberr.Unenveloped(err).(*ddberr.Error)
+	if !ok || e.Type != "ValidationException" {
+		return err
+	}
+	for _, k := range []expr.Kind{expr.KindCondition, expr.KindFilter, expr.KindKeyCondition, expr.KindProjection, expr.KindUpdate} {
+		if rest, cut := strings.CutPrefix(e.Message, "Invalid "+k.String()+": "); cut {
+			bare := *e
+			bare.Message = rest
+			return &bare
+		}
+	}
+	return e
+}
+
+func (e *Engine) executeStatement(ctx context.Context, in *wire.ExecuteStatementInput) (*wire.ExecuteStatementOutput, error) {
 	p, err := e.lowerStatement(in.Statement, in.Parameters, in.ReturnValuesOnConditionCheckFailure, pqSurface{})
 	if err != nil {
 		return nil, err
@@ -264,7 +290,7 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 // batchStatementError is a failed statement's Error member: the error
 // type without "Exception" (ValidationException is "ValidationError").
 func batchStatementError(err error) *wire.BatchStatementError {
-	de := ddberr.As(ddberr.Unenveloped(err))
+	de := ddberr.As(pqError(err))
 	code := strings.TrimSuffix(de.Type, "Exception")
 	if de.Type == "ValidationException" {
 		code = "ValidationError"
@@ -281,6 +307,11 @@ func batchStatementError(err error) *wire.BatchStatementError {
 // writes (INSERT, UPDATE, DELETE, EXISTS) through the same path as
 // TransactWriteItems, or all full-key SELECTs as one TransactGetItems.
 func (e *Engine) ExecuteTransaction(ctx context.Context, in *wire.ExecuteTransactionInput) (*wire.ExecuteTransactionOutput, error) {
+	out, err := e.executeTransaction(ctx, in)
+	return out, pqError(err)
+}
+
+func (e *Engine) executeTransaction(ctx context.Context, in *wire.ExecuteTransactionInput) (*wire.ExecuteTransactionOutput, error) {
 	plans := make([]*plan, len(in.TransactStatements))
 	reads := 0
 	for i, s := range in.TransactStatements {
