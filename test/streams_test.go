@@ -447,3 +447,21 @@ func TestStreamsConsumerReconstructsTable(t *testing.T) {
 		t.Fatal("no records")
 	}
 }
+
+// DescribeStream lists the shards after ExclusiveStartShardId in ID order:
+// an ID past the last one lists none (a test suite run against DynamoDB:
+// "real does not" throw, and Shards is empty); Kura listed every shard.
+func TestStreamsUnknownStartShard(t *testing.T) {
+	c, sc := ddb(), shared.streamsClient()
+	_, arn := createStreamTable(t, c, types.StreamViewTypeKeysOnly)
+	d, err := sc.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn),
+		ExclusiveStartShardId: aws.String("zzzzzzzzzzzzzzzzzzzzzzzzsfasdgagadfadfgagkjsdfsfsdjfjks")})
+	if err != nil || len(d.StreamDescription.Shards) != 0 {
+		t.Fatalf("past the last shard: %v %+v", err, d)
+	}
+	d, err = sc.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn),
+		ExclusiveStartShardId: aws.String("shardId-00000000000000000000-0")})
+	if err != nil || len(d.StreamDescription.Shards) == 0 {
+		t.Fatalf("before the first shard: %v %+v", err, d)
+	}
+}

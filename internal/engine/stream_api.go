@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,11 +151,21 @@ func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput)
 		shards = kids
 	}
 	if start := cpDeref(in.ExclusiveStartShardId); start != "" {
-		for i, sh := range shards {
-			if sh.ID == start {
-				shards = shards[i+1:]
-				break
+		// The shards after start in ID order (IDs sort by creation time):
+		// an ID the stream never had lists those above it, so one past the
+		// last lists none, as DynamoDB answers (a test suite run against
+		// it); Kura listed every shard.
+		i := slices.IndexFunc(shards, func(sh shardMeta) bool { return sh.ID == start })
+		if i >= 0 {
+			shards = shards[i+1:]
+		} else {
+			var later []shardMeta
+			for _, sh := range shards {
+				if sh.ID > start {
+					later = append(later, sh)
+				}
 			}
+			shards = later
 		}
 	}
 	for i, sh := range shards {
