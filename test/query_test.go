@@ -251,3 +251,44 @@ func TestConsumedCapacity(t *testing.T) {
 		t.Fatalf("GetItem consistent capacity: %v", aws.ToFloat64(get.ConsumedCapacity.CapacityUnits))
 	}
 }
+
+// Key condition operands of the wrong type, as DynamoDB words them (a
+// suite run against it, eu-west-2, October 2026): a value no key type could
+// satisfy is an expression error naming the operator as written; a key
+// type that is not the attribute's fails the schema check.
+func TestQueryKeyConditionOperandTexts(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeN)
+	const schema = "One or more parameter values were invalid: Condition parameter type does not match schema type"
+	operand := func(op, typ string) string {
+		return "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: " + op + ", operand type: " + typ
+	}
+	vals := func(kv ...any) map[string]types.AttributeValue {
+		m := map[string]types.AttributeValue{":p": S("q")}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1].(types.AttributeValue)
+		}
+		return m
+	}
+	yes, no := &types.AttributeValueMemberBOOL{Value: true}, &types.AttributeValueMemberBOOL{Value: false}
+	for _, c0 := range []struct {
+		cond string
+		vals map[string]types.AttributeValue
+		want string
+	}{
+		{"pk = :p AND begins_with(sk, :v)", vals(":v", N("1")), operand("begins_with", "N")},
+		{"pk = :p AND begins_with(sk, :v)", vals(":v", S("a")), schema},
+		{"pk = :p AND sk < :v", vals(":v", yes), operand("<", "BOOL")},
+		{"pk = :p AND :v >= sk", vals(":v", yes), operand(">=", "BOOL")},
+		{"pk = :p AND sk BETWEEN :a AND :b", vals(":a", no, ":b", yes), operand("BETWEEN", "BOOL")},
+		{"pk = :p AND sk = :v", vals(":v", yes), schema},
+		{"pk = :p AND sk > :a AND sk < :b", vals(":a", N("1"), ":b", N("5")),
+			"Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key"},
+		{"pk = :p AND sk > :a AND extra = :b", vals(":a", N("1"), ":b", N("5")),
+			"The number of query conditions (3) exceeds the number of key attributes defined in the schema (2)"},
+	} {
+		_, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table),
+			KeyConditionExpression: aws.String(c0.cond), ExpressionAttributeValues: c0.vals})
+		wantAPIError(t, err, "ValidationException", c0.want)
+	}
+}

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"slices"
+
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 )
@@ -84,7 +86,10 @@ func CheckKeyCondition(c *Condition) ([]KeyPart, error) {
 		}
 		name := n.Operands[pathAt].Path[0].Name
 		if seen[name] {
-			return nil, ddberr.RequestInvalid("KeyConditionExpressions must only contain one condition per key")
+			return nil, ddberr.RequestInvalid("Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key")
+		}
+		if err := keyOperandTypes(n, pathAt); err != nil {
+			return nil, err
 		}
 		seen[name] = true
 		part := KeyPart{Name: name, Op: n.Op}
@@ -101,6 +106,33 @@ func CheckKeyCondition(c *Condition) ([]KeyPart, error) {
 	return parts, nil
 }
 
+// keyOperandTypes refuses, as an expression error, a value no key type
+// could satisfy in condition n (its key attribute at pathAt): anything but
+// a string or binary in begins_with, and anything but a string, number or
+// binary in an ordering comparison or BETWEEN, naming the operator as
+// written. A key type that is not the attribute's fails the schema check
+// later instead (a suite run against DynamoDB, eu-west-2, October 2026).
+func keyOperandTypes(n *Condition, pathAt int) error {
+	var name string
+	keyTypes := []attr.Type{attr.S, attr.N, attr.B}
+	switch n.Op {
+	case OpBeginsWith:
+		name, keyTypes = n.Func, []attr.Type{attr.S, attr.B}
+	case OpBetween:
+		name = "BETWEEN"
+	case OpLT, OpLE, OpGT, OpGE:
+		name = n.Op.String()
+	default:
+		return nil
+	}
+	for i, o := range n.Operands {
+		if i != pathAt && !slices.Contains(keyTypes, o.Value.T) {
+			return ddberr.RequestInvalidf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, o.Value.T)
+		}
+	}
+	return nil
+}
+
 // AnalyzeKeyCondition matches a resolved key condition against a key
 // schema. hashNames and rangeNames list the key attributes in schema order
 // (one hash and at most one range attribute for tables and classic indexes;
@@ -111,6 +143,9 @@ func AnalyzeKeyCondition(c *Condition, hashNames, rangeNames []string) (*KeyCond
 	parts, err := CheckKeyCondition(c)
 	if err != nil {
 		return nil, err
+	}
+	if keys := len(hashNames) + len(rangeNames); len(parts) > keys {
+		return nil, ddberr.Validationf("The number of query conditions (%d) exceeds the number of key attributes defined in the schema (%d)", len(parts), keys)
 	}
 	byName := map[string]KeyPart{}
 	for _, p := range parts {
@@ -145,9 +180,6 @@ func AnalyzeKeyCondition(c *Condition, hashNames, rangeNames []string) (*KeyCond
 		p, ok := byName[r]
 		if !ok {
 			break
-		}
-		if p.Op == OpBeginsWith && p.Values[0].T != attr.S && p.Values[0].T != attr.B {
-			return nil, ddberr.RequestInvalidf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", p.Values[0].T)
 		}
 		kc.Range = append(kc.Range, p)
 		delete(byName, r)
