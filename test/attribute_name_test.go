@@ -93,3 +93,29 @@ func TestAttributeNameLength(t *testing.T) {
 		wantAPIError(t, err, "ValidationException", "ExpressionAttributeNames contains invalid value: Empty attribute name for key #DE")
 	})
 }
+
+// Placeholders are at most 255 bytes with their sigil, checked before
+// their syntax; the texts as us-east-1 answers them (captured by an
+// emulator's dual-target tests, 2026-06), bare on GetItem and Scan.
+func TestPlaceholderKeyLength(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	key := map[string]types.AttributeValue{"pk": S("k1")}
+	get := func(names map[string]string) error {
+		_, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key,
+			ProjectionExpression: aws.String("#a"), ExpressionAttributeNames: names})
+		return err
+	}
+	wantAPIError(t, get(map[string]string{"#" + strings.Repeat("a", 255): "foo"}), "ValidationException",
+		"ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 256")
+	wantAPIError(t, get(map[string]string{"#" + strings.Repeat("a", 255) + "-x": "foo"}), "ValidationException",
+		"ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 258")
+	if err := get(map[string]string{"#a": "foo", "#" + strings.Repeat("b", 254): "bar"}); err == nil ||
+		!strings.Contains(err.Error(), "unused in expressions") {
+		t.Fatalf("255 bytes is a valid key: %v", err)
+	}
+	_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("foo = :v"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":" + strings.Repeat("a", 255): S("x")}})
+	wantAPIError(t, err, "ValidationException",
+		"ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;")
+}

@@ -39,6 +39,9 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 		if len(names) == 0 {
 			return ddberr.RequestInvalid("ExpressionAttributeNames must not be empty")
 		}
+		if k, long := firstLongKey(names); long {
+			return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: %d", len(k))
+		}
 		if k, bad := firstInvalidKey(names, '#'); bad {
 			return ddberr.RequestInvalidf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 		}
@@ -49,6 +52,10 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 	if values != nil {
 		if len(values) == 0 {
 			return ddberr.RequestInvalid("ExpressionAttributeValues must not be empty")
+		}
+		if _, long := firstLongKey(values); long {
+			// Without the size, unlike the names' text.
+			return ddberr.RequestInvalid("ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;")
 		}
 		if k, bad := firstInvalidKey(values, ':'); bad {
 			return ddberr.RequestInvalidf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
@@ -76,6 +83,26 @@ func checkNameValues(names map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// maxParamKey is the longest placeholder, in bytes with its '#' or ':'.
+// DynamoDB checks the length before the syntax (us-east-1, captured by an
+// emulator's dual-target tests, 2026-06).
+const maxParamKey = 255
+
+// firstLongKey reports the first key of m, in sorted order, longer than
+// maxParamKey; m is sorted only when there is one.
+func firstLongKey[V any](m map[string]V) (string, bool) {
+	for k := range m {
+		if len(k) > maxParamKey {
+			for _, k := range sortedKeys(m) {
+				if len(k) > maxParamKey {
+					return k, true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // firstInvalidKey reports the first key of m, in sorted order, that is not
