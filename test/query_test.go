@@ -292,3 +292,20 @@ func TestQueryKeyConditionOperandTexts(t *testing.T) {
 		wantAPIError(t, err, "ValidationException", c0.want)
 	}
 }
+
+// An unknown ConditionalOperator joining two legacy filter conditions is
+// refused on its own, bare, in DynamoDB's newer enum text (Query, us-east-1
+// and eu-west-2, 2026-10-09, in a public conformance suite).
+func TestQueryFilterOperatorXOR(t *testing.T) {
+	c := ddb()
+	_, err := c.Query(bg, &dynamodb.QueryInput{
+		TableName: aws.String("vo_query_xor_absent"),
+		KeyConditions: map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorEq,
+			AttributeValueList: []types.AttributeValue{S("a")}}},
+		QueryFilter: map[string]types.Condition{"b": {ComparisonOperator: types.ComparisonOperatorNull},
+			"c": {ComparisonOperator: types.ComparisonOperatorNull}},
+		ConditionalOperator: "XOR",
+		Select:              "BOGUS",
+	})
+	wantAPIError(t, err, "ValidationException", "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]")
+}

@@ -4,11 +4,15 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 var query = op(callQuery, func(in *wire.QueryInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
+		return err
+	}
+	if err := filterOperator(in.ConditionalOperator, len(in.QueryFilter)); err != nil {
 		return err
 	}
 	var v validator
@@ -34,6 +38,18 @@ func (v *validator) conditions(member string, conds map[string]wire.Condition) {
 		v.notNull(p, op == "")
 		v.enum(p, op, enumComparisonOperator)
 	}
+}
+
+// filterOperator refuses an unknown ConditionalOperator joining two or
+// more legacy filter conditions the way DynamoDB does: on its own, ahead
+// of the other member checks, bare and in its newer enum text ('[ALL, OR]'
+// sic; Query, us-east-1 and eu-west-2, 2026-10-09, in a public
+// conformance suite; Scan's ScanFilter is read the same way here).
+func filterOperator(op string, conditions int) error {
+	if op == "" || conditions < 2 || slices.Contains(enumConditionalOperator, op) {
+		return nil
+	}
+	return ddberr.Validation("Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]")
 }
 
 // readEnums checks the enum members shared by Query and Scan.

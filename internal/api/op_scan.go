@@ -6,6 +6,9 @@ var scan = op(callScan, func(in *wire.ScanInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}
+	if err := filterOperator(in.ConditionalOperator, len(in.ScanFilter)); err != nil {
+		return err
+	}
 	var v validator
 	v.readEnums(in.Select, in.ConditionalOperator, in.ReturnConsumedCapacity)
 	v.attributesToGet("attributesToGet", in.AttributesToGet)
