@@ -75,20 +75,15 @@ func ssDuplicates(ss []string) *ddberr.Error {
 // bsDuplicates is the binary-set form: members in base64, and in the
 // current layer no space after the commas nor before "of".
 func bsDuplicates(bs [][]byte) *ddberr.Error {
-	enc := make([]string, len(bs))
+	raw, enc := make([]string, len(bs)), make([]string, len(bs))
 	for i, x := range bs {
-		enc[i] = base64.StdEncoding.EncodeToString(x)
+		raw[i], enc[i] = string(x), base64.StdEncoding.EncodeToString(x)
 	}
-	raw := make([]string, len(bs))
-	for i, x := range bs {
-		raw[i] = string(x)
-	}
-	ordered := inSetOrder(raw)
-	sorted := make([]string, len(ordered))
+	ordered := inSetOrder(raw) // a new slice: encoded in place
 	for i, x := range ordered {
-		sorted[i] = base64.StdEncoding.EncodeToString([]byte(x))
+		ordered[i] = base64.StdEncoding.EncodeToString([]byte(x))
 	}
-	e := requestErr(invalidParam + "Input collection [" + joinMembers(sorted, `"`, ",") + "]of type BS contains duplicates.")
+	e := requestErr(invalidParam + "Input collection [" + joinMembers(ordered, `"`, ",") + "]of type BS contains duplicates.")
 	e.Older = invalidParam + "Input collection [" + joinMembers(enc, "", ", ") + "]of type BS contains duplicates."
 	return e
 }
