@@ -638,3 +638,52 @@ func TestTransactEmptyAttributeName(t *testing.T) {
 	})
 	wantAPIError(t, err, "ValidationException", "Empty attribute name")
 }
+
+// TransactWriteItems checks its actions one at a time in request order and
+// reports the first problem, whatever kind: an attribute value refused while
+// reading an action, or an action's expression (us-east-1 and eu-west-2,
+// 2026-10-09, in a public conformance suite). The table is absent: every
+// answer comes before any table is looked up.
+func TestTransactActionsCheckedInOrder(t *testing.T) {
+	c := ddb()
+	absent := aws.String("tx_order_absent_table")
+	deep := func(n int) types.AttributeValue {
+		var v types.AttributeValue = S("leaf")
+		for i := 0; i < n; i++ {
+			v = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"n": v}}
+		}
+		return v
+	}
+	key := func(pk types.AttributeValue) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": pk}
+	}
+	const (
+		syntax = `Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "("`
+		nest   = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+	)
+	deepPut := types.TransactWriteItem{Put: &types.Put{TableName: absent,
+		Item: map[string]types.AttributeValue{"pk": S("d"), "data": deep(32)}}}
+	badCheck := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: absent, Key: key(S("c")),
+		ConditionExpression: aws.String("attribute_not_exists(")}}
+	emptyName := types.TransactWriteItem{Put: &types.Put{TableName: absent,
+		Item: map[string]types.AttributeValue{"pk": S("a"), "": S("x")}}}
+	unused := types.TransactWriteItem{Update: &types.Update{TableName: absent, Key: key(S("a")),
+		UpdateExpression:          aws.String("SET a = :v"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("x"), ":u": S("y")}}}
+	deepKey := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: absent, Key: key(deep(40)),
+		ConditionExpression: aws.String("attribute_exists(a)")}}
+	for _, c0 := range []struct {
+		items []types.TransactWriteItem
+		want  string
+	}{
+		{[]types.TransactWriteItem{badCheck, deepPut}, syntax},
+		{[]types.TransactWriteItem{deepPut, badCheck}, nest},
+		{[]types.TransactWriteItem{emptyName, deepPut}, "Empty attribute name"},
+		{[]types.TransactWriteItem{deepPut, emptyName}, nest},
+		{[]types.TransactWriteItem{unused, deepKey}, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:u}"},
+		{[]types.TransactWriteItem{deepKey, unused}, nest},
+	} {
+		_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: c0.items})
+		wantAPIError(t, err, "ValidationException", c0.want)
+	}
+}

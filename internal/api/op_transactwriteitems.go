@@ -1,12 +1,60 @@
 package api
 
 import (
+	"context"
+	"encoding/json"
 	"strconv"
 
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-var transactWriteItems = op(Backend.TransactWriteItems, func(in *wire.TransactWriteItemsInput) error {
+var transactWriteItems = actionsInOrder(op(Backend.TransactWriteItems, validateTransactWrite))
+
+// TransactActionChecker is implemented by a Backend that can run the
+// request-phase checks of one TransactWriteItems action (its expressions
+// and placeholders) without touching a table.
+type TransactActionChecker interface {
+	CheckTransactWriteItem(it wire.TransactWriteItem) error
+}
+
+// actionsInOrder makes TransactWriteItems report its first faulty action:
+// DynamoDB checks the actions one at a time in request order, so an
+// attribute value refused while the body is read (nesting, numbers, sets,
+// names) must not beat an earlier action's expression error, nor a value
+// error in a later action beat an earlier one's (us-east-1 and eu-west-2,
+// 2026-10-09, in a public conformance suite). The body is read again, action
+// by action, only when a value check failed.
+func actionsInOrder(h handler) handler {
+	return func(ctx context.Context, b Backend, body []byte) (any, error) {
+		out, err := h(ctx, b, body)
+		if de, ok := err.(*ddberr.Error); !ok || !de.Enveloped {
+			return out, err
+		}
+		if decode(body, new(wire.TransactWriteItemsInput)) == nil {
+			return out, err // the engine's own refusal, not the body's
+		}
+		var raw struct{ TransactItems []json.RawMessage }
+		if json.Unmarshal(body, &raw) != nil {
+			return nil, err
+		}
+		checker, _ := b.(TransactActionChecker)
+		for _, r := range raw.TransactItems {
+			var it wire.TransactWriteItem
+			if derr := decode(r, &it); derr != nil {
+				return nil, derr
+			}
+			if checker != nil {
+				if cerr := checker.CheckTransactWriteItem(it); cerr != nil {
+					return nil, cerr
+				}
+			}
+		}
+		return nil, err
+	}
+}
+
+func validateTransactWrite(in *wire.TransactWriteItemsInput) error {
 	var v validator
 	// The token comes first (us-east-1 and eu-west-2, 2026-10-09, in a
 	// public conformance suite: '2 validation errors detected: Value
@@ -40,7 +88,7 @@ var transactWriteItems = op(Backend.TransactWriteItems, func(in *wire.TransactWr
 		}
 	}
 	return v.err()
-})
+}
 
 var transactGetItems = op(Backend.TransactGetItems, func(in *wire.TransactGetItemsInput) error {
 	var v validator

@@ -195,6 +195,13 @@ func checkTxItems(acts []*txAction) error {
 	return nil
 }
 
+// CheckTransactWriteItem runs the request-phase checks of one
+// TransactWriteItems action, touching no table (api.TransactActionChecker).
+func (e *Engine) CheckTransactWriteItem(it wire.TransactWriteItem) error {
+	_, err := prepareTxAction(it)
+	return err
+}
+
 // prepareTxAction is the request phase of one action: exactly one of the
 // four, its expressions parsed and resolved.
 func prepareTxAction(it wire.TransactWriteItem) (*txAction, error) {
