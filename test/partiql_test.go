@@ -547,3 +547,28 @@ func TestPartiQLFunctionTexts(t *testing.T) {
 		Parameters: []types.AttributeValue{S("ss")}})
 	wantAPIError(t, err, "ValidationException", "Operator or function requires a document path; operator or function: attribute_exists")
 }
+
+// PartiQL parameters are read by DynamoDB's older value layer: an exponent
+// past 32 bits cannot be converted, 1e2147483647 wraps to an underflow and
+// an empty number has no colon (eu-west-2 and us-east-1, October 2026, in a
+// public conformance suite).
+func TestPartiQLParameterNumbers(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	const notNumeric = "The parameter cannot be converted to a numeric value"
+	for n, want := range map[string]string{
+		"1e99999999999": notNumeric + ": 1e99999999999",
+		"1e2147483648":  notNumeric + ": 1e2147483648",
+		"1e-2147483648": notNumeric + ": 1e-2147483648",
+		"1e2147483647":  "Number underflow. Attempting to store a number with magnitude smaller than supported range",
+		"":              notNumeric,
+		"abc":           notNumeric + ": abc",
+		"1e126":         "Number overflow. Attempting to store a number with magnitude larger than supported range",
+	} {
+		_, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{
+			Statement:  aws.String(`SELECT * FROM "` + table + `" WHERE pk = 'a' AND n = ?`),
+			Parameters: []types.AttributeValue{N(n)},
+		})
+		wantAPIError(t, err, "ValidationException", want)
+	}
+}

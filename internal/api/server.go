@@ -160,12 +160,15 @@ var enveloping = map[string]bool{
 // olderValueLayer lists the operations whose attribute value checks
 // DynamoDB words in its older way (ddberr.Error.Older): us-east-1,
 // eu-west-1 and us-west-2 on 2026-10-09, as a public conformance suite
-// records them.
+// records them (PartiQL parameters in eu-west-2 and us-east-1).
 var olderValueLayer = map[string]bool{
-	targetPrefix + "BatchWriteItem":     true,
-	targetPrefix + "TransactWriteItems": true,
-	targetPrefix + "TransactGetItems":   true,
-	targetPrefix + "Scan":               true,
+	targetPrefix + "BatchWriteItem":        true,
+	targetPrefix + "TransactWriteItems":    true,
+	targetPrefix + "TransactGetItems":      true,
+	targetPrefix + "Scan":                  true,
+	targetPrefix + "ExecuteStatement":      true,
+	targetPrefix + "BatchExecuteStatement": true,
+	targetPrefix + "ExecuteTransaction":    true,
 }
 
 // dispatch runs one operation, turning a panic into InternalServerError.

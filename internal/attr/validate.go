@@ -2,7 +2,9 @@ package attr
 
 import (
 	"encoding/base64"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kura-db/kura/internal/ddberr"
@@ -48,14 +50,63 @@ func NameTooLarge() *ddberr.Error { return requestErr(msgNameTooLong) }
 
 func requestErr(msg string) *ddberr.Error { return ddberr.RequestInvalid(msg) }
 
-// numberErr is a rejected number. DynamoDB's older value layer
-// (ddberr.OlderLayer) words an empty one without the colon.
+// numberErr is a rejected number, with the older value layer's reading
+// of it (ddberr.OlderLayer; olderNumberText).
 func numberErr(err error) *ddberr.Error {
 	e := ddberr.RequestInvalid(err.Error())
-	if ne, ok := err.(*NumberError); ok && ne.Kind == NumSyntax && ne.Input == "" {
-		e.Older = "The parameter cannot be converted to a numeric value"
+	if ne, ok := err.(*NumberError); ok {
+		e.Older = olderNumberText(ne)
 	}
 	return e
+}
+
+// olderNumberText is how DynamoDB's older value layer (BatchWriteItem, the
+// transaction APIs, Scan, PartiQL parameters) words a rejected number: it
+// reads the literal as Java's BigDecimal does, so an exponent past 32 bits
+// cannot be converted at all, a magnitude exponent past 32 bits wraps to an
+// underflow (1e2147483647), and an empty one has no colon (four regions,
+// 2026-10-09, in a public conformance suite).
+func olderNumberText(ne *NumberError) string {
+	const notNumeric = "The parameter cannot be converted to a numeric value"
+	if ne.Input == "" {
+		return notNumeric
+	}
+	if ne.Kind != NumOverflow && ne.Kind != NumUnderflow {
+		return ne.Error()
+	}
+	r, ok := scanNumber(ne.Input)
+	if !ok {
+		return ne.Error()
+	}
+	switch {
+	case !BigDecimalScaleFits(ne.Input):
+		return notNumeric + ": " + ne.Input
+	case r.exp > math.MaxInt32:
+		return (&NumberError{Kind: NumUnderflow}).Error()
+	}
+	return ne.Error()
+}
+
+// BigDecimalScaleFits reports whether Java's BigDecimal can read a number
+// literal: its exponent, and its scale (digits after the point less the
+// exponent), must be 32-bit integers. DynamoDB's older value layer and its
+// PartiQL parser cannot convert one that does not fit (1e2147483648,
+// 1e-2147483648, 1.5e-2147483647).
+func BigDecimalScaleFits(lit string) bool {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(lit), "e")
+	e := int64(0)
+	if hasExp {
+		var err error
+		if e, err = strconv.ParseInt(exp, 10, 32); err != nil {
+			return false
+		}
+	}
+	frac := int64(0)
+	if _, f, ok := strings.Cut(mant, "."); ok {
+		frac = int64(len(f))
+	}
+	scale := frac - e
+	return scale >= math.MinInt32 && scale <= math.MaxInt32
 }
 
 // The texts of duplicate set members. DynamoDB's current value layer

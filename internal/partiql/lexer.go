@@ -1,10 +1,9 @@
 package partiql
 
 import (
-	"math"
-	"strconv"
 	"strings"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
@@ -76,7 +75,7 @@ func lex(src string) ([]token, error) {
 			i = j
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
 			j := lexNumber(src, i)
-			if !numberFits(src[i:j]) {
+			if !attr.BigDecimalScaleFits(src[i:j]) {
 				return nil, malformed("")
 			}
 			toks = append(toks, token{tNumber, src[i:j], i})
@@ -139,28 +138,6 @@ func lexNumber(src string, i int) int {
 		}
 	}
 	return j
-}
-
-// numberFits reports whether a number literal's exponent, and its scale
-// (digits after the point less the exponent), are 32-bit integers:
-// DynamoDB cannot read the statement otherwise (1e2147483648,
-// 1.5e-2147483647), whereas a literal that fits but breaks the number
-// rules is refused later with the number's own text.
-func numberFits(lit string) bool {
-	mant, exp, hasExp := strings.Cut(strings.ToLower(lit), "e")
-	e := int64(0)
-	if hasExp {
-		var err error
-		if e, err = strconv.ParseInt(exp, 10, 32); err != nil {
-			return false
-		}
-	}
-	frac := int64(0)
-	if _, f, ok := strings.Cut(mant, "."); ok {
-		frac = int64(len(f))
-	}
-	scale := frac - e
-	return scale >= math.MinInt32 && scale <= math.MaxInt32
 }
 
 // lexQuoted scans a quoted string or identifier; a doubled quote stands
