@@ -572,3 +572,64 @@ func TestPartiQLParameterNumbers(t *testing.T) {
 		wantAPIError(t, err, "ValidationException", want)
 	}
 }
+
+// PartiQL's FROM-first UPDATE: FROM "T" WHERE <key> SET ... / REMOVE ...,
+// run as the UPDATE of the item the WHERE names (a suite run against
+// DynamoDB in four regions, October 2026). Kura refused it ('Expected data
+// manipulation').
+func TestPartiQLFromFirstUpdate(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	q := func(s string) string { return strings.ReplaceAll(s, "TBL", `"`+table+`"`) }
+	seed := func(pk string) {
+		mustPQ(t, c, q(`INSERT INTO TBL VALUE {'pk': '`+pk+`', 'a': 1, 'b': 'bee'}`))
+	}
+	get := func(pk string) map[string]types.AttributeValue {
+		out, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table),
+			Key: map[string]types.AttributeValue{"pk": S(pk)}, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	seed("set")
+	mustPQ(t, c, q(`FROM TBL WHERE pk = 'set' SET c = 1 REMOVE b`))
+	if it := get("set"); str(t, it["c"]) != "1" || it["b"] != nil {
+		t.Fatalf("SET and REMOVE: %v", it)
+	}
+	seed("lower")
+	mustPQ(t, c, q(`from TBL where pk = 'lower' set e = 4`))
+	if it := get("lower"); str(t, it["e"]) != "4" {
+		t.Fatalf("lower case: %v", it)
+	}
+	seed("ret")
+	items := mustPQ(t, c, q(`FROM TBL WHERE pk = 'ret' SET d = 3 RETURNING ALL NEW *`))
+	if len(items) != 1 || str(t, items[0]["d"]) != "3" || str(t, items[0]["b"]) != "bee" {
+		t.Fatalf("RETURNING: %v", items)
+	}
+	seed("cond")
+	_, err := pq(t, c, q(`FROM TBL WHERE pk = 'cond' AND a = 2 SET c = 5`))
+	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	mustPQ(t, c, q(`FROM TBL WHERE pk = 'cond' AND a = 1 SET c = 5`))
+	_, err = pq(t, c, q(`FROM TBL WHERE pk = 'absent' SET c = 1`))
+	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	if it := get("absent"); it != nil {
+		t.Fatalf("created %v", it)
+	}
+	seed("params")
+	if _, err := c.ExecuteStatement(bg, &dynamodb.ExecuteStatementInput{Statement: aws.String(q(`FROM TBL WHERE pk = ? SET c = ?`)),
+		Parameters: []types.AttributeValue{S("params"), N("7")}}); err != nil || str(t, get("params")["c"]) != "7" {
+		t.Fatalf("parameters: %v", err)
+	}
+	seed("tx")
+	if _, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(q(`FROM TBL WHERE pk = 'tx' SET c = 1`))}}}); err != nil || str(t, get("tx")["c"]) != "1" {
+		t.Fatalf("transaction: %v", err)
+	}
+	seed("batch")
+	out, err := c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(q(`FROM TBL WHERE pk = 'batch' SET c = 1`))}}})
+	if err != nil || len(out.Responses) != 1 || out.Responses[0].Error != nil || str(t, get("batch")["c"]) != "1" {
+		t.Fatalf("batch: %+v %v", out, err)
+	}
+}

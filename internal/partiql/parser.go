@@ -132,6 +132,8 @@ func (p *parser) statement() (*Statement, error) {
 		return p.updateStmt()
 	case t.isKeyword("DELETE"):
 		return p.deleteStmt()
+	case t.isKeyword("FROM"):
+		return p.fromFirstUpdate()
 	case t.isKeyword("EXISTS"):
 		p.next()
 		if err := p.expectPunct("("); err != nil {
@@ -259,20 +261,70 @@ func (p *parser) updateStmt() (*Statement, error) {
 	if err := p.alias(); err != nil {
 		return nil, err
 	}
+	if err := p.assignments(st); err != nil {
+		return nil, err
+	}
+	if len(st.Sets) == 0 && len(st.Removes) == 0 {
+		return nil, p.expected("SET or REMOVE")
+	}
+	if p.accept("WHERE") {
+		if st.Where, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return st, p.returning(st)
+}
+
+// fromFirstUpdate parses PartiQL's FROM-first UPDATE: FROM table WHERE
+// condition, then SET and REMOVE clauses and an optional RETURNING
+// (DynamoDB runs it as the UPDATE of the item the WHERE names; a suite run
+// against it, four regions, October 2026).
+func (p *parser) fromFirstUpdate() (*Statement, error) {
+	p.next() // FROM
+	st := &Statement{Kind: Update}
+	var err error
+	if st.Table, err = p.name(); err != nil {
+		return nil, err
+	}
+	if p.acceptPunct(".") {
+		if st.Index, err = p.name(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.alias(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("WHERE"); err != nil {
+		return nil, err
+	}
+	if st.Where, err = p.expr(); err != nil {
+		return nil, err
+	}
+	if err := p.assignments(st); err != nil {
+		return nil, err
+	}
+	if len(st.Sets) == 0 && len(st.Removes) == 0 {
+		return nil, p.expected("SET or REMOVE")
+	}
+	return st, p.returning(st)
+}
+
+// assignments parses SET and REMOVE clauses, in any order and number.
+func (p *parser) assignments(st *Statement) error {
 	for {
 		switch {
 		case p.accept("SET"):
 			for {
 				path, err := p.path()
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if err := p.expectPunct("="); err != nil {
-					return nil, err
+					return err
 				}
 				v, err := p.additive()
 				if err != nil {
-					return nil, err
+					return err
 				}
 				st.Sets = append(st.Sets, Assign{Path: path, Value: v})
 				if !p.acceptPunct(",") {
@@ -284,7 +336,7 @@ func (p *parser) updateStmt() (*Statement, error) {
 			for {
 				path, err := p.path()
 				if err != nil {
-					return nil, err
+					return err
 				}
 				st.Removes = append(st.Removes, path)
 				if !p.acceptPunct(",") {
@@ -293,17 +345,8 @@ func (p *parser) updateStmt() (*Statement, error) {
 			}
 			continue
 		}
-		break
+		return nil
 	}
-	if len(st.Sets) == 0 && len(st.Removes) == 0 {
-		return nil, p.expected("SET or REMOVE")
-	}
-	if p.accept("WHERE") {
-		if st.Where, err = p.expr(); err != nil {
-			return nil, err
-		}
-	}
-	return st, p.returning(st)
 }
 
 func (p *parser) deleteStmt() (*Statement, error) {
