@@ -633,3 +633,28 @@ func TestPartiQLFromFirstUpdate(t *testing.T) {
 		t.Fatalf("batch: %+v %v", out, err)
 	}
 }
+
+// A parameter refused while the body is read fails only its own statement
+// of a BatchExecuteStatement (eu-west-2 and us-east-1, October 2026, in a
+// public conformance suite); it failed the whole call.
+func TestPartiQLBatchParameterFaultPerStatement(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	mustPQ(t, c, `INSERT INTO "`+table+`" VALUE {'pk': 'a', 'n': 1}`)
+	out, err := c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(`SELECT * FROM "` + table + `" WHERE pk = ?`), Parameters: []types.AttributeValue{S("a")}},
+		{Statement: aws.String(`SELECT * FROM "` + table + `" WHERE pk = ?`), Parameters: []types.AttributeValue{N("1e99999999999")}},
+	}})
+	if err != nil || len(out.Responses) != 2 || out.Responses[0].Error != nil || out.Responses[0].Item == nil ||
+		out.Responses[1].Error == nil || out.Responses[1].Error.Code != "ValidationError" ||
+		aws.ToString(out.Responses[1].Error.Message) != "The parameter cannot be converted to a numeric value: 1e99999999999" {
+		t.Fatalf("got %+v %v", out, err)
+	}
+	out, err = c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(`SELECT * FROM "` + table + `" WHERE pk = ?`), Parameters: []types.AttributeValue{N("abc")}},
+	}})
+	if err != nil || len(out.Responses) != 1 || out.Responses[0].Error == nil ||
+		aws.ToString(out.Responses[0].Error.Message) != "The parameter cannot be converted to a numeric value: abc" {
+		t.Fatalf("alone: %+v %v", out, err)
+	}
+}
