@@ -658,3 +658,21 @@ func TestPartiQLBatchParameterFaultPerStatement(t *testing.T) {
 		t.Fatalf("alone: %+v %v", out, err)
 	}
 }
+
+// Type tests with IS and condition functions compared with a boolean run
+// as filters (a suite run against DynamoDB in four regions, October 2026);
+// Kura refused both.
+func TestPartiQLIsTypeAndBoolComparedFunction(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	mustPQ(t, c, `INSERT INTO "`+table+`" VALUE {'pk': 'a', 'flag': true, 's': 'str', 'ss': <<'x'>>}`)
+	for cond, want := range map[string]int{
+		"flag IS BOOL": 1, "s IS STRING": 1, "s IS BOOL": 0, "s IS NOT BOOL": 1,
+		"attribute_exists(ss) = true": 1, "attribute_exists(ss) = false": 0, "attribute_exists(nope) <> true": 1,
+	} {
+		items := mustPQ(t, c, `SELECT * FROM "`+table+`" WHERE pk = 'a' AND `+cond)
+		if len(items) != want {
+			t.Errorf("%s: %d items, want %d", cond, len(items), want)
+		}
+	}
+}

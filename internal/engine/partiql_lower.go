@@ -267,6 +267,10 @@ func (b *exprBuilder) condP(e partiql.Expr, prec int) (string, error) {
 			return s, nil
 		case "+", "-":
 			return "", ddberr.Validation("WHERE clause must contain an expression that resolves to a boolean")
+		case "=", "<>":
+			if c, ok := boolComparedCondition(x); ok {
+				return b.condP(c, prec)
+			}
 		}
 		l, err := b.operand(x.L)
 		if err != nil {
@@ -305,7 +309,11 @@ func (b *exprBuilder) condP(e partiql.Expr, prec int) (string, error) {
 		case x.What == "MISSING":
 			s = "attribute_exists(" + p + ")"
 		default:
-			s = "attribute_type(" + p + ", " + b.value(attr.Value{T: attr.S, Str: "NULL"}) + ")"
+			typ := "NULL"
+			if t, ok := partiql.IsTypes[x.What]; ok {
+				typ = t
+			}
+			s = "attribute_type(" + p + ", " + b.value(attr.Value{T: attr.S, Str: typ}) + ")"
 			if x.Not {
 				s = "NOT " + s
 			}
@@ -316,6 +324,30 @@ func (b *exprBuilder) condP(e partiql.Expr, prec int) (string, error) {
 	}
 	return "", ddberr.Validation("WHERE clause must contain an expression that resolves to a boolean")
 }
+
+// boolComparedCondition reads a condition function compared with a
+// boolean literal ('attribute_exists(ss) = true', which DynamoDB runs as
+// the function itself; a suite run against it, four regions, October
+// 2026) as the function, negated for '= false' and '<> true'.
+func boolComparedCondition(x *partiql.Binary) (partiql.Expr, bool) {
+	call, lit := x.L, x.R
+	if _, isBool := call.(*partiql.Bool); isBool {
+		call, lit = x.R, x.L
+	}
+	c, ok := call.(*partiql.Call)
+	v, isBool := lit.(*partiql.Bool)
+	if !ok || !isBool || !pqConditionFunctions[strings.ToLower(c.Name)] {
+		return nil, false
+	}
+	if v.V == (x.Op == "=") {
+		return c, true
+	}
+	return &partiql.Not{X: c}, true
+}
+
+// pqConditionFunctions are the functions that are conditions themselves.
+var pqConditionFunctions = map[string]bool{"attribute_exists": true, "attribute_not_exists": true,
+	"attribute_type": true, "begins_with": true, "contains": true}
 
 func (b *exprBuilder) operands(es ...partiql.Expr) ([]string, error) {
 	out := make([]string, len(es))

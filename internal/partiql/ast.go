@@ -90,11 +90,19 @@ type In struct {
 	List []Expr
 }
 
-// Is is X IS [NOT] MISSING|NULL.
+// Is is X IS [NOT] MISSING|NULL|<type>.
 type Is struct {
 	X    Expr
 	Not  bool
-	What string // "MISSING" or "NULL"
+	What string // "MISSING", "NULL" or a key of IsTypes
+}
+
+// IsTypes maps the PartiQL type names IS tests to DynamoDB's attribute
+// types.
+var IsTypes = map[string]string{
+	"BOOL": "BOOL", "BOOLEAN": "BOOL", "STRING": "S", "NUMBER": "N",
+	"DECIMAL": "N", "INT": "N", "INTEGER": "N", "FLOAT": "N",
+	"BLOB": "B", "BINARY": "B", "LIST": "L", "STRUCT": "M", "TUPLE": "M",
 }
 
 // Call is a function call, Name lower-cased.

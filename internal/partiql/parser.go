@@ -567,11 +567,16 @@ func (p *parser) predicate() (Expr, error) {
 		out = in
 	case p.accept("IS"):
 		is := &Is{X: l, Not: p.accept("NOT")}
-		switch {
+		switch t := p.peek(); {
 		case p.accept("MISSING"):
 			is.What = "MISSING"
 		case p.accept("NULL"):
 			is.What = "NULL"
+		case t.kind == tIdent && IsTypes[strings.ToUpper(t.text)] != "":
+			// A type test ('flag IS BOOL'; DynamoDB runs it as a filter, a
+			// suite run against it, four regions, October 2026).
+			p.next()
+			is.What = strings.ToUpper(t.text)
 		default:
 			return nil, p.expected("MISSING or NULL")
 		}
