@@ -181,3 +181,37 @@ func TestConcurrentAddIsAtomic(t *testing.T) {
 		t.Fatalf("n = %s, want %d", n, clients*each)
 	}
 }
+
+// Sets come back in DynamoDB's own order, not as written: string and binary
+// sets bytewise, number sets by value, the empty string first (GetItem in
+// eu-west-2, 2026-10-09, as a public conformance suite records it), also
+// after an ADD.
+func TestSetMemberOrder(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	key := map[string]types.AttributeValue{"pk": S("a")}
+	_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"pk": S("a"),
+		"ss": &types.AttributeValueMemberSS{Value: []string{"b", "a"}},
+		"ns": &types.AttributeValueMemberNS{Value: []string{"10", "2", "-1.5"}},
+		"bs": &types.AttributeValueMemberBS{Value: [][]byte{{0xff}, {0}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key,
+		UpdateExpression:          aws.String("ADD ss :v"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberSS{Value: []string{""}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := out.Item["ss"].(*types.AttributeValueMemberSS).Value
+	ns := out.Item["ns"].(*types.AttributeValueMemberNS).Value
+	bs := out.Item["bs"].(*types.AttributeValueMemberBS).Value
+	if fmt.Sprint(ss) != "[ a b]" || fmt.Sprint(ns) != "[-1.5 2 10]" || fmt.Sprint(bs) != "[[0] [255]]" {
+		t.Fatalf("ss %q ns %v bs %v", ss, ns, bs)
+	}
+}

@@ -2,6 +2,7 @@ package attr
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -148,4 +149,19 @@ func sameBinarySet(a, b [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// SortSet puts a set's members in the order DynamoDB returns them: string
+// and binary sets bytewise, number sets by value (GetItem in eu-west-2,
+// 2026-10-09, as a public conformance suite records it; the empty string
+// first). Other values are left alone.
+func SortSet(v *Value) {
+	switch v.T {
+	case SS:
+		slices.Sort(v.Strs)
+	case NS:
+		slices.SortFunc(v.Strs, CompareNumbers)
+	case BS:
+		slices.SortFunc(v.Bins, bytes.Compare)
+	}
 }

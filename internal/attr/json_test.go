@@ -26,7 +26,9 @@ func TestJSONRoundTrip(t *testing.T) {
 		{`{"M":{}}`, `{"M":{}}`},
 		{`{"L":[]}`, `{"L":[]}`},
 		{`{"L":[{"S":"a"},{"L":[{"NULL":true}]}]}`, `{"L":[{"S":"a"},{"L":[{"NULL":true}]}]}`},
-		{`{"SS":["b","a",""]}`, `{"SS":["b","a",""]}`},
+		// Sets come back in DynamoDB's order (bytewise, by value).
+		{`{"SS":["b","a",""]}`, `{"SS":["","a","b"]}`},
+		{`{"NS":["10","2","-1.5"]}`, `{"NS":["-1.5","2","10"]}`},
 		{`{"NS":["1.0","2e1"]}`, `{"NS":["1","20"]}`},
 		{`{"BS":["AA==","AQ=="]}`, `{"BS":["AA==","AQ=="]}`},
 		{`{"S":"x","N":null}`, `{"S":"x"}`},
@@ -331,14 +333,14 @@ func TestEncodingJSONIntegration(t *testing.T) {
 	if err := json.Unmarshal([]byte(in), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Item["n"].Str != "1.1" || r.Item["m"].Map["x"].Strs[1] != "1" || !r.Parameters[0].Bool {
+	if r.Item["n"].Str != "1.1" || r.Item["m"].Map["x"].Strs[0] != "1" || !r.Parameters[0].Bool {
 		t.Fatalf("decoded %+v", r)
 	}
 	out, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"TableName":"t","Item":{"m":{"M":{"x":{"NS":["2","1"]}}},"n":{"N":"1.1"},"pk":{"S":"a"}},"Parameters":[{"BOOL":true}]}`
+	want := `{"TableName":"t","Item":{"m":{"M":{"x":{"NS":["1","2"]}}},"n":{"N":"1.1"},"pk":{"S":"a"}},"Parameters":[{"BOOL":true}]}`
 	if string(out) != want {
 		t.Errorf("Marshal = %s", out)
 	}

@@ -427,6 +427,9 @@ func (d *decoder) member(v *Value, t Type, depth, rec int) {
 		} else {
 			d.invalid(checkNS(v.Strs, true))
 		}
+		if d.verr == nil {
+			SortSet(v)
+		}
 	case BS:
 		if !d.arrayStart() {
 			return
@@ -444,6 +447,9 @@ func (d *decoder) member(v *Value, t Type, depth, rec int) {
 		}
 		if !d.failed() && d.verr == nil {
 			d.invalid(checkBS(v.Bins))
+			if d.verr == nil {
+				SortSet(v)
+			}
 		}
 	}
 }

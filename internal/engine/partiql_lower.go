@@ -177,6 +177,7 @@ func (b *exprBuilder) bag(x *partiql.Bag, at string) (attr.Value, error) {
 	if err := attr.Validate(out); err != nil {
 		return attr.Value{}, err
 	}
+	attr.SortSet(&out)
 	return out, nil
 }
 

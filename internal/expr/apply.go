@@ -289,6 +289,7 @@ func addValue(old attr.Value, ok bool, v attr.Value, legacy bool) (attr.Value, b
 				out.Strs = append(out.Strs, s)
 			}
 		}
+		attr.SortSet(&out)
 		return out, true, nil
 	case old.T == attr.BS && v.T == attr.BS:
 		out := attr.Value{T: attr.BS, Bins: append([][]byte(nil), old.Bins...)}
@@ -297,6 +298,7 @@ func addValue(old attr.Value, ok bool, v attr.Value, legacy bool) (attr.Value, b
 				out.Bins = append(out.Bins, b)
 			}
 		}
+		attr.SortSet(&out)
 		return out, true, nil
 	case legacy && old.T == attr.L && v.T == attr.L:
 		l := append(append([]attr.Value(nil), old.List...), v.List...)
