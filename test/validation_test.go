@@ -195,3 +195,16 @@ func TestNumberExponentRange(t *testing.T) {
 		Key: map[string]types.AttributeValue{"pk": S("a"), "x": N("-1e99999999999")}})
 	wantAPIError(t, err, "ValidationException", over)
 }
+
+// An unknown ConditionalOperator is listed against [OR, AND] (UpdateItem
+// with two Expected conditions and no Key: us-east-1 and eu-west-2,
+// 2026-10-09, in a public conformance suite).
+func TestConditionalOperatorEnumOrder(t *testing.T) {
+	typ, msg := rawCall(t, shared, "UpdateItem", `{"TableName":"vo_upd_nokey_zz","AttributeUpdates":{"x":{"Action":"PUT","Value":{"S":"1"}}},`+
+		`"Expected":{"a":{"Exists":false},"b":{"Exists":false}},"ConditionalOperator":"XOR"}`)
+	want := "2 validation errors detected: Value 'XOR' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]; " +
+		"Value null at 'key' failed to satisfy constraint: Member must not be null"
+	if typ != "ValidationException" || msg != want {
+		t.Fatalf("got %s: %q", typ, msg)
+	}
+}

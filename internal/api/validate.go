@@ -14,7 +14,7 @@ var (
 	enumReturnValues           = []string{"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"}
 	enumReturnValuesOnCCF      = []string{"ALL_OLD", "NONE"}
 	enumSelect                 = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
-	enumConditionalOperator    = []string{"AND", "OR"}
+	enumConditionalOperator    = []string{"OR", "AND"} // as listed by us-east-1 and eu-west-2, 2026-10-09
 	enumComparisonOperator     = []string{"IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT", "NOT_NULL", "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS"}
 	enumBillingMode            = []string{"PROVISIONED", "PAY_PER_REQUEST"}
 	enumKeyType                = []string{"HASH", "RANGE"}
