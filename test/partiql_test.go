@@ -676,3 +676,42 @@ func TestPartiQLIsTypeAndBoolComparedFunction(t *testing.T) {
 		}
 	}
 }
+
+// DynamoDB refuses PartiQL on an index with a multi-attribute key, ahead of
+// key types, WHERE rules and COUNT(*), and in a batch only that statement
+// (eu-west-2 and us-east-1, October 2026, in a public conformance suite).
+func TestPartiQLMultiAttributeIndexRefused(t *testing.T) {
+	c := ddb()
+	table := uniqueTable("pqMulti")
+	defs := []types.AttributeDefinition{}
+	for _, n := range []string{"id", "h1", "h2", "r1"} {
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS})
+	}
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: defs,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("gsi"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("h1"), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String("h2"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("r1"), KeyType: types.KeyTypeRange}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+	mustPQ(t, c, `INSERT INTO "`+table+`" VALUE {'id': 'i1', 'h1': 'a', 'h2': 'x', 'r1': 'm'}`)
+	const refused = "PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys."
+	g := `"` + table + `"."gsi"`
+	for _, stmt := range []string{`SELECT * FROM ` + g + ` WHERE h1 = 'a'`, `SELECT * FROM ` + g + ` WHERE h1 = 5`,
+		`SELECT * FROM ` + g + ` WHERE id = 'i1'`, `SELECT * FROM ` + g} {
+		_, err := pq(t, c, stmt)
+		wantAPIError(t, err, "ValidationException", refused)
+	}
+	out, err := c.BatchExecuteStatement(bg, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(`SELECT * FROM ` + g + ` WHERE h1 = 'a' AND h2 = 'x' AND r1 = 'm'`)},
+		{Statement: aws.String(`SELECT * FROM "` + table + `" WHERE id = 'i1'`)},
+	}})
+	if err != nil || len(out.Responses) != 2 || out.Responses[0].Error == nil || aws.ToString(out.Responses[0].Error.Message) != refused ||
+		out.Responses[1].Error != nil || out.Responses[1].Item == nil {
+		t.Fatalf("batch: %+v %v", out, err)
+	}
+}

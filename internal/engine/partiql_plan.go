@@ -69,6 +69,12 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if st.Index != "" && st.Kind != partiql.Select {
 		return nil, ddberr.Validation("This operation is not supported on an index")
 	}
+	if ix, ok := t.Index(st.Index); ok && st.Index != "" && (len(ix.Hashes) > 1 || len(ix.Ranges) > 1) {
+		// DynamoDB refuses PartiQL on a multi-attribute index key, ahead of
+		// the key types and WHERE rules (eu-west-2 and us-east-1, October
+		// 2026, in a public conformance suite).
+		return nil, ddberr.Validation("PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys.")
+	}
 	p := &plan{st: st, table: t}
 	b := newExprBuilder(params)
 	switch st.Kind {
