@@ -249,18 +249,10 @@ func (p *parser) insertStmt() (*Statement, error) {
 func (p *parser) updateStmt() (*Statement, error) {
 	p.next() // UPDATE
 	st := &Statement{Kind: Update}
+	if err := p.target(st); err != nil {
+		return nil, err
+	}
 	var err error
-	if st.Table, err = p.name(); err != nil {
-		return nil, err
-	}
-	if p.acceptPunct(".") {
-		if st.Index, err = p.name(); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.alias(); err != nil {
-		return nil, err
-	}
 	if err := p.assignments(st); err != nil {
 		return nil, err
 	}
@@ -275,6 +267,21 @@ func (p *parser) updateStmt() (*Statement, error) {
 	return st, p.returning(st)
 }
 
+// target parses a statement's table, an optional .index, and refuses an
+// alias after them.
+func (p *parser) target(st *Statement) error {
+	var err error
+	if st.Table, err = p.name(); err != nil {
+		return err
+	}
+	if p.acceptPunct(".") {
+		if st.Index, err = p.name(); err != nil {
+			return err
+		}
+	}
+	return p.alias()
+}
+
 // fromFirstUpdate parses PartiQL's FROM-first UPDATE: FROM table WHERE
 // condition, then SET and REMOVE clauses and an optional RETURNING
 // (DynamoDB runs it as the UPDATE of the item the WHERE names; a suite run
@@ -282,18 +289,10 @@ func (p *parser) updateStmt() (*Statement, error) {
 func (p *parser) fromFirstUpdate() (*Statement, error) {
 	p.next() // FROM
 	st := &Statement{Kind: Update}
+	if err := p.target(st); err != nil {
+		return nil, err
+	}
 	var err error
-	if st.Table, err = p.name(); err != nil {
-		return nil, err
-	}
-	if p.acceptPunct(".") {
-		if st.Index, err = p.name(); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.alias(); err != nil {
-		return nil, err
-	}
 	if err := p.expect("WHERE"); err != nil {
 		return nil, err
 	}
@@ -355,18 +354,10 @@ func (p *parser) deleteStmt() (*Statement, error) {
 		return nil, err
 	}
 	st := &Statement{Kind: Delete}
+	if err := p.target(st); err != nil {
+		return nil, err
+	}
 	var err error
-	if st.Table, err = p.name(); err != nil {
-		return nil, err
-	}
-	if p.acceptPunct(".") {
-		if st.Index, err = p.name(); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.alias(); err != nil {
-		return nil, err
-	}
 	if p.accept("WHERE") {
 		if st.Where, err = p.expr(); err != nil {
 			return nil, err
