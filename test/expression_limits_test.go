@@ -48,3 +48,20 @@ func TestExpressionOperatorLimit(t *testing.T) {
 	wantAPIError(t, update(nested(454)), "ValidationException",
 		"1 validation error detected: Invalid ConditionExpression: The expression contains too many operators; operator count: 301")
 }
+
+// Only strings, numbers and binaries are ordered: a comparison or BETWEEN
+// with a value of another type is refused before evaluation, whatever the
+// item (an emulator's pull request measured against DynamoDB, 2026-07);
+// it matched nothing.
+func TestOrderingOperandTypes(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	yes := &types.AttributeValueMemberBOOL{Value: true}
+	_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("n < :v"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": yes}})
+	wantAPIError(t, err, "ValidationException", "Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: <, operand type: BOOL")
+	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S("a")},
+		ConditionExpression:       aws.String("n BETWEEN :a AND :b"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":a": yes, ":b": yes}})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL")
+}

@@ -303,6 +303,20 @@ func checkTypes(c *Condition) *ddberr.Error {
 		}
 	}
 	switch c.Op {
+	case OpLT, OpLE, OpGT, OpGE, OpBetween:
+		// Only strings, numbers and binaries are ordered: a value of any
+		// other type is refused before evaluation, whatever the item (an
+		// emulator's pull request measured against DynamoDB, 2026-07; the
+		// text is DynamoDB's for the same fault in a key condition).
+		for _, o := range c.Operands {
+			switch t := staticType(o); t {
+			case attr.TypeNone, attr.S, attr.N, attr.B:
+			default:
+				return wrongType(c.Op.String(), t)
+			}
+		}
+	}
+	switch c.Op {
 	case OpBeginsWith:
 		for _, o := range c.Operands {
 			if t := staticType(o); t != attr.TypeNone && t != attr.S && t != attr.B {
