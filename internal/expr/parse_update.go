@@ -118,6 +118,16 @@ func (p *parser) checkUpdate(u *Update, dup *ddberr.Error) *ddberr.Error {
 		if o.Kind == OperandCall && o.Func == "if_not_exists" && o.Args[0].Kind != OperandPath {
 			return requestErr(KindUpdate, "Operator or function requires a document path; operator or function: %s", o.Func)
 		}
+		if o.Kind == OperandCall && o.Func == "list_append" {
+			// list_append(list_append(...), ...) parses but DynamoDB refuses
+			// it (a test suite run against it; if_not_exists inside
+			// list_append stays allowed).
+			for _, a := range o.Args {
+				if a.Kind == OperandCall && a.Func == "list_append" {
+					return requestErr(KindUpdate, "The function is not allowed to be used this way in an expression; function: %s", o.Func)
+				}
+			}
+		}
 	}
 	return nil
 }
