@@ -115,9 +115,6 @@ func (p *parser) checkUpdate(u *Update, dup *ddberr.Error) *ddberr.Error {
 		if o.Kind == OperandCall && len(o.Args) != funcArity[o.Func] {
 			return requestErr(KindUpdate, "Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", o.Func, len(o.Args))
 		}
-		if o.Kind == OperandCall && o.Func == "if_not_exists" && o.Args[0].Kind != OperandPath {
-			return requestErr(KindUpdate, "Operator or function requires a document path; operator or function: %s", o.Func)
-		}
 		if o.Kind == OperandCall && o.Func == "list_append" {
 			// list_append(list_append(...), ...) parses but DynamoDB refuses
 			// it (a test suite run against it; if_not_exists inside

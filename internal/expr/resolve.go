@@ -363,6 +363,23 @@ func (p *Params) ResolveUpdate(u *Update) error {
 			}
 		}
 	}
+	// if_not_exists needs a document path first; an undefined placeholder
+	// there is reported as undefined (a test suite run against DynamoDB),
+	// so this waits for the placeholders to resolve.
+	for _, a := range u.Actions {
+		if a.Value == nil {
+			continue
+		}
+		var bad *ddberr.Error
+		walkOperand(a.Value, func(o *Operand) {
+			if bad == nil && o.Kind == OperandCall && o.Func == "if_not_exists" && o.Args[0].Kind != OperandPath {
+				bad = requestErr(KindUpdate, "Operator or function requires a document path; operator or function: %s", o.Func)
+			}
+		})
+		if bad != nil {
+			return bad
+		}
+	}
 	if err := checkPaths(KindUpdate, u.Paths()); err != nil {
 		return err
 	}
