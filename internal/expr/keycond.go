@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"slices"
-
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 )
@@ -88,9 +86,6 @@ func CheckKeyCondition(c *Condition) ([]KeyPart, error) {
 		if seen[name] {
 			return nil, ddberr.RequestInvalid("Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key")
 		}
-		if err := keyOperandTypes(n, pathAt); err != nil {
-			return nil, err
-		}
 		seen[name] = true
 		part := KeyPart{Name: name, Op: n.Op}
 		for i, o := range n.Operands {
@@ -104,33 +99,6 @@ func CheckKeyCondition(c *Condition) ([]KeyPart, error) {
 		parts = append(parts, part)
 	}
 	return parts, nil
-}
-
-// keyOperandTypes refuses, as an expression error, a value no key type
-// could satisfy in condition n (its key attribute at pathAt): anything but
-// a string or binary in begins_with, and anything but a string, number or
-// binary in an ordering comparison or BETWEEN, naming the operator as
-// written. A key type that is not the attribute's fails the schema check
-// later instead (a suite run against DynamoDB, eu-west-2, October 2026).
-func keyOperandTypes(n *Condition, pathAt int) error {
-	var name string
-	keyTypes := []attr.Type{attr.S, attr.N, attr.B}
-	switch n.Op {
-	case OpBeginsWith:
-		name, keyTypes = n.Func, []attr.Type{attr.S, attr.B}
-	case OpBetween:
-		name = "BETWEEN"
-	case OpLT, OpLE, OpGT, OpGE:
-		name = n.Op.String()
-	default:
-		return nil
-	}
-	for i, o := range n.Operands {
-		if i != pathAt && !slices.Contains(keyTypes, o.Value.T) {
-			return ddberr.RequestInvalidf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: %s, operand type: %s", name, o.Value.T)
-		}
-	}
-	return nil
 }
 
 // AnalyzeKeyCondition matches a resolved key condition against a key
