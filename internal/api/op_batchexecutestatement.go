@@ -57,7 +57,7 @@ func parameterFaultsPerStatement(h handler) handler {
 				next++
 				continue
 			}
-			msg := ddberr.As(ddberr.Unenveloped(ddberr.OlderLayer(f))).Message
+			msg := ddberr.As(wordedFor(targetPrefix+"BatchExecuteStatement", f)).Message
 			merged = append(merged, wire.BatchStatementResponse{Error: &wire.BatchStatementError{Code: "ValidationError", Message: &msg}})
 		}
 		res.Responses = merged

@@ -171,6 +171,18 @@ var olderValueLayer = map[string]bool{
 	targetPrefix + "ExecuteTransaction":    true,
 }
 
+// wordedFor is err as operation target words it: the older value layer's
+// texts and the request-check prefix where that operation has them.
+func wordedFor(target string, err error) error {
+	if olderValueLayer[target] {
+		err = ddberr.OlderLayer(err)
+	}
+	if !enveloping[target] {
+		err = ddberr.Unenveloped(err)
+	}
+	return err
+}
+
 // dispatch runs one operation, turning a panic into InternalServerError.
 func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	defer func() {
@@ -190,13 +202,7 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 	}
 	out, err := h(x.ctx, b, body)
 	if err != nil {
-		if olderValueLayer[x.target] {
-			err = ddberr.OlderLayer(err)
-		}
-		if !enveloping[x.target] {
-			err = ddberr.Unenveloped(err)
-		}
-		s.writeError(x, err, 0)
+		s.writeError(x, wordedFor(x.target, err), 0)
 		return
 	}
 	ob := getBuf()

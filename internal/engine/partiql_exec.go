@@ -22,12 +22,14 @@ func (e *Engine) ExecuteStatement(ctx context.Context, in *wire.ExecuteStatement
 }
 
 // pqError is an error of a lowered statement as DynamoDB's PartiQL words
-// it: the checks it shares with the expression API carry no "Invalid
+// it: attribute values in the older value layer's words, no request-check
+// prefix, and the checks it shares with the expression API carry no "Invalid
 // FilterExpression: " (or other expression) prefix ('Operator or function
 // requires a document path; operator or function: attribute_exists'; a
 // suite run against DynamoDB, four regions, October 2026).
 func pqError(err error) error {
-	e, ok := ddberr.Unenveloped(err).(*ddberr.Error)
+	// PartiQL words attribute values in the older layer, bare.
+	e, ok := ddberr.Unenveloped(ddberr.OlderLayer(err)).(*ddberr.Error)
 	if !ok || e.Type != "ValidationException" {
 		return err
 	}

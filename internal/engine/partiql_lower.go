@@ -212,7 +212,7 @@ func (b *exprBuilder) operand(e partiql.Expr) (string, error) {
 
 // call renders a function call with its arguments.
 func (b *exprBuilder) call(c *partiql.Call) (string, error) {
-	if len(c.Args) == 0 && pqFunctions[strings.ToLower(c.Name)] {
+	if name := strings.ToLower(c.Name); len(c.Args) == 0 && (pqConditionFunctions[name] || name == "size") {
 		// The expression grammar reads f() as a syntax error; DynamoDB's
 		// PartiQL counts the operands (a suite run against it, October 2026).
 		return "", ddberr.Validationf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: 0", c.Name)
@@ -227,10 +227,6 @@ func (b *exprBuilder) call(c *partiql.Call) (string, error) {
 	}
 	return c.Name + "(" + strings.Join(args, ", ") + ")", nil
 }
-
-// pqFunctions are the expression functions a PartiQL condition may call.
-var pqFunctions = map[string]bool{"attribute_exists": true, "attribute_not_exists": true,
-	"attribute_type": true, "begins_with": true, "contains": true, "size": true}
 
 // Condition precedence levels, loosest first: parentheses are written
 // only where the context binds tighter (DynamoDB rejects redundant ones).
@@ -346,7 +342,8 @@ func boolComparedCondition(x *partiql.Binary) (partiql.Expr, bool) {
 	return &partiql.Not{X: c}, true
 }
 
-// pqConditionFunctions are the functions that are conditions themselves.
+// pqConditionFunctions are the functions that are conditions themselves
+// (size, the other function a PartiQL condition may call, is an operand).
 var pqConditionFunctions = map[string]bool{"attribute_exists": true, "attribute_not_exists": true,
 	"attribute_type": true, "begins_with": true, "contains": true}
 

@@ -355,9 +355,9 @@ func setFuncArg(b *exprBuilder, c *partiql.Call, target partiql.Path) (string, e
 	v, err := b.literal(c.Args[1])
 	if _, bag := c.Args[1].(*partiql.Bag); bag && err != nil {
 		// A set literal's own refusal: 'Empty bags are not supported', or
-		// its duplicate members in the older value layer's words (a suite
-		// run against DynamoDB, four regions, October 2026).
-		return "", ddberr.Unenveloped(ddberr.OlderLayer(err))
+		// its duplicate members (worded by pqError; a suite run against
+		// DynamoDB, four regions, October 2026).
+		return "", err
 	}
 	if err != nil || v.T != attr.SS && v.T != attr.NS && v.T != attr.BS {
 		return "", ddberr.Validationf("The second argument to SET_%s must be a value with type SET", fn)
