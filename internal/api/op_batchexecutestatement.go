@@ -20,14 +20,14 @@ var batchExecuteStatement = parameterFaultsPerStatement(op(Backend.BatchExecuteS
 func parameterFaultsPerStatement(h handler) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		out, err := h(ctx, b, body)
-		if de, ok := err.(*ddberr.Error); !ok || !de.Enveloped {
+		if !bodyValueFault(err, body, new(wire.BatchExecuteStatementInput)) {
 			return out, err
 		}
 		var raw struct {
 			Statements             []json.RawMessage
 			ReturnConsumedCapacity string
 		}
-		if decode(body, new(wire.BatchExecuteStatementInput)) == nil || json.Unmarshal(body, &raw) != nil {
+		if json.Unmarshal(body, &raw) != nil {
 			return out, err
 		}
 		in := &wire.BatchExecuteStatementInput{ReturnConsumedCapacity: raw.ReturnConsumedCapacity}

@@ -28,11 +28,8 @@ type TransactActionChecker interface {
 func actionsInOrder(h handler) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		out, err := h(ctx, b, body)
-		if de, ok := err.(*ddberr.Error); !ok || !de.Enveloped {
+		if !bodyValueFault(err, body, new(wire.TransactWriteItemsInput)) {
 			return out, err
-		}
-		if decode(body, new(wire.TransactWriteItemsInput)) == nil {
-			return out, err // the engine's own refusal, not the body's
 		}
 		var raw struct{ TransactItems []json.RawMessage }
 		if json.Unmarshal(body, &raw) != nil {
@@ -52,6 +49,14 @@ func actionsInOrder(h handler) handler {
 		}
 		return nil, err
 	}
+}
+
+// bodyValueFault reports whether err is an attribute value check that
+// failed while body was read into in (a request check, Enveloped), rather
+// than a refusal from the backend after a clean read.
+func bodyValueFault(err error, body []byte, in any) bool {
+	de, ok := err.(*ddberr.Error)
+	return ok && de.Enveloped && decode(body, in) != nil
 }
 
 func validateTransactWrite(in *wire.TransactWriteItemsInput) error {
