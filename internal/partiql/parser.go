@@ -256,9 +256,6 @@ func (p *parser) updateStmt() (*Statement, error) {
 	if err := p.assignments(st); err != nil {
 		return nil, err
 	}
-	if len(st.Sets) == 0 && len(st.Removes) == 0 {
-		return nil, p.expected("SET or REMOVE")
-	}
 	if p.accept("WHERE") {
 		if st.Where, err = p.expr(); err != nil {
 			return nil, err
@@ -302,13 +299,11 @@ func (p *parser) fromFirstUpdate() (*Statement, error) {
 	if err := p.assignments(st); err != nil {
 		return nil, err
 	}
-	if len(st.Sets) == 0 && len(st.Removes) == 0 {
-		return nil, p.expected("SET or REMOVE")
-	}
 	return st, p.returning(st)
 }
 
-// assignments parses SET and REMOVE clauses, in any order and number.
+// assignments parses SET and REMOVE clauses, in any order and number, at
+// least one.
 func (p *parser) assignments(st *Statement) error {
 	for {
 		switch {
@@ -343,6 +338,9 @@ func (p *parser) assignments(st *Statement) error {
 				}
 			}
 			continue
+		}
+		if len(st.Sets) == 0 && len(st.Removes) == 0 {
+			return p.expected("SET or REMOVE")
 		}
 		return nil
 	}
