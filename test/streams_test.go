@@ -262,6 +262,16 @@ func TestStreamsRecordsAndControlPlane(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '1001' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 1000")
 	_, err = sc.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn + "x")})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Stream: "+arn+"x not found")
+	// An ARN without a stream ARN's shape is refused, not looked up (the
+	// AWS SDK for JavaScript's integration tests against DynamoDB Streams).
+	for _, bad := range []string{"arn:aws:dynamodb:us-east-1:000000000000:table/" + table, "fake-stream-fake-stream-fake-stream-fake-stream",
+		"arn:aws:dynamodb:us-east-1:000000000000:table//stream/x", "arn:aws:s3:us-east-1:000000000000:table/t/stream/2026-01-01"} {
+		_, err = sc.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(bad)})
+		wantAPIError(t, err, "ValidationException", "Invalid StreamArn")
+		_, err = sc.GetShardIterator(bg, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(bad),
+			ShardId: aws.String("shardId-00000000000000000000-00000000"), ShardIteratorType: st.ShardIteratorTypeLatest})
+		wantAPIError(t, err, "ValidationException", "Invalid StreamArn")
+	}
 
 	// Enabling again is refused; disabling closes the shard; a new stream
 	// with another view type gets a new ARN, the old stays readable.

@@ -57,8 +57,28 @@ func (e *Engine) retention() time.Duration {
 	return defaultRetention
 }
 
-// lookupStream finds a retained stream by ARN.
+// wellFormedStreamARN reports whether arn has a stream ARN's shape,
+// arn:<partition>:dynamodb:<region>:<account>:table/<name>/stream/<label>.
+func wellFormedStreamARN(arn string) bool {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" {
+		return false
+	}
+	res, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return false
+	}
+	name, label, ok := strings.Cut(res, "/stream/")
+	return ok && name != "" && label != "" && !strings.Contains(name, "/")
+}
+
+// lookupStream finds a retained stream by ARN. An ARN without a stream
+// ARN's shape is a ValidationException in DynamoDB Streams, one that names
+// no stream a ResourceNotFoundException.
 func (e *Engine) lookupStream(arn string) (*streamState, error) {
+	if !wellFormedStreamARN(arn) {
+		return nil, ddberr.Validation("Invalid StreamArn")
+	}
 	e.streams.mu.Lock()
 	s, ok := e.streams.byARN[arn]
 	e.streams.mu.Unlock()
