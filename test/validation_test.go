@@ -208,3 +208,28 @@ func TestConditionalOperatorEnumOrder(t *testing.T) {
 		t.Fatalf("got %s: %q", typ, msg)
 	}
 }
+
+// UpdateItem without Key reports its member faults in the older per-value
+// form, joined with the missing key member by member: an empty TableName
+// is echoed there instead of being reported alone, and a bad ReturnValues
+// is no longer reported alone (us-east-1 and eu-west-2, 2026-10-09, in a
+// public conformance suite). With Key given, both keep their own rules.
+func TestUpdateItemWithoutKeyJoinsMemberFaults(t *testing.T) {
+	const emptyName = "Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1"
+	const noKey = "Value null at 'key' failed to satisfy constraint: Member must not be null"
+	update := `"UpdateExpression":"SET a = :a","ExpressionAttributeValues":{":a":{"S":"x"}}`
+	for body, want := range map[string]string{
+		`{"TableName":"",` + update + `}`: "2 validation errors detected: " + emptyName + "; " + noKey,
+		`{"TableName":"",` + update + `,"ReturnConsumedCapacity":"INVALID","ReturnValues":"INVALID"}`: "4 validation errors detected: " +
+			"Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
+			emptyName + "; " +
+			"Value 'INVALID' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]; " +
+			noKey,
+		`{"TableName":"",` + update + `,"Key":{}}`: "1 validation error detected: Value at 'TableName' failed to satisfy constraint: Member must have length greater than or equal to 1",
+	} {
+		typ, msg := rawCall(t, shared, "UpdateItem", body)
+		if typ != "ValidationException" || msg != want {
+			t.Errorf("%s\n got %s: %q\nwant %q", body, typ, msg, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ var (
 	enumReturnItemCollection   = []string{"SIZE", "NONE"}
 	enumReturnValues           = []string{"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"}
 	enumReturnValuesOnCCF      = []string{"ALL_OLD", "NONE"}
+	enumReturnValuesOlder      = []string{"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"} // the older per-value layer's order
 	enumSelect                 = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
 	enumConditionalOperator    = []string{"OR", "AND"} // as listed by us-east-1 and eu-west-2, 2026-10-09
 	enumComparisonOperator     = []string{"IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT", "NOT_NULL", "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS"}
