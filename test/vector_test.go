@@ -571,3 +571,38 @@ func TestVectorSearchReturnsFloat32Copy(t *testing.T) {
 		t.Fatalf("stored vector: %v %v", g.Item, err)
 	}
 }
+
+// SearchVectors deserialises its body strictly before validating members:
+// an explicit null for a required member is a SerializationException in
+// the deserialiser's words, a missing one a ValidationException naming the
+// field, ahead of member constraints such as a too-short IndexName
+// (us-east-1 and eu-west-2, 2026-10-09, in a public conformance suite).
+// The column is the byte offset on the line after the null or the object.
+func TestSearchVectorsStrictBody(t *testing.T) {
+	for _, c := range []struct{ body, typ, msg string }{
+		{`{"TableName":"vec_absent","IndexName":null,"SearchVector":[{"N":"1"}],"TopK":1}`,
+			"SerializationException", "invalid type: null, expected a string at line 1 column 42"},
+		{`{"TableName":null,"IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":1}`,
+			"SerializationException", "invalid type: null, expected a string at line 1 column 17"},
+		{`{"TableName":"vec_absent","IndexName":"vix","SearchVector":null,"TopK":1}`,
+			"SerializationException", "invalid type: null, expected a sequence at line 1 column 63"},
+		{`{"TableName":"vec_absent","IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":null}`,
+			"SerializationException", "invalid type: null, expected i32 at line 1 column 82"},
+		{`{"IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":1}`,
+			"ValidationException", "missing field `TableName` at line 1 column 55"},
+		{`{"IndexName":"ab","SearchVector":[{"N":"1"}],"TopK":1}`,
+			"ValidationException", "missing field `TableName` at line 1 column 54"},
+		{"{\n \"TableName\": \"vec_absent\",\n \"SearchVector\": [{\"N\":\"1\"}]\n}",
+			"ValidationException", "missing field `IndexName` at line 4 column 1"},
+		{`{"IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":"1"}`,
+			"SerializationException", ""},
+		// An optional member given as null is absent.
+		{`{"TableName":"vec_absent","IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":1,"SearchConditionExpression":null}`,
+			"ResourceNotFoundException", "Requested resource not found"},
+	} {
+		typ, msg := rawCall(t, shared, "SearchVectors", c.body)
+		if typ != c.typ || (c.msg != "" && msg != c.msg) {
+			t.Errorf("%s\n got %s: %q\nwant %s: %q", c.body, typ, msg, c.typ, c.msg)
+		}
+	}
+}

@@ -1,8 +1,12 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"strconv"
 
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -12,7 +16,93 @@ var (
 	enumSearchSchemaElType = []string{"HASH", "INLINE_FILTER"}
 )
 
-var searchVectors = op(Backend.SearchVectors, func(in *wire.SearchVectorsInput) error {
+// searchVectors reads its body strictly first: DynamoDB's SearchVectors
+// deserialises the request before it validates any member, so an explicit
+// null for a required member is a SerializationException in the
+// deserialiser's words and a missing one a ValidationException naming the
+// field, ahead of every member constraint (us-east-1 and eu-west-2,
+// 2026-10-09, in a public conformance suite).
+var searchVectors = strictRequired(searchVectorsMembers, func(body []byte) error { return decode(body, new(wire.SearchVectorsInput)) },
+	op(Backend.SearchVectors, validateSearchVectors))
+
+// searchVectorsMembers are SearchVectors' required members, in the order a
+// missing one is reported, with the type the deserialiser expects.
+var searchVectorsMembers = []requiredMember{
+	{"TableName", "a string"}, {"IndexName", "a string"}, {"SearchVector", "a sequence"}, {"TopK", "i32"},
+}
+
+type requiredMember struct{ name, expected string }
+
+// strictRequired answers an explicit null or a missing required member the
+// way a strict deserialiser does, with its line and column, before next
+// reads the body. A mistyped member is read before the end of the object,
+// so read's serialization fault beats a missing member. A body that is not
+// a JSON object is left to next.
+func strictRequired(members []requiredMember, read func([]byte) error, next handler) handler {
+	return func(ctx context.Context, b Backend, body []byte) (any, error) {
+		err := requiredMembersFault(body, members)
+		if err == nil {
+			return next(ctx, b, body)
+		}
+		if err.Type != "SerializationException" {
+			if rerr := read(body); isSerialization(rerr) {
+				return nil, rerr
+			}
+		}
+		return nil, err
+	}
+}
+
+func isSerialization(err error) bool {
+	de, ok := err.(*ddberr.Error)
+	return ok && de.Type == "SerializationException"
+}
+
+// requiredMembersFault reads the top level of body: the first required
+// member given as null, else the first one missing.
+func requiredMembersFault(body []byte, members []requiredMember) *ddberr.Error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	seen := make(map[string]bool, len(members))
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		var raw json.RawMessage
+		if err != nil || !ok || dec.Decode(&raw) != nil {
+			return nil
+		}
+		for _, m := range members {
+			if m.name != key {
+				continue
+			}
+			seen[key] = true
+			if string(raw) == "null" {
+				return ddberr.Serialization("invalid type: null, expected " + m.expected + " at " + lineColumn(body, int(dec.InputOffset())))
+			}
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil
+	}
+	for _, m := range members {
+		if !seen[m.name] {
+			return ddberr.Validation("missing field `" + m.name + "` at " + lineColumn(body, int(dec.InputOffset())))
+		}
+	}
+	return nil
+}
+
+// lineColumn words a byte offset as the deserialiser does: lines from 1,
+// the column as the bytes read on that line.
+func lineColumn(body []byte, off int) string {
+	line := 1 + bytes.Count(body[:off], []byte{'\n'})
+	col := off - (bytes.LastIndexByte(body[:off], '\n') + 1)
+	return "line " + strconv.Itoa(line) + " column " + strconv.Itoa(col)
+}
+
+func validateSearchVectors(in *wire.SearchVectorsInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}
@@ -35,7 +125,7 @@ var searchVectors = op(Backend.SearchVectors, func(in *wire.SearchVectorsInput) 
 	}
 	v.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity)
 	return v.err()
-})
+}
 
 // vectorIndexDef checks the members of a VectorIndex / CreateVectorIndexAction.
 func (v *validator) vectorIndexDef(p string, name *string, va *wire.VectorAttributeDefinition, dims *int64, dist string, proj *wire.Projection, schema []wire.SearchSchemaElement) {
