@@ -47,6 +47,11 @@ func newParser(kind Kind, src string) (*parser, *ddberr.Error) {
 		return nil, requestErr(kind, "The expression can not be empty;")
 	}
 	if len(src) > MaxExpressionBytes {
+		if kind == KindUpdate {
+			// DynamoDB gives an UpdateExpression's size no tail (UpdateItem
+			// and TransactWriteItems, us-east-1 and eu-west-2, 2026).
+			return nil, requestErr(kind, "Expression size has exceeded the maximum allowed size;")
+		}
 		return nil, requestErr(kind, "Expression size has exceeded the maximum allowed size; expression size: %d", len(src))
 	}
 	return &parser{kind: kind, src: src, toks: lex(src)}, nil
