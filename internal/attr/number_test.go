@@ -70,6 +70,10 @@ func TestNumberErrors(t *testing.T) {
 		{"1e2147483648", over}, {"1e99999999999", over}, {"-1e99999999999", over},
 		{"1e-2147483648", under}, {"1e-99999999999", under},
 		{"0e126", over}, {"0e999", over}, {"0e-131", under},
+		// Past 64 bits the exponent cannot be read (eu-west-2, 2026-10).
+		{"1e9223372036854775807", over}, {"1e-9223372036854775808", under}, {"1e0009223372036854775807", over},
+		{"1e9223372036854775808", "The parameter cannot be converted to a numeric value: 1e9223372036854775808"},
+		{"1e-9223372036854775809", "The parameter cannot be converted to a numeric value: 1e-9223372036854775809"},
 		{"1e126", over}, {"-1e126", over}, {"1E+126", over}, {"10e125", over},
 		{"1e-131", under}, {"-1e-131", under}, {"0.1e-130", under},
 		{"123456789012345678901234567890123456789", prec},
