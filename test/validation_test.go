@@ -233,3 +233,17 @@ func TestUpdateItemWithoutKeyJoinsMemberFaults(t *testing.T) {
 		}
 	}
 }
+
+// CreateTable reports an empty TableName in the per-value form with the
+// other member faults, not alone as the item operations do (a public
+// conformance suite run against DynamoDB, 2026-10: the message names
+// 'tableName').
+func TestCreateTableEmptyName(t *testing.T) {
+	typ, msg := rawCall(t, shared, "CreateTable", `{"TableName":"","KeySchema":[],"AttributeDefinitions":[]}`)
+	want := "3 validation errors detected: Value '' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; " +
+		"Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
+		"Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1"
+	if typ != "ValidationException" || msg != want {
+		t.Fatalf("got %s: %q", typ, msg)
+	}
+}
