@@ -309,3 +309,23 @@ func TestQueryFilterOperatorXOR(t *testing.T) {
 	})
 	wantAPIError(t, err, "ValidationException", "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]")
 }
+
+// Key conditions are checked clause by clause in the order written: a bad
+// operand is reported ahead of an undefined value in a later clause
+// (us-east-1 and eu-west-2, 2026-10-09, in a public conformance suite),
+// and an undefined value ahead of a bad operand after it.
+func TestKeyConditionFaultsInWrittenOrder(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	const beginsN = "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"
+	const undefined = "Invalid KeyConditionExpression: An expression attribute value used in expression is not defined; attribute value: :missing"
+	for _, tc := range []struct{ cond, want string }{
+		{"begins_with(sk, :n) AND pk = :missing", beginsN},
+		{"pk = :p AND begins_with(sk, :n) AND sk = :missing", beginsN},
+		{"pk = :missing AND begins_with(sk, :n)", undefined},
+	} {
+		_, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String(tc.cond),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("q"), ":n": N("1")}})
+		wantAPIError(t, err, "ValidationException", tc.want)
+	}
+}

@@ -217,28 +217,30 @@ func (p *Params) resolveOperand(kind Kind, o *Operand) *ddberr.Error {
 }
 
 // ResolveCondition substitutes placeholders in c (in place) and runs the
-// checks that need the values.
+// checks that need the values. Conditions are taken in the order they are
+// written, each resolved and checked before the next, so the first fault
+// written is the one reported: a bad operand ahead of a later undefined
+// value (Query key conditions, us-east-1 and eu-west-2, 2026-10-09, in a
+// public conformance suite).
 func (p *Params) ResolveCondition(c *Condition) error {
 	var err *ddberr.Error
-	walkCondition(c, func(*Condition) {}, func(o *Operand) {
-		if err == nil && o.Kind != OperandCall {
-			err = p.resolveOperand(c.Kind, o)
+	walkCondition(c, func(n *Condition) {
+		for _, o := range n.Operands {
+			walkOperand(o, func(o *Operand) {
+				if err == nil && o.Kind != OperandCall {
+					err = p.resolveOperand(n.Kind, o)
+				}
+			})
 		}
-	})
+		if err == nil {
+			err = checkDistinct(n)
+		}
+		if err == nil {
+			err = checkTypes(n)
+		}
+	}, func(*Operand) {})
 	if err != nil {
 		return err
-	}
-	var conds []*Condition
-	walkCondition(c, func(c *Condition) { conds = append(conds, c) }, func(*Operand) {})
-	for _, n := range conds {
-		if err := checkDistinct(n); err != nil {
-			return err
-		}
-	}
-	for _, n := range conds {
-		if err := checkTypes(n); err != nil {
-			return err
-		}
 	}
 	return nil
 }
