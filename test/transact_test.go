@@ -687,3 +687,35 @@ func TestTransactActionsCheckedInOrder(t *testing.T) {
 		wantAPIError(t, err, "ValidationException", c0.want)
 	}
 }
+
+// A value refused in an action's ExpressionAttributeValues is named by its
+// placeholder in DynamoDB's older value layer: "ExpressionAttributeValues
+// contains invalid value: <text> for key :v" (us-east-1, 2026-10-09, in a
+// public conformance suite: numbers, duplicate set members, nesting). A
+// fault in the item itself keeps its own text.
+func TestTransactPlaceholderValueFaults(t *testing.T) {
+	const wrap = "ExpressionAttributeValues contains invalid value: "
+	deep := `{"S":"leaf"}`
+	for i := 0; i < 40; i++ {
+		deep = `{"M":{"n":` + deep + `}}`
+	}
+	update := func(v string) string {
+		return `{"TransactItems":[{"Update":{"TableName":"tx_eav_absent","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET n = :v",` +
+			`"ExpressionAttributeValues":{":a":{"S":"x"},":v":` + v + `}}}]}`
+	}
+	for body, want := range map[string]string{
+		update(`{"N":""}`):                      wrap + "The parameter cannot be converted to a numeric value for key :v",
+		update(`{"N":"1e2147483647"}`):          wrap + "Number underflow. Attempting to store a number with magnitude smaller than supported range for key :v",
+		update(`{"SS":["b","a","b"]}`):          wrap + "One or more parameter values were invalid: Input collection [b, a, b] contains duplicates. for key :v",
+		update(`{"NS":["2","1","2"]}`):          wrap + "Input collection contains duplicates for key :v",
+		update(`{"BS":["/w==","AA==","AA=="]}`): wrap + "One or more parameter values were invalid: Input collection [/w==, AA==, AA==]of type BS contains duplicates. for key :v",
+		update(deep):                            wrap + "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit for key :v",
+		`{"TransactItems":[{"Put":{"TableName":"tx_eav_absent","Item":{"pk":{"S":"a"},"x":{"N":"abc"}},"ConditionExpression":"a = :v",` +
+			`"ExpressionAttributeValues":{":v":{"N":"1"}}}}]}`: "The parameter cannot be converted to a numeric value: abc",
+	} {
+		typ, msg := rawCall(t, shared, "TransactWriteItems", body)
+		if typ != "ValidationException" || msg != want {
+			t.Errorf("%.120s\n got %s: %q\nwant %q", body, typ, msg, want)
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -39,7 +41,7 @@ func actionsInOrder(h handler) handler {
 		for _, r := range raw.TransactItems {
 			var it wire.TransactWriteItem
 			if derr := decode(r, &it); derr != nil {
-				return nil, derr
+				return nil, placeholderValueFault(r, derr)
 			}
 			if checker != nil {
 				if cerr := checker.CheckTransactWriteItem(it); cerr != nil {
@@ -49,6 +51,57 @@ func actionsInOrder(h handler) handler {
 		}
 		return nil, err
 	}
+}
+
+// placeholderValueFault words a value fault of one action that lies in its
+// ExpressionAttributeValues as DynamoDB's older value layer does, naming
+// the placeholder: "ExpressionAttributeValues contains invalid value:
+// <the older text> for key :v" (TransactWriteItems, us-east-1, 2026-10-09,
+// in a public conformance suite). A fault elsewhere in the action is derr.
+func placeholderValueFault(action json.RawMessage, derr error) error {
+	var kinds map[string]map[string]json.RawMessage
+	if json.Unmarshal(action, &kinds) != nil {
+		return derr
+	}
+	for kind, members := range kinds {
+		values, ok := members["ExpressionAttributeValues"]
+		if !ok {
+			continue
+		}
+		delete(members, "ExpressionAttributeValues")
+		rest, err := json.Marshal(map[string]any{kind: members})
+		if err != nil || decode(rest, new(wire.TransactWriteItem)) != nil {
+			return derr
+		}
+		key, verr := firstFaultyValue(values)
+		de, ok := ddberr.Unenveloped(ddberr.OlderLayer(verr)).(*ddberr.Error)
+		if !ok || de.Type != "ValidationException" {
+			return derr
+		}
+		return ddberr.Validation("ExpressionAttributeValues contains invalid value: " + de.Message + " for key " + key)
+	}
+	return derr
+}
+
+// firstFaultyValue reads an ExpressionAttributeValues object and returns
+// the first placeholder, in request order, whose value is refused.
+func firstFaultyValue(values json.RawMessage) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(values))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		var raw json.RawMessage
+		if err != nil || !ok || dec.Decode(&raw) != nil {
+			return "", nil
+		}
+		if _, verr := attr.DecodeJSON(raw); verr != nil {
+			return key, verr
+		}
+	}
+	return "", nil
 }
 
 // bodyValueFault reports whether err is an attribute value check that
