@@ -686,6 +686,13 @@ func TestTransactActionsCheckedInOrder(t *testing.T) {
 		_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: c0.items})
 		wantAPIError(t, err, "ValidationException", c0.want)
 	}
+	// Within one item the nesting beats an empty map key met earlier.
+	deepJSON := strings.Repeat(`{"M":{"n":`, 40) + `{"S":"x"}` + strings.Repeat(`}}`, 40)
+	typ, msg := rawCall(t, shared, "TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"tx_order_absent_table",`+
+		`"Item":{"pk":{"S":"a"},"m":{"M":{"":{"S":"x"}}},"d":`+deepJSON+`}}}]}`)
+	if typ != "ValidationException" || msg != nest {
+		t.Errorf("empty map key before deep value: %s: %q", typ, msg)
+	}
 }
 
 // A value refused in an action's ExpressionAttributeValues is named by its

@@ -123,6 +123,7 @@ type decoder struct {
 	// check may reject (skipped unknown members); DecodeItemJSONAt then
 	// declines.
 	loose bool
+	deep  bool // verr is the nesting fault (tooDeep)
 }
 
 func (d *decoder) finish() error {
@@ -161,6 +162,18 @@ func (d *decoder) syntax() {
 func (d *decoder) invalid(e *ddberr.Error) {
 	if d.verr == nil {
 		d.verr = e
+	}
+}
+
+// tooDeep records the nesting fault. It is found while the value is
+// parsed, so it beats a fault met earlier in the same item (an empty map
+// key before a value nested 40 levels is reported as the nesting:
+// TransactWriteItems, us-east-1 and eu-west-2, 2026-10-09, in a public
+// conformance suite).
+func (d *decoder) tooDeep() {
+	if !d.deep {
+		d.deep = true
+		d.verr = requestErr(msgNesting)
 	}
 }
 
@@ -385,12 +398,12 @@ func (d *decoder) member(v *Value, t Type, depth, rec int) {
 		}
 	case M:
 		if depth >= MaxDepth {
-			d.invalid(requestErr(msgNesting))
+			d.tooDeep()
 		}
 		v.Map = d.object(depth+1, rec+1, ctxMap)
 	case L:
 		if depth >= MaxDepth {
-			d.invalid(requestErr(msgNesting))
+			d.tooDeep()
 		}
 		if !d.arrayStart() {
 			return
