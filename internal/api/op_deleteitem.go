@@ -2,7 +2,10 @@ package api
 
 import "github.com/kura-db/kura/internal/wire"
 
-var deleteItem = op(Backend.DeleteItem, func(in *wire.DeleteItemInput) error {
+var deleteItem = membersFirst(validateDeleteItem, func(in *wire.DeleteItemInput) error { return oldOnlyRule(in.ReturnValues) },
+	op(Backend.DeleteItem, validateDeleteItem))
+
+func validateDeleteItem(in *wire.DeleteItemInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}
@@ -13,4 +16,4 @@ var deleteItem = op(Backend.DeleteItem, func(in *wire.DeleteItemInput) error {
 	v.tableName(in.TableName, true)
 	v.notNull("key", in.Key == nil)
 	return v.err()
-})
+}

@@ -4,10 +4,14 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-var putItem = op(Backend.PutItem, func(in *wire.PutItemInput) error {
+var putItem = membersFirst(validatePutItem, func(in *wire.PutItemInput) error { return oldOnlyRule(in.ReturnValues) },
+	op(Backend.PutItem, validatePutItem))
+
+func validatePutItem(in *wire.PutItemInput) error {
 	if err := emptyTableName(in.TableName); err != nil {
 		return err
 	}
@@ -18,7 +22,18 @@ var putItem = op(Backend.PutItem, func(in *wire.PutItemInput) error {
 	v.tableName(in.TableName, true)
 	v.notNull("item", in.Item == nil)
 	return v.err()
-})
+}
+
+// oldOnlyRule is PutItem's and DeleteItem's ReturnValues rule as the older
+// layer reports it (membersFirst): bare, ahead of the attribute values.
+// Otherwise the backend checks it, after them.
+func oldOnlyRule(rv string) error {
+	switch rv {
+	case "", "NONE", "ALL_OLD":
+		return nil
+	}
+	return ddberr.Validation("ReturnValues can only be ALL_OLD or NONE")
+}
 
 // expected checks the optional ComparisonOperator of each legacy Expected
 // entry, in attribute-name order.

@@ -18,6 +18,8 @@ var transactWriteItems = actionsInOrder(op(Backend.TransactWriteItems, validateT
 // and placeholders) without touching a table.
 type TransactActionChecker interface {
 	CheckTransactWriteItem(it wire.TransactWriteItem) error
+	// CheckTransactWriteExpressions parses the action's expressions only.
+	CheckTransactWriteExpressions(it wire.TransactWriteItem) error
 }
 
 // actionsInOrder makes TransactWriteItems report its first faulty action:
@@ -38,9 +40,15 @@ func actionsInOrder(h handler) handler {
 			return nil, err
 		}
 		checker, _ := b.(TransactActionChecker)
+		older := jsonDepth(body) > olderLayerDepth
 		for _, r := range raw.TransactItems {
 			var it wire.TransactWriteItem
 			if derr := decode(r, &it); derr != nil {
+				if older {
+					if ferr := olderActionFault(r, checker); ferr != nil {
+						return nil, ferr
+					}
+				}
 				return nil, placeholderValueFault(r, derr)
 			}
 			if checker != nil {

@@ -2,7 +2,9 @@ package api
 
 import "github.com/kura-db/kura/internal/wire"
 
-var updateItem = op(Backend.UpdateItem, func(in *wire.UpdateItemInput) error {
+var updateItem = membersFirst(validateUpdateItem, nil, op(Backend.UpdateItem, validateUpdateItem))
+
+func validateUpdateItem(in *wire.UpdateItemInput) error {
 	if in.Key == nil {
 		return updateWithoutKey(in)
 	}
@@ -24,7 +26,7 @@ var updateItem = op(Backend.UpdateItem, func(in *wire.UpdateItemInput) error {
 	v.tableName(in.TableName, true)
 	v.notNull("key", in.Key == nil)
 	return v.err()
-})
+}
 
 // updateWithoutKey answers an UpdateItem that leaves Key out: DynamoDB
 // then reports every member fault in its older per-value form, joined

@@ -33,7 +33,8 @@ const returnValuesBareText = "Failed to satisfy constraint: Member must satisfy 
 const tableNamePattern = "[a-zA-Z0-9_.-]+"
 
 // violation is one failed member constraint. bare is a pre-formatted entry
-// printed as is (DynamoDB's quirk for ReturnValues).
+// printed as is (DynamoDB's quirk for ReturnValues); a bare entry with a
+// constraint too has that per-value form in the older layer.
 type violation struct {
 	c    ddberr.Constraint
 	bare string
@@ -51,10 +52,22 @@ func (v *validator) add(value, member, text string) {
 func (v *validator) addBare(text string) { v.vs = append(v.vs, violation{bare: text}) }
 
 // err is the "N validation error(s) detected: ..." exception, or nil.
+// When a bare entry has a per-value form in DynamoDB's older layer (a bad
+// ReturnValues), the error carries that reading too (ddberr.OlderLayer).
 func (v *validator) err() error {
 	if len(v.vs) == 0 {
 		return nil
 	}
+	e := ddberr.Validation(v.text(false))
+	if older := v.text(true); older != e.Message {
+		e.Older = older
+	}
+	return e
+}
+
+// text words the violations; older prints a bare entry in its per-value
+// form when it has one.
+func (v *validator) text(older bool) string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(len(v.vs)))
 	if len(v.vs) == 1 {
@@ -66,7 +79,7 @@ func (v *validator) err() error {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		if x.bare != "" {
+		if x.bare != "" && !(older && x.c.Member != "") {
 			b.WriteString(x.bare)
 			continue
 		}
@@ -80,7 +93,7 @@ func (v *validator) err() error {
 		b.WriteString("' failed to satisfy constraint: ")
 		b.WriteString(x.c.Text)
 	}
-	return ddberr.Validation(b.String())
+	return b.String()
 }
 
 func quote(s string) string {
@@ -111,7 +124,9 @@ func (v *validator) enum(member, val string, set []string) {
 // returnValues checks ReturnValues, reported in DynamoDB's bare form.
 func (v *validator) returnValues(val string) {
 	if !validReturnValues(val) {
-		v.addBare(returnValuesBareText)
+		// The older layer lists the value against its own order of the set.
+		v.vs = append(v.vs, violation{bare: returnValuesBareText, c: ddberr.Constraint{Value: quote(val), Member: "returnValues",
+			Text: "Member must satisfy enum value set: [" + strings.Join(enumReturnValuesOlder, ", ") + "]"}})
 	}
 }
 

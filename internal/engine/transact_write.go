@@ -202,6 +202,34 @@ func (e *Engine) CheckTransactWriteItem(it wire.TransactWriteItem) error {
 	return err
 }
 
+// CheckTransactWriteExpressions parses one action's UpdateExpression and
+// ConditionExpression and nothing else: the checks DynamoDB's older layer
+// makes before it reads the action's attribute values.
+func (e *Engine) CheckTransactWriteExpressions(it wire.TransactWriteItem) error {
+	var update, cond *string
+	switch {
+	case it.Put != nil:
+		cond = it.Put.ConditionExpression
+	case it.Update != nil:
+		update, cond = it.Update.UpdateExpression, it.Update.ConditionExpression
+	case it.Delete != nil:
+		cond = it.Delete.ConditionExpression
+	case it.ConditionCheck != nil:
+		cond = it.ConditionCheck.ConditionExpression
+	}
+	if update != nil {
+		if _, err := expr.ParseUpdate(*update); err != nil {
+			return err
+		}
+	}
+	if cond != nil {
+		if _, err := expr.ParseCondition(expr.KindCondition, *cond); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // prepareTxAction is the request phase of one action: exactly one of the
 // four, its expressions parsed and resolved.
 func prepareTxAction(it wire.TransactWriteItem) (*txAction, error) {
