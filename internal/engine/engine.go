@@ -49,6 +49,9 @@ type Engine struct {
 	cfg   Config
 	store streamStore // the store given to Open, carrying stream sequence numbers per txn
 	clock Clock
+	// chargeUpdates holds UpdateItem's statement against the item size
+	// limit as well as the finished item (by cfg.Region, item_update_size.go).
+	chargeUpdates bool
 	// point reads single items without a snapshot when the store can
 	// (see getItem); nil otherwise.
 	point storage.PointReader
@@ -105,6 +108,8 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		closing: make(chan struct{}),
 		nextID:  1,
 		items:   newItemCache(cfg.ItemCacheBytes),
+
+		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)

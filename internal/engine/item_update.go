@@ -12,6 +12,13 @@ import (
 // UpdateItem edits one item (creating it when absent), optionally under a
 // condition.
 func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wire.UpdateItemOutput, error) {
+	return e.updateItem(ctx, in, e.chargeUpdates)
+}
+
+// updateItem is UpdateItem; charge says whether an UpdateExpression's
+// statement is held against the size limit as well as the finished item
+// (item_update_size.go). A PartiQL UPDATE, lowered onto this, is not.
+func (e *Engine) updateItem(ctx context.Context, in *wire.UpdateItemInput, charge bool) (*wire.UpdateItemOutput, error) {
 	x, err := prepareUpdate(in)
 	if err != nil {
 		return nil, err
@@ -32,6 +39,12 @@ func (e *Engine) UpdateItem(ctx context.Context, in *wire.UpdateItemInput) (*wir
 	}
 	if err := t.checkUpdateIndexValues(x.update); err != nil {
 		return nil, err
+	}
+	// The statement is charged before the item is read, so before the
+	// condition: a failing condition does not hide it.
+	if charge && in.UpdateExpression != nil && x.update != nil &&
+		updateCharge(x.update, maxItemSize) > maxItemSize {
+		return nil, ddberr.Validation(msgUpdSize)
 	}
 	var touched []expr.Path
 	res, err := e.writeItem(ctx, itemWrite{

@@ -62,7 +62,7 @@ func (e *Engine) executeStatement(ctx context.Context, in *wire.ExecuteStatement
 		out.ConsumedCapacity = r.ConsumedCapacity
 	case p.update != nil:
 		p.update.ReturnConsumedCapacity = rcc
-		r, err := e.UpdateItem(ctx, p.update)
+		r, err := e.updateItem(ctx, p.update, false) // sized flat, unlike UpdateItem
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +273,7 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 		return nil, name, units(r.ConsumedCapacity), nil
 	case p.update != nil:
 		p.update.ReturnConsumedCapacity = capTotal
-		r, err := e.UpdateItem(ctx, p.update)
+		r, err := e.updateItem(ctx, p.update, false) // sized flat, unlike UpdateItem
 		if err != nil {
 			return nil, name, 0, err
 		}
