@@ -229,11 +229,13 @@ func TestVectorValidation(t *testing.T) {
 		return err
 	}
 	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": vecAV([]float64{1, 2})}), "ValidationException",
-		"One or more parameter values are not valid. One or more parameter values were invalid . Invalid size for parameter emb, Expected: 3, Actual: 2. IndexName: vix")
+		"One or more parameter values were invalid. Invalid size for parameter emb, Expected: 3, Actual: 2 IndexName: vix")
 	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": S("x")}), "ValidationException",
-		"One or more parameter values are not valid. One or more parameter values were invalid . Invalid type for parameter emb, Expected: L, Actual: S. IndexName: vix")
+		"One or more parameter values were invalid. Invalid type for parameter emb, Expected: 32-bit floating point number list IndexName: vix")
 	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1"), S("2"), N("3")}}}), "ValidationException",
 		"One or more parameter values were invalid. Invalid type for parameter emb[1], Expected: 32-bit floating point number, Actual: S. IndexName: vix")
+	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "emb": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1"), N("1E+39"), N("3")}}}), "ValidationException",
+		"One or more parameter values were invalid. Invalid value for parameter emb[1], Value: 1.0E39 is outside valid range [-3.4028235E38, 3.4028235E38]. IndexName: vix")
 	wantAPIError(t, put(map[string]types.AttributeValue{"pk": S("a"), "tenant": S(""), "emb": vecAV([]float64{1, 2, 3})}), "ValidationException",
 		"One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: vix, IndexKey: tenant")
 	for i, it := range []struct{ pk, tenant, lang string }{{"a", "t1", "en"}, {"b", "t1", "ja"}, {"c", "t2", "en"}} {
@@ -291,7 +293,13 @@ func TestVectorValidation(t *testing.T) {
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 		VectorIndexes: []types.VectorIndex{vecIndex("vix1", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll),
 			vecIndex("vix2", "emb", 4, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll)}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. Existing schema: VectorIndexSchema:[VectorAttribute: key{emb:L:3}] New schema: VectorIndexSchema:[VectorAttribute: key{emb:L:4}]")
+	// Texts of DynamoDB in eu-west-2, 2026-08-11 (a public conformance suite).
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'emb'. All VectorIndexes on the same vector attribute must use the same dimensions.")
+	_, err = c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecbad")), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes:        []types.VectorIndex{vecIndex("vix", "emb", 4097, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll)}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Number of dimensions must be between 1 and 4096 inclusive.")
 }
 
 // waitVectorActive polls DescribeTable until the index is ACTIVE.

@@ -184,7 +184,8 @@ func searchSchemaKeys(in []wire.VectorIndex, defined map[string]bool) []wire.Key
 // key attributes and the request's attribute definitions (defs).
 func validateVectorDef(v vectorDef, defs []wire.AttributeDefinition, keys []KeyAttr) *ddberr.Error {
 	if v.dims < 1 || v.dims > maxVectorDimensions {
-		return ddberr.InvalidParam("Dimensions must be between 1 and %d for vector index: %s", maxVectorDimensions, v.name)
+		// eu-west-2, 2026-08-11, in a public conformance suite.
+		return ddberr.InvalidParam("Number of dimensions must be between 1 and %d inclusive.", maxVectorDimensions)
 	}
 	if err := checkProjection(v.proj); err != nil {
 		return err
@@ -232,7 +233,12 @@ func checkVectorDims(defs []vectorDef, existing []*VectorIndex) *ddberr.Error {
 	for _, vx := range existing {
 		dims[vx.Attr] = int64(vx.Dims)
 	}
-	for _, v := range defs {
+	for i, v := range defs {
+		if d, ok := dims[v.attr]; ok && d != v.dims && i > 0 && existing == nil {
+			// Two indexes of one CreateTable (eu-west-2, 2026-08-11, in a
+			// public conformance suite).
+			return ddberr.InvalidParam("Conflicting attribute definition for '%s'. All VectorIndexes on the same vector attribute must use the same dimensions.", v.attr)
+		}
 		if d, ok := dims[v.attr]; ok && d != v.dims {
 			return ddberr.InvalidParam("Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. "+
 				"Existing schema: VectorIndexSchema:[VectorAttribute: key{%s:L:%d}] New schema: VectorIndexSchema:[VectorAttribute: key{%s:L:%d}]",

@@ -15,12 +15,12 @@ import (
 	"github.com/kura-db/kura/internal/vector"
 )
 
-// Envelopes of DynamoDB's vector write errors (measured: the doubled form
-// with its space before the full stop is the service's own).
-const (
-	vecInvalidTwice = "One or more parameter values are not valid. One or more parameter values were invalid ."
-	vecInvalidOnce  = "One or more parameter values were invalid."
-)
+// vecInvalid opens DynamoDB's vector write errors: a full stop after
+// "invalid", not the usual colon. The texts below are DynamoDB's as
+// captured in eu-west-2 (2026-08-11) and us-east-1 (2026-08-12), quoted by
+// a public conformance suite and two emulators: no full stop before
+// IndexName in the list and size forms, one in the element forms.
+const vecInvalid = "One or more parameter values were invalid."
 
 // typeToken is the DynamoDB type name of a value (S, N, L, ...).
 func typeToken(v attr.Value) string {
@@ -78,17 +78,17 @@ func sciText(s string) string {
 // checkVectorValue validates a written vector attribute value.
 func checkVectorValue(vx *VectorIndex, v attr.Value) error {
 	if v.T != attr.L {
-		return ddberr.Validationf("%s Invalid type for parameter %s, Expected: L, Actual: %s. IndexName: %s", vecInvalidTwice, vx.Attr, typeToken(v), vx.Name)
+		return ddberr.Validationf("%s Invalid type for parameter %s, Expected: 32-bit floating point number list IndexName: %s", vecInvalid, vx.Attr, vx.Name)
 	}
 	if len(v.List) != vx.Dims {
-		return ddberr.Validationf("%s Invalid size for parameter %s, Expected: %d, Actual: %d. IndexName: %s", vecInvalidTwice, vx.Attr, vx.Dims, len(v.List), vx.Name)
+		return ddberr.Validationf("%s Invalid size for parameter %s, Expected: %d, Actual: %d IndexName: %s", vecInvalid, vx.Attr, vx.Dims, len(v.List), vx.Name)
 	}
 	for i, el := range v.List {
 		if el.T != attr.N {
-			return ddberr.Validationf("%s Invalid type for parameter %s[%d], Expected: 32-bit floating point number, Actual: %s. IndexName: %s", vecInvalidOnce, vx.Attr, i, typeToken(el), vx.Name)
+			return ddberr.Validationf("%s Invalid type for parameter %s[%d], Expected: 32-bit floating point number, Actual: %s. IndexName: %s", vecInvalid, vx.Attr, i, typeToken(el), vx.Name)
 		}
 		if _, ok := float32Of(el.Str); !ok {
-			return ddberr.Validationf("%s Invalid value for parameter %s[%d], Value: %s is outside valid range [-3.4028235E38, 3.4028235E38]. IndexName: %s", vecInvalidTwice, vx.Attr, i, sciText(el.Str), vx.Name)
+			return ddberr.Validationf("%s Invalid value for parameter %s[%d], Value: %s is outside valid range [-3.4028235E38, 3.4028235E38]. IndexName: %s", vecInvalid, vx.Attr, i, sciText(el.Str), vx.Name)
 		}
 	}
 	return nil
