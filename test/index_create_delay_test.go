@@ -83,3 +83,73 @@ func TestGSICreateLifecycleWithDelay(t *testing.T) {
 		t.Fatalf("Query the new index: %v %v", q, err)
 	}
 }
+
+// TestVectorIndexCreateLifecycleWithDelay: a vector index added by
+// UpdateTable goes through the phases DynamoDB shows (eu-west-2,
+// 2026-08-11/23, in a public conformance suite): resource allocation
+// (table UPDATING, index CREATING, Backfilling false), during which
+// deleting it is refused, then the backfill, during which deleting it
+// cancels it, and DeleteTable is refused while it is built.
+func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
+	k := startKura(t, "--in-memory", "--create-delay", "1500ms")
+	c := k.client()
+	name := "veclife"
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := func() *types.TableDescription {
+		t.Helper()
+		d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Table
+	}
+	for describe().TableStatus != types.TableStatusActive {
+		time.Sleep(50 * time.Millisecond)
+	}
+	create := func(index string) error {
+		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+			VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String(index),
+				VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("emb")}, Dimensions: aws.Int64(3),
+				DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+		return err
+	}
+	remove := func(index string) error {
+		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+			VectorIndexUpdates: []types.VectorIndexUpdate{{Delete: &types.DeleteVectorIndexAction{IndexName: aws.String(index)}}}})
+		return err
+	}
+	if err := create("vix"); err != nil {
+		t.Fatal(err)
+	}
+	d := describe()
+	if v := d.VectorIndexes[0]; d.TableStatus != types.TableStatusUpdating || v.IndexStatus != types.IndexStatusCreating || v.Backfilling == nil || *v.Backfilling {
+		t.Fatalf("right after UpdateTable: table %s, index %s, Backfilling %v; want UPDATING, CREATING, false", d.TableStatus, v.IndexStatus, v.Backfilling)
+	}
+	wantAPIError(t, remove("vix"), "ResourceInUseException", "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. "+
+		"Retry deletion during backfilling phase or when the index is active. Table: "+name+" Index: vix")
+	wantAPIError(t, create("vix2"), "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
+	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	var inUse *types.ResourceInUseException
+	if !errorsAs(err, &inUse) {
+		t.Fatalf("DeleteTable while the index is built: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d = describe()
+		if v := d.VectorIndexes; len(v) == 1 && v[0].IndexStatus == types.IndexStatusActive && d.TableStatus == types.TableStatusActive && v[0].Backfilling == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index never ACTIVE: table %s, index %+v", d.TableStatus, d.VectorIndexes)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -179,6 +179,9 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	}
 	name = t.Name // TableName may have been the table's ARN
 	if t.Status == StatusUpdating {
+		if err := vectorChangeWhileAllocating(t, in); err != nil {
+			return nil, err
+		}
 		if err := admitWhileUpdating(t, f); err != nil {
 			return nil, err
 		}

@@ -24,11 +24,15 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 			return false, ddberr.InvalidParam("One of VectorIndexUpdate.Create, VectorIndexUpdate.Delete must not be null")
 		}
 	}
-	if len(ups) > 1 || len(in.GlobalSecondaryIndexUpdates) > 0 || onlineIndexChangeRunning(&rec.Desc) || vectorIndexBuilding(&rec.Desc) {
-		return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
-	}
 	d := &rec.Desc
 	u := ups[0]
+	if len(ups) > 1 || len(in.GlobalSecondaryIndexUpdates) > 0 || onlineIndexChangeRunning(d) ||
+		vectorIndexBuilding(d) && !cancelsVectorBuild(d, u.Delete) {
+		if err := vectorDeleteAllocating(d, rec.Name, u.Delete); err != nil && len(ups) == 1 {
+			return false, err
+		}
+		return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
+	}
 	if u.Delete != nil {
 		n := cpDeref(u.Delete.IndexName)
 		i := slices.IndexFunc(d.VectorIndexes, func(v wire.VectorIndexDescription) bool { return cpDeref(v.IndexName) == n })
@@ -88,6 +92,53 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 	d.VectorIndexes = append(d.VectorIndexes, vd)
 	pruneVectorDefinitions(d)
 	return true, nil
+}
+
+// cancelsVectorBuild reports whether del deletes the vector index being
+// built while its backfill runs: DynamoDB takes that as a cancel, though
+// no other index change while one is built (eu-west-2, 2026-08-23, in a
+// public conformance suite).
+func cancelsVectorBuild(d *wire.TableDescription, del *wire.DeleteVectorIndexAction) bool {
+	if del == nil {
+		return false
+	}
+	for _, v := range d.VectorIndexes {
+		if cpDeref(v.IndexName) == cpDeref(del.IndexName) {
+			return v.IndexStatus == StatusCreating && cpDeref(v.Backfilling)
+		}
+	}
+	return false
+}
+
+// vectorDeleteAllocating is DynamoDB's refusal of deleting a vector index
+// still in resource allocation, before its backfill (same suite).
+func vectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.DeleteVectorIndexAction) *ddberr.Error {
+	if del == nil {
+		return nil
+	}
+	for _, v := range d.VectorIndexes {
+		if cpDeref(v.IndexName) == cpDeref(del.IndexName) && v.IndexStatus == StatusCreating && !cpDeref(v.Backfilling) {
+			return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Index creation is in resource allocation phase. " +
+				"Retry deletion during backfilling phase or when the index is active. Table: " + table + " Index: " + cpDeref(v.IndexName))
+		}
+	}
+	return nil
+}
+
+// vectorChangeWhileAllocating answers a vector index change made while a
+// new vector index is in resource allocation (the table UPDATING):
+// deleting that index is refused in its own words, any other index change
+// by the one-online-index limit (same suite), rather than as a change to
+// an UPDATING table.
+func vectorChangeWhileAllocating(t *Table, in *wire.UpdateTableInput) *ddberr.Error {
+	d := &t.rec.Desc
+	if len(in.VectorIndexUpdates) != 1 || !vectorIndexBuilding(d) {
+		return nil
+	}
+	if err := vectorDeleteAllocating(d, t.Name, in.VectorIndexUpdates[0].Delete); err != nil {
+		return err
+	}
+	return ddberr.LimitExceeded(msgOnlineIndexLimit)
 }
 
 // hasIndexNamed reports whether any index of t (GSI, LSI, vector) has name.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -350,6 +351,31 @@ func (t *Table) vectorWriteBytes(old, new attr.Item) map[string]float64 {
 	return out
 }
 
+// awaitAllocation waits while the table is UPDATING within --create-delay:
+// DynamoDB's resource allocation, during which a new vector index is
+// CREATING with Backfilling false, comes before its backfill. It reports
+// false when the engine closes or the table goes away.
+func (e *Engine) awaitAllocation(table string, tableID uint64) bool {
+	for {
+		t, ok := e.lookupTable(table)
+		if !ok || t.ID != tableID {
+			return false
+		}
+		wait := time.Duration(0)
+		if t.rec.Status == StatusUpdating && !t.rec.ReadyAt.IsZero() {
+			wait = t.rec.ReadyAt.Sub(e.clock.Now())
+		}
+		if wait <= 0 {
+			return true
+		}
+		select {
+		case <-e.closing:
+			return false
+		case <-time.After(min(wait, 50*time.Millisecond)):
+		}
+	}
+}
+
 // vectorBackfillChunk is how many items one backfill step indexes.
 const vectorBackfillChunk = 256
 
@@ -358,7 +384,7 @@ const vectorBackfillChunk = 256
 // reads, so a concurrent write of the same item cannot be overtaken by a
 // stale copy.
 func (e *Engine) vectorBackfill(table string, tableID uint64, indexID uint32) {
-	if !e.setVectorBackfilling(table, tableID, indexID) {
+	if !e.awaitAllocation(table, tableID) || !e.setVectorBackfilling(table, tableID, indexID) {
 		return
 	}
 	cursor := itemPrefix(tableID)
