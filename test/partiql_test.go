@@ -715,3 +715,72 @@ func TestPartiQLMultiAttributeIndexRefused(t *testing.T) {
 		t.Fatalf("batch: %+v %v", out, err)
 	}
 }
+
+// pqAt is DynamoDB's position of a token in a statement, ' at
+// <line>:<column>:<length>' for the first occurrence of tok at or after
+// byte offset from, counted in characters from 1; n is the length reported.
+func pqAt(t *testing.T, stmt, tok string, n, from int) string {
+	t.Helper()
+	i := strings.Index(stmt[from:], tok)
+	if i < 0 {
+		t.Fatalf("%q not in %q", tok, stmt)
+	}
+	return fmt.Sprintf(" at 1:%d:%d", from+i+1, n)
+}
+
+// The texts DynamoDB answers for misused PartiQL functions, with the
+// position of the function name (or, for a set_add/set_delete second
+// argument that is no set, of the first argument); pinned by a public
+// conformance suite run against DynamoDB, us-east-1 and eu-west-2,
+// 2026-10. Kura answered other texts, without positions, or ran some of
+// these statements.
+func TestPartiQLFunctionPositionTexts(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	tq := `"` + table + `"`
+	const item = "pq-fn-msg"
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: avm{
+		"pk": S(item), "ss": &types.AttributeValueMemberSS{Value: []string{"a", "b", "c"}},
+		"ns": &types.AttributeValueMemberNS{Value: []string{"1", "2", "3"}}, "s": S("str"),
+		"m": &types.AttributeValueMemberM{Value: avm{"inner": &types.AttributeValueMemberSS{Value: []string{"x"}}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	update := func(set string) string { return `UPDATE ` + tq + ` SET ` + set + ` WHERE pk = '` + item + `'` }
+	where := func(cond string) string { return `SELECT * FROM ` + tq + ` WHERE pk = '` + item + `' AND ` + cond }
+	type tc struct{ stmt, want string }
+	var cases []tc
+	add := func(stmt, msg, tok string, n int, after string) {
+		cases = append(cases, tc{stmt, msg + pqAt(t, stmt, tok, n, strings.Index(stmt, after))})
+	}
+	s := update(`t = set_add(ss, <<'x'>>)`)
+	add(s, "The first argument to SET_ADD must equal the assignment value", "set_add", 7, "")
+	s = update(`ss = set_add(<<'a'>>, <<'b'>>)`)
+	add(s, "The first argument to SET_ADD must equal the assignment value", "set_add", 7, "")
+	s = update(`ss = set_add(ss, 'x')`)
+	add(s, "The second argument to SET_ADD must be a value with type SET", "ss", 2, "set_add(")
+	s = update(`ss = set_add(ss, ['x'])`)
+	add(s, "The second argument to SET_ADD must be a value with type SET", "ss", 2, "set_add(")
+	s = update(`ss = set_add(ss)`)
+	add(s, "SET_ADD must have exactly two arguments", "set_add", 7, "")
+	s = update(`ss = set_add(ss, <<'x'>>, <<'y'>>)`)
+	add(s, "SET_ADD must have exactly two arguments", "set_add", 7, "")
+	s = update(`t = set_delete(ss, <<'a'>>)`)
+	add(s, "The first argument to SET_DELETE must equal the assignment value", "set_delete", 10, "")
+	s = update(`ss = set_delete(ss, 'a')`)
+	add(s, "The second argument to SET_DELETE must be a value with type SET", "ss", 2, "set_delete(")
+	s = where(`set_add(ss, <<'x'>>) = ss`)
+	add(s, "Unrecognized function: set_add", "set_add", 7, "")
+	s = `INSERT INTO ` + tq + ` VALUE {'pk': 'pq-fn-msg-insert', 'ss': set_add(<<'a'>>, <<'b'>>)}`
+	add(s, "Unsupported data type: set_add under key root", "set_add", 7, "")
+	s = `SELECT attribute_exists(ss) FROM ` + tq + ` WHERE pk = '` + item + `'`
+	add(s, "Unexpected path component", "attribute_exists", 16, "")
+	s = where(`EXISTS(ss)`)
+	add(s, "Unrecognized function: exists", "EXISTS", 6, "")
+	for _, k := range cases {
+		t.Run(k.want, func(t *testing.T) {
+			_, err := pq(t, c, k.stmt)
+			wantAPIError(t, err, "ValidationException", k.want)
+		})
+	}
+}

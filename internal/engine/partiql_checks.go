@@ -50,6 +50,54 @@ func checkPQOperandTypes(where partiql.Expr, params []attr.Value) error {
 	return bad
 }
 
+// checkPQWhereFunctions refuses a call in the WHERE clause to a function
+// DynamoDB's conditions do not have (set_add, EXISTS, or any other name
+// but the condition functions and size): "Unrecognized function: <name>",
+// lower-cased, with the position of its name (a public conformance suite
+// run against DynamoDB, us-east-1 and eu-west-2, 2026-10, for set_add and
+// EXISTS). The first such call in written order is reported.
+func checkPQWhereFunctions(st *partiql.Statement) error {
+	var bad error
+	pqWalk(st.Where, func(e partiql.Expr) {
+		if c, ok := e.(*partiql.Call); ok && bad == nil && !pqConditionFunctions[c.Name] && c.Name != "size" {
+			bad = ddberr.Validation("Unrecognized function: " + c.Name + st.At(c.At))
+		}
+	})
+	return bad
+}
+
+// pqWalk calls f with e and every expression inside it, in written order.
+func pqWalk(e partiql.Expr, f func(partiql.Expr)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	var kids []partiql.Expr
+	switch x := e.(type) {
+	case *partiql.Binary:
+		kids = []partiql.Expr{x.L, x.R}
+	case *partiql.Not:
+		kids = []partiql.Expr{x.X}
+	case *partiql.Between:
+		kids = []partiql.Expr{x.X, x.Lo, x.Hi}
+	case *partiql.In:
+		kids = append([]partiql.Expr{x.X}, x.List...)
+	case *partiql.Is:
+		kids = []partiql.Expr{x.X}
+	case *partiql.Call:
+		kids = x.Args
+	case *partiql.Struct:
+		kids = x.Vals
+	case *partiql.List:
+		kids = x.Elems
+	case *partiql.Bag:
+		kids = x.Elems
+	}
+	for _, k := range kids {
+		pqWalk(k, f)
+	}
+}
+
 // pqConstType is the attribute type of a constant operand (a parameter or
 // a literal); ok is false for anything else.
 func pqConstType(e partiql.Expr, params []attr.Value) (attr.Type, bool) {

@@ -31,14 +31,15 @@ const (
 // exprBuilder renders PartiQL expressions as DynamoDB expression text,
 // collecting the placeholder maps.
 type exprBuilder struct {
+	st     *partiql.Statement // the statement, whose text positions index
 	params []attr.Value
 	names  map[string]string // placeholder → name
 	byName map[string]string // name → placeholder
 	values attr.Item
 }
 
-func newExprBuilder(params []attr.Value) *exprBuilder {
-	return &exprBuilder{params: params}
+func newExprBuilder(st *partiql.Statement, params []attr.Value) *exprBuilder {
+	return &exprBuilder{st: st, params: params}
 }
 
 // namesOrNil and valuesOrNil are the maps as request members.
@@ -149,6 +150,11 @@ func (b *exprBuilder) literalAt(e partiql.Expr, at string) (attr.Value, error) {
 		return attr.Value{T: attr.L, List: l}, nil
 	case *partiql.Bag:
 		return b.bag(x, at)
+	case *partiql.Call:
+		// A function where a value must stand ('set_add' in an INSERT's
+		// item; a public conformance suite run against DynamoDB, us-east-1
+		// and eu-west-2, 2026-10).
+		return attr.Value{}, ddberr.Validation("Unsupported data type: " + x.Name + " under key " + at + b.st.At(x.At))
 	}
 	return attr.Value{}, ddberr.Validation("Unsupported operation: expected a value")
 }

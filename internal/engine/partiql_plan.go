@@ -62,6 +62,9 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if err := checkPQOperandTypes(st.Where, params); err != nil {
 		return nil, err
 	}
+	if err := checkPQWhereFunctions(st); err != nil {
+		return nil, err
+	}
 	t, err := e.activeTable(&st.Table)
 	if err != nil {
 		return nil, err
@@ -76,7 +79,7 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 		return nil, ddberr.Validation("PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys.")
 	}
 	p := &plan{st: st, table: t}
-	b := newExprBuilder(params)
+	b := newExprBuilder(st, params)
 	switch st.Kind {
 	case partiql.Select:
 		if surface.singleRead() {
@@ -340,17 +343,20 @@ func (p *plan) lowerUpdate(b *exprBuilder, rvccf string) error {
 	return nil
 }
 
-// setFuncArg checks SET a = set_add(a, <<...>>) and renders the set.
+// setFuncArg checks SET a = set_add(a, <<...>>) and renders the set. Its
+// refusals carry a position: the function name's, but the first argument's
+// when the second is no set (a public conformance suite run against
+// DynamoDB, us-east-1 and eu-west-2, 2026-10).
 func setFuncArg(b *exprBuilder, c *partiql.Call, target partiql.Path) (string, error) {
 	fn := "ADD"
 	if c.Name == "set_delete" {
 		fn = "DELETE"
 	}
 	if len(c.Args) != 2 {
-		return "", ddberr.Validationf("SET_%s must have exactly two arguments", fn)
+		return "", ddberr.Validationf("SET_%s must have exactly two arguments%s", fn, b.st.At(c.At))
 	}
 	if pr, ok := c.Args[0].(*partiql.PathRef); !ok || pr.Path.String() != target.String() {
-		return "", ddberr.Validationf("The first argument to SET_%s must equal the assignment value", fn)
+		return "", ddberr.Validationf("The first argument to SET_%s must equal the assignment value%s", fn, b.st.At(c.At))
 	}
 	v, err := b.literal(c.Args[1])
 	if _, bag := c.Args[1].(*partiql.Bag); bag && err != nil {
@@ -360,7 +366,7 @@ func setFuncArg(b *exprBuilder, c *partiql.Call, target partiql.Path) (string, e
 		return "", err
 	}
 	if err != nil || v.T != attr.SS && v.T != attr.NS && v.T != attr.BS {
-		return "", ddberr.Validationf("The second argument to SET_%s must be a value with type SET", fn)
+		return "", ddberr.Validationf("The second argument to SET_%s must be a value with type SET%s", fn, b.st.At(c.ArgAt[0]))
 	}
 	return b.value(v), nil
 }

@@ -3,6 +3,7 @@ package partiql
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is a statement's kind.
@@ -36,6 +37,31 @@ type Statement struct {
 	Returning string
 	// Params is the number of ? parameters, numbered left to right.
 	Params int
+	// Src is the statement's text, which the Spans of its nodes index.
+	Src string
+}
+
+// Span is where a token stands in a statement's text: bytes [Off, End).
+type Span struct{ Off, End int }
+
+// At renders where span stands in the statement as DynamoDB appends it to
+// some refusals: " at <line>:<column>:<length>", line and column counted in
+// characters from 1 and the length the token's as written ("set_add" is 7;
+// a public conformance suite run against DynamoDB, us-east-1 and
+// eu-west-2, 2026-10).
+func (st *Statement) At(span Span) string { return at(st.Src, span) }
+
+func at(src string, span Span) string {
+	off, end := min(max(span.Off, 0), len(src)), min(max(span.End, 0), len(src))
+	end = max(end, off)
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if src[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	col := utf8.RuneCountInString(src[start:off]) + 1
+	return " at " + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ":" + strconv.Itoa(utf8.RuneCountInString(src[off:end]))
 }
 
 // Assign is one SET path = value of an UPDATE.
@@ -105,10 +131,13 @@ var IsTypes = map[string]string{
 	"BLOB": "B", "BINARY": "B", "LIST": "L", "STRUCT": "M", "TUPLE": "M",
 }
 
-// Call is a function call, Name lower-cased.
+// Call is a function call, Name lower-cased. At is where its name stands,
+// ArgAt where each argument's first token does.
 type Call struct {
-	Name string
-	Args []Expr
+	Name  string
+	Args  []Expr
+	At    Span
+	ArgAt []Span
 }
 
 // PathRef is a reference to an attribute.

@@ -23,7 +23,8 @@ const (
 type token struct {
 	kind tokKind
 	text string
-	pos  int
+	pos  int // byte offset of the token's first character
+	end  int // byte offset just past its last (quotes included)
 }
 
 // keywords are reserved: a bare identifier spelled like one is the
@@ -71,14 +72,14 @@ func lex(src string) ([]token, error) {
 			for j < len(src) && isIdentPart(src[j]) {
 				j++
 			}
-			toks = append(toks, token{tIdent, src[i:j], i})
+			toks = append(toks, token{tIdent, src[i:j], i, j})
 			i = j
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
 			j := lexNumber(src, i)
 			if !attr.BigDecimalScaleFits(src[i:j]) {
 				return nil, malformed("")
 			}
-			toks = append(toks, token{tNumber, src[i:j], i})
+			toks = append(toks, token{tNumber, src[i:j], i, j})
 			i = j
 		case c == '\'' || c == '"':
 			s, j, ok := lexQuoted(src, i)
@@ -92,10 +93,10 @@ func lex(src string) ([]token, error) {
 			if c == '"' {
 				k = tQuoted
 			}
-			toks = append(toks, token{k, s, i})
+			toks = append(toks, token{k, s, i, j})
 			i = j
 		case c == '?':
-			toks = append(toks, token{tParam, "?", i})
+			toks = append(toks, token{tParam, "?", i, i + 1})
 			i++
 		default:
 			p := lexPunct(src[i:])
@@ -103,11 +104,11 @@ func lex(src string) ([]token, error) {
 				// DynamoDB's lexer errors carry no detail ('#' recorded).
 				return nil, malformed("")
 			}
-			toks = append(toks, token{tPunct, p, i})
+			toks = append(toks, token{tPunct, p, i, i + len(p)})
 			i += len(p)
 		}
 	}
-	return append(toks, token{tEOF, "", len(src)}), nil
+	return append(toks, token{tEOF, "", len(src), len(src)}), nil
 }
 
 func isIdentStart(c byte) bool {

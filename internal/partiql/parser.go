@@ -20,7 +20,7 @@ func Parse(src string) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks}
+	p := &parser{toks: toks, src: src}
 	st, err := p.statement()
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func Parse(src string) (*Statement, error) {
 	if p.peek().kind != tEOF {
 		return nil, malformed(msgLeftover)
 	}
-	st.Params = p.params
+	st.Params, st.Src = p.params, src
 	return st, nil
 }
 
@@ -44,6 +44,10 @@ const (
 	msgAliasing = "Aliasing is not supported"
 )
 
+// msgPathComponent is DynamoDB's refusal of a SELECT list item that is no
+// path, followed by its position.
+const msgPathComponent = "Unexpected path component"
+
 // alias refuses a table alias ("t" or "AS t") after a statement's table.
 func (p *parser) alias() error {
 	if t := p.peek(); t.isKeyword("AS") || t.kind == tIdent && !t.keyword() {
@@ -54,10 +58,13 @@ func (p *parser) alias() error {
 
 type parser struct {
 	toks   []token
+	src    string
 	pos    int
 	params int
 	depth  int
 }
+
+func span(t token) Span { return Span{t.pos, t.end} }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
 
@@ -160,6 +167,12 @@ func (p *parser) selectStmt() (*Statement, error) {
 	st := &Statement{Kind: Select}
 	if !p.acceptPunct("*") {
 		for {
+			if p.callAhead() {
+				// DynamoDB selects paths only: 'SELECT attribute_exists(ss)'
+				// (a public conformance suite run against DynamoDB,
+				// us-east-1 and eu-west-2, 2026-10).
+				return nil, ddberr.Validation(msgPathComponent + at(p.src, span(p.peek())))
+			}
 			path, err := p.path()
 			if err != nil {
 				return nil, err
@@ -626,11 +639,10 @@ func (p *parser) primary() (Expr, error) {
 		case up == "MISSING":
 			p.next()
 			return &Missing{}, nil
+		case p.callAhead():
+			return p.call()
 		case t.keyword():
 			return nil, p.unexpected()
-		}
-		if next := p.toks[p.pos+1]; next.kind == tPunct && next.text == "(" {
-			return p.call()
 		}
 		path, err := p.path()
 		return &PathRef{Path: path}, err
@@ -665,14 +677,23 @@ func (p *parser) primary() (Expr, error) {
 	return nil, p.unexpected()
 }
 
+// callAhead reports whether a function call comes next: a name and "(".
+// EXISTS, a keyword, is a function name too, as in PartiQL ('EXISTS(ss)' in
+// a WHERE clause is an unrecognized function to DynamoDB).
+func (p *parser) callAhead() bool {
+	t, next := p.peek(), p.toks[min(p.pos+1, len(p.toks)-1)]
+	return t.kind == tIdent && (!t.keyword() || t.isKeyword("EXISTS")) && next.kind == tPunct && next.text == "("
+}
+
 func (p *parser) call() (Expr, error) {
-	name := strings.ToLower(p.next().text)
+	t := p.next()
 	p.next() // (
-	c := &Call{Name: name}
+	c := &Call{Name: strings.ToLower(t.text), At: span(t)}
 	if p.acceptPunct(")") {
 		return c, nil
 	}
 	for {
+		c.ArgAt = append(c.ArgAt, span(p.peek()))
 		a, err := p.expr()
 		if err != nil {
 			return nil, err

@@ -92,3 +92,27 @@ func TestParseRefusalTexts(t *testing.T) {
 		}
 	}
 }
+
+// Calls carry where their name and arguments stand, rendered as DynamoDB
+// writes positions; a call in a SELECT list is refused with its position.
+func TestParseCallPositions(t *testing.T) {
+	st, err := Parse("UPDATE t SET ss = set_add(ss, 'x')\n WHERE pk = EXISTS(\"q\")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := st.Sets[0].Value.(*Call)
+	if got := st.At(c.At) + st.At(c.ArgAt[0]) + st.At(c.ArgAt[1]); got != " at 1:19:7 at 1:27:2 at 1:31:3" {
+		t.Errorf("set_add positions: %q", got)
+	}
+	ex := st.Where.(*Binary).R.(*Call)
+	if got := ex.Name + st.At(ex.At) + st.At(ex.ArgAt[0]); got != "exists at 2:13:6 at 2:20:3" {
+		t.Errorf("EXISTS positions: %q", got)
+	}
+	if got := st.At(Span{-1, 1 << 20}); got != " at 1:1:58" {
+		t.Errorf("clamped span: %q", got)
+	}
+	_, err = Parse(`SELECT a, size(ss) FROM t`)
+	if err == nil || err.Error() != "ValidationException: Unexpected path component at 1:11:4" {
+		t.Errorf("call in the SELECT list: %v", err)
+	}
+}
