@@ -730,10 +730,10 @@ func pqAt(t *testing.T, stmt, tok string, n, from int) string {
 
 // The texts DynamoDB answers for misused PartiQL functions, with the
 // position of the function name (or, for a set_add/set_delete second
-// argument that is no set, of the first argument); pinned by a public
-// conformance suite run against DynamoDB, us-east-1 and eu-west-2,
-// 2026-10. Kura answered other texts, without positions, or ran some of
-// these statements.
+// argument that is no set, of the first argument), and for a keyword as a
+// path's dot component; pinned by a public conformance suite run against
+// DynamoDB, us-east-1 and eu-west-2, 2026-10. Kura answered other texts,
+// without positions, or ran some of these statements.
 func TestPartiQLFunctionPositionTexts(t *testing.T) {
 	c := ddb()
 	table := createTable(t, c, "pk", "", "")
@@ -748,6 +748,7 @@ func TestPartiQLFunctionPositionTexts(t *testing.T) {
 	}
 	update := func(set string) string { return `UPDATE ` + tq + ` SET ` + set + ` WHERE pk = '` + item + `'` }
 	where := func(cond string) string { return `SELECT * FROM ` + tq + ` WHERE pk = '` + item + `' AND ` + cond }
+	const nwf = "Statement wasn't well formed, can't be processed: "
 	type tc struct{ stmt, want string }
 	var cases []tc
 	add := func(stmt, msg, tok string, n int, after string) {
@@ -777,10 +778,43 @@ func TestPartiQLFunctionPositionTexts(t *testing.T) {
 	add(s, "Unexpected path component", "attribute_exists", 16, "")
 	s = where(`EXISTS(ss)`)
 	add(s, "Unrecognized function: exists", "EXISTS", 6, "")
+	cases = append(cases,
+		tc{where(`attribute_exists(m.inner)`), nwf + "Invalid path dot component"},
+		tc{update(`m.inner = set_add(m.inner, <<'y'>>)`), nwf + "Invalid path dot component"},
+	)
 	for _, k := range cases {
 		t.Run(k.want, func(t *testing.T) {
 			_, err := pq(t, c, k.stmt)
 			wantAPIError(t, err, "ValidationException", k.want)
 		})
+	}
+
+	// The refused UPDATE wrote nothing; quoted, "inner" is a name like any
+	// other.
+	t.Run("quoted inner", func(t *testing.T) { pqQuotedInner(t, c, table, update, where) })
+}
+
+// pqQuotedInner checks that m.inner was left alone by the refused UPDATE
+// and that m."inner" reads and writes it.
+func pqQuotedInner(t *testing.T, c *dynamodb.Client, table string, update, where func(string) string) {
+	innerSet := func() []string {
+		out, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table),
+			Key: avm{"pk": S("pq-fn-msg")}, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.Item["m"].(*types.AttributeValueMemberM).Value["inner"].(*types.AttributeValueMemberSS).Value
+		sort.Strings(got)
+		return got
+	}
+	if got := innerSet(); strings.Join(got, ",") != "x" {
+		t.Fatalf("m.inner after the refused UPDATE: %v", got)
+	}
+	if items := mustPQ(t, c, where(`attribute_exists(m."inner")`)); len(items) != 1 {
+		t.Fatalf("quoted inner: %v", items)
+	}
+	mustPQ(t, c, update(`m."inner" = set_add(m."inner", <<'y'>>)`))
+	if got := innerSet(); strings.Join(got, ",") != "x,y" {
+		t.Fatalf("m.inner after the quoted UPDATE: %v", got)
 	}
 }

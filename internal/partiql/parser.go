@@ -433,7 +433,7 @@ func (p *parser) pathRest(path Path) (Path, error) {
 	for {
 		switch {
 		case p.acceptPunct("."):
-			n, err := p.name()
+			n, err := p.dotName()
 			if err != nil {
 				return nil, err
 			}
@@ -460,6 +460,22 @@ func (p *parser) pathRest(path Path) (Path, error) {
 			return path, nil
 		}
 	}
+}
+
+// msgDotComponent is DynamoDB's refusal of a path step after a dot that is
+// no name: PartiQL's reference parser takes a bare or quoted identifier
+// there, and a keyword is neither ('m.inner'; a public conformance suite run
+// against DynamoDB, us-east-1 and eu-west-2, 2026-10).
+const msgDotComponent = "Invalid path dot component"
+
+// dotName is the name after a path's dot.
+func (p *parser) dotName() (string, error) {
+	t := p.peek()
+	star := t.kind == tPunct && t.text == "*" // a wildcard step, refused as before
+	if t.pathKeyword() || t.kind != tIdent && t.kind != tQuoted && !star {
+		return "", malformed(msgDotComponent)
+	}
+	return p.name()
 }
 
 // Expressions, loosest first: OR, AND, NOT, predicates, + -, primaries.

@@ -93,6 +93,38 @@ func TestParseRefusalTexts(t *testing.T) {
 	}
 }
 
+// A path's dot component must be a name: a bare PartiQL keyword is refused
+// (quoted it is a name), as DynamoDB refuses 'm.inner' (a public
+// conformance suite run against DynamoDB, us-east-1 and eu-west-2,
+// 2026-10).
+func TestParseDotComponent(t *testing.T) {
+	const want = "ValidationException: Statement wasn't well formed, can't be processed: Invalid path dot component"
+	for _, stmt := range []string{
+		`SELECT * FROM t WHERE attribute_exists(m.inner)`,
+		`SELECT * FROM t WHERE m.INNER = 1`,
+		`SELECT m.size FROM t`,
+		`UPDATE t SET m.inner = 1 WHERE pk = 'a'`,
+		`UPDATE t SET a = 1 REMOVE m.value WHERE pk = 'a'`,
+		`SELECT * FROM t WHERE a.b[0].select = 1`,
+		`SELECT * FROM t WHERE m.'x' = 1`,
+		`SELECT * FROM t WHERE m. = 1`,
+	} {
+		if _, err := Parse(stmt); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v", stmt, err)
+		}
+	}
+	for _, stmt := range []string{
+		`SELECT * FROM t WHERE attribute_exists(m."inner")`,
+		`SELECT m.year, m.day, m.name, m.innerx FROM t`,
+		`UPDATE t SET m."value" = 1 WHERE pk = 'a'`,
+		`SELECT * FROM t WHERE m['inner'] = 1`,
+	} {
+		if _, err := Parse(stmt); err != nil {
+			t.Errorf("%s: %v", stmt, err)
+		}
+	}
+}
+
 // Calls carry where their name and arguments stand, rendered as DynamoDB
 // writes positions; a call in a SELECT list is refused with its position.
 func TestParseCallPositions(t *testing.T) {
