@@ -730,8 +730,8 @@ func pqAt(t *testing.T, stmt, tok string, n, from int) string {
 
 // The texts DynamoDB answers for misused PartiQL functions, with the
 // position of the function name (or, for a set_add/set_delete second
-// argument that is no set, of the first argument), and for a keyword as a
-// path's dot component; pinned by a public conformance suite run against
+// argument that is no set, of the first argument), for a keyword as a
+// path's dot component and for an EXISTS without a condition; pinned by a public conformance suite run against
 // DynamoDB, us-east-1 and eu-west-2, 2026-10. Kura answered other texts,
 // without positions, or ran some of these statements.
 func TestPartiQLFunctionPositionTexts(t *testing.T) {
@@ -792,6 +792,14 @@ func TestPartiQLFunctionPositionTexts(t *testing.T) {
 	// The refused UPDATE wrote nothing; quoted, "inner" is a name like any
 	// other.
 	t.Run("quoted inner", func(t *testing.T) { pqQuotedInner(t, c, table, update, where) })
+
+	// An EXISTS that only names the key is refused before anything runs.
+	_, err := c.ExecuteTransaction(bg, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+		{Statement: aws.String(`EXISTS(SELECT * FROM ` + tq + ` WHERE pk = '` + item + `')`)},
+		{Statement: aws.String(`UPDATE ` + tq + ` SET z = 1 WHERE pk = 'pq-fn-msg-never-written'`)},
+	}})
+	wantAPIError(t, err, "ValidationException",
+		"Validation failed in TransactStatements[0]: EXISTS() must contain a single item read with additional condition")
 }
 
 // pqQuotedInner checks that m.inner was left alone by the refused UPDATE

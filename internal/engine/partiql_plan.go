@@ -42,6 +42,16 @@ func (s pqSurface) keyRequired() error {
 	return ddberr.Validationf("Validation failed in TransactStatements[%d]: Select statements within ExecuteTransaction must specify the primary key in the where clause.", s.tx)
 }
 
+// existsRefused is the surface's refusal of an EXISTS that is no single
+// item read with a further condition.
+func (s pqSurface) existsRefused() error {
+	const msg = "EXISTS() must contain a single item read with additional condition"
+	if s.inTx {
+		return ddberr.Validationf("Validation failed in TransactStatements[%d]: %s", s.tx, msg)
+	}
+	return ddberr.Validation(msg)
+}
+
 // lowerStatement parses and lowers one statement for its surface.
 func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, surface pqSurface) (*plan, error) {
 	if src == nil {
@@ -88,7 +98,7 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 			err = p.lowerSelect(b)
 		}
 	case partiql.Exists:
-		err = p.lowerExists(b, rvccf)
+		err = p.lowerExists(b, rvccf, surface)
 	case partiql.Insert:
 		err = p.lowerInsert(b, rvccf)
 	case partiql.Update:
@@ -242,11 +252,15 @@ func (p *plan) lowerGet(b *exprBuilder, surface pqSurface) error {
 }
 
 // lowerExists is EXISTS(SELECT ...) in a transaction: a ConditionCheck
-// that the item exists and matches the rest of the WHERE clause.
-func (p *plan) lowerExists(b *exprBuilder, rvccf string) error {
+// that the item exists and matches the rest of the WHERE clause. In
+// ExecuteTransaction the WHERE clause must name the full key and something
+// more, or the statement is refused before anything runs (a public
+// conformance suite run against DynamoDB, us-east-1 and eu-west-2, 2026-10:
+// 'EXISTS(SELECT * FROM t WHERE pk = ...)').
+func (p *plan) lowerExists(b *exprBuilder, rvccf string, surface pqSurface) error {
 	key, rest, err := b.fullKey(p.table, p.st.Where)
-	if err != nil {
-		return ddberr.Validation("EXISTS() must contain a single item read with additional condition")
+	if err != nil || surface.inTx && len(rest) == 0 {
+		return surface.existsRefused()
 	}
 	cond := "attribute_exists(" + b.name(p.table.Hash.Name) + ")"
 	if len(rest) > 0 {
