@@ -731,9 +731,10 @@ func pqAt(t *testing.T, stmt, tok string, n, from int) string {
 // The texts DynamoDB answers for misused PartiQL functions, with the
 // position of the function name (or, for a set_add/set_delete second
 // argument that is no set, of the first argument), for a keyword as a
-// path's dot component and for an EXISTS without a condition; pinned by a public conformance suite run against
-// DynamoDB, us-east-1 and eu-west-2, 2026-10. Kura answered other texts,
-// without positions, or ran some of these statements.
+// path's dot component, for a statement ending after WHERE and for an
+// EXISTS without a condition; pinned by a public conformance suite run
+// against DynamoDB, us-east-1 and eu-west-2, 2026-10. Kura answered other
+// texts, without positions, or ran some of these statements.
 func TestPartiQLFunctionPositionTexts(t *testing.T) {
 	c := ddb()
 	table := createTable(t, c, "pk", "", "")
@@ -781,6 +782,7 @@ func TestPartiQLFunctionPositionTexts(t *testing.T) {
 	cases = append(cases,
 		tc{where(`attribute_exists(m.inner)`), nwf + "Invalid path dot component"},
 		tc{update(`m.inner = set_add(m.inner, <<'y'>>)`), nwf + "Invalid path dot component"},
+		tc{`SELECT * FROM ` + tq + ` WHERE`, nwf + "Unexpected term"},
 	)
 	for _, k := range cases {
 		t.Run(k.want, func(t *testing.T) {

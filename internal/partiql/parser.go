@@ -206,7 +206,7 @@ func (p *parser) selectStmt() (*Statement, error) {
 		return nil, err
 	}
 	if p.accept("WHERE") {
-		if st.Where, err = p.expr(); err != nil {
+		if st.Where, err = p.where(); err != nil {
 			return nil, err
 		}
 	}
@@ -270,7 +270,7 @@ func (p *parser) updateStmt() (*Statement, error) {
 		return nil, err
 	}
 	if p.accept("WHERE") {
-		if st.Where, err = p.expr(); err != nil {
+		if st.Where, err = p.where(); err != nil {
 			return nil, err
 		}
 	}
@@ -306,7 +306,7 @@ func (p *parser) fromFirstUpdate() (*Statement, error) {
 	if err := p.expect("WHERE"); err != nil {
 		return nil, err
 	}
-	if st.Where, err = p.expr(); err != nil {
+	if st.Where, err = p.where(); err != nil {
 		return nil, err
 	}
 	if err := p.assignments(st); err != nil {
@@ -370,11 +370,25 @@ func (p *parser) deleteStmt() (*Statement, error) {
 	}
 	var err error
 	if p.accept("WHERE") {
-		if st.Where, err = p.expr(); err != nil {
+		if st.Where, err = p.where(); err != nil {
 			return nil, err
 		}
 	}
 	return st, p.returning(st)
+}
+
+// msgUnexpectedTerm is DynamoDB's refusal of a statement that ends right
+// after WHERE (a public conformance suite run against DynamoDB, us-east-1
+// and eu-west-2, 2026-10); PartiQL's reference parser words so a missing
+// term.
+const msgUnexpectedTerm = "Unexpected term"
+
+// where parses a WHERE clause's condition, WHERE consumed.
+func (p *parser) where() (Expr, error) {
+	if p.peek().kind == tEOF {
+		return nil, malformed(msgUnexpectedTerm)
+	}
+	return p.expr()
 }
 
 // returning parses RETURNING (ALL|MODIFIED) (OLD|NEW) *.

@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 		``:                                   "Expected data manipulation",
 		`SELEC * FROM t`:                     "Expected data manipulation",
 		`SELECT * FORM t`:                    "Expected FROM",
-		`SELECT * FROM t WHERE`:              "Unexpected end of statement",
+		`SELECT * FROM t WHERE`:              "Unexpected term",
 		`SELECT * FROM t WHERE a = `:         "Unexpected end of statement",
 		`INSERT INTO t VALUES {}`:            "Inserting multiple items",
 		`UPDATE t WHERE pk = 'a'`:            "Expected SET or REMOVE",
