@@ -27,7 +27,7 @@ type indexRead struct {
 // checks, in its order: the index exists, no consistent reads on a GSI, the
 // GSI is not being backfilled, and Select=ALL_ATTRIBUTES only where the
 // whole item is available.
-func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Condition, proj *expr.Projection) (*indexRead, error) {
+func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Condition, proj *expr.Projection, entriesOnly bool) (*indexRead, error) {
 	ix, ok := t.Index(name)
 	if !ok || ix.Status == StatusDeleting {
 		return nil, ddberr.Validation("The table does not have the specified index: " + name)
@@ -53,7 +53,7 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 				r.fetch = true
 			}
 		}
-		if filter != nil {
+		if filter != nil && !entriesOnly {
 			walkConditionPaths(filter, need)
 		}
 		if proj != nil {
@@ -158,7 +158,7 @@ func (r *indexRead) validateStartKey(esk attr.Item, shapeMsg string) error {
 // all go out whole (no filter, projection, COUNT or fetch from the table)
 // keeps them encoded (see query).
 func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode []byte) (*wire.QueryOutput, *page, error) {
-	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj)
+	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,7 +330,7 @@ func indexQueryBounds(tableID uint64, ix *Index, hashVals []attr.Value, rng []ex
 // scanIndex is Scan with IndexName (parallel segments are ranges of the
 // index's partition hash, as for tables).
 func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []byte) (*wire.ScanOutput, *page, error) {
-	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj)
+	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj, x.entriesOnly)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -111,7 +111,7 @@ func (e *Engine) executeSelect(ctx context.Context, p *plan, in *wire.ExecuteSta
 	} else {
 		s := p.scan
 		s.ConsistentRead, s.Limit, s.ExclusiveStartKey, s.ReturnConsumedCapacity = in.ConsistentRead, in.Limit, start, in.ReturnConsumedCapacity
-		r, err := e.Scan(ctx, s)
+		r, err := e.scanPartiQL(s)
 		if err != nil {
 			return nil, err
 		}
