@@ -10,15 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// TestGSICreateLifecycleWithDelay: a GSI added by UpdateTable goes through
-// DynamoDB's phases in order: resource allocation (table UPDATING, index
-// CREATING, Backfilling false), then the table ACTIVE, and only then the
-// index ACTIVE. It is never ACTIVE under an UPDATING table (it was, as soon
-// as a small backfill finished).
-func TestGSICreateLifecycleWithDelay(t *testing.T) {
+// delayedTable starts a Kura whose tables and indexes stay CREATING for
+// 1.5 s, creates table name (hash key pk) and waits until it is ACTIVE; it
+// returns a client and a DescribeTable of the table.
+func delayedTable(t *testing.T, name string) (*dynamodb.Client, func() *types.TableDescription) {
 	k := startKura(t, "--in-memory", "--create-delay", "1500ms")
 	c := k.client()
-	name := "lifecycle"
 	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		BillingMode:          types.BillingModePayPerRequest,
@@ -39,13 +36,24 @@ func TestGSICreateLifecycleWithDelay(t *testing.T) {
 	for describe().TableStatus != types.TableStatusActive {
 		time.Sleep(50 * time.Millisecond)
 	}
+	return c, describe
+}
+
+// TestGSICreateLifecycleWithDelay: a GSI added by UpdateTable goes through
+// DynamoDB's phases in order: resource allocation (table UPDATING, index
+// CREATING, Backfilling false), then the table ACTIVE, and only then the
+// index ACTIVE. It is never ACTIVE under an UPDATING table (it was, as soon
+// as a small backfill finished).
+func TestGSICreateLifecycleWithDelay(t *testing.T) {
+	c, describe := delayedTable(t, "lifecycle")
+	name := "lifecycle"
 	for i := range 20 {
 		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name),
 			Item: map[string]types.AttributeValue{"pk": S(fmt.Sprint(i)), "g": S("x")}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{
 		TableName:            aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
@@ -91,29 +99,8 @@ func TestGSICreateLifecycleWithDelay(t *testing.T) {
 // deleting it is refused, then the backfill, during which deleting it
 // cancels it, and DeleteTable is refused while it is built.
 func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
-	k := startKura(t, "--in-memory", "--create-delay", "1500ms")
-	c := k.client()
+	c, describe := delayedTable(t, "veclife")
 	name := "veclife"
-	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	describe := func() *types.TableDescription {
-		t.Helper()
-		d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d.Table
-	}
-	for describe().TableStatus != types.TableStatusActive {
-		time.Sleep(50 * time.Millisecond)
-	}
 	create := func(index string) error {
 		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name),
 			VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String(index),
@@ -136,7 +123,7 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 	wantAPIError(t, remove("vix"), "ResourceInUseException", "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. "+
 		"Retry deletion during backfilling phase or when the index is active. Table: "+name+" Index: vix")
 	wantAPIError(t, create("vix2"), "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
-	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	_, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	var inUse *types.ResourceInUseException
 	if !errorsAs(err, &inUse) {
 		t.Fatalf("DeleteTable while the index is built: %v", err)
