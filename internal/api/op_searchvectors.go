@@ -22,8 +22,7 @@ var (
 // deserialiser's words and a missing one a ValidationException naming the
 // field, ahead of every member constraint (us-east-1 and eu-west-2,
 // 2026-10-09, in a public conformance suite).
-var searchVectors = strictRequired(searchVectorsMembers, func(body []byte) error { return decode(body, new(wire.SearchVectorsInput)) },
-	op(Backend.SearchVectors, validateSearchVectors))
+var searchVectors = strictRequired(searchVectorsMembers, op(Backend.SearchVectors, validateSearchVectors))
 
 // searchVectorsMembers are SearchVectors' required members, in the order a
 // missing one is reported, with the type the deserialiser expects.
@@ -34,22 +33,22 @@ var searchVectorsMembers = []requiredMember{
 type requiredMember struct{ name, expected string }
 
 // strictRequired answers an explicit null or a missing required member the
-// way a strict deserialiser does, with its line and column, before next
-// reads the body. A mistyped member is read before the end of the object,
-// so read's serialization fault beats a missing member. A body that is not
-// a JSON object is left to next.
-func strictRequired(members []requiredMember, read func([]byte) error, next handler) handler {
+// way a strict deserialiser does, with its line and column, ahead of next's
+// member checks. A request next serves has every required member, so the
+// body is read again only when next refused it. A mistyped member is read
+// before the end of the object, so its serialization fault beats a missing
+// member.
+func strictRequired(members []requiredMember, next handler) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
-		err := requiredMembersFault(body, members)
+		out, err := next(ctx, b, body)
 		if err == nil {
-			return next(ctx, b, body)
+			return out, nil
 		}
-		if err.Type != "SerializationException" {
-			if rerr := read(body); isSerialization(rerr) {
-				return nil, rerr
-			}
+		ferr := requiredMembersFault(body, members)
+		if ferr == nil || isSerialization(err) && ferr.Type != "SerializationException" {
+			return nil, err
 		}
-		return nil, err
+		return nil, ferr
 	}
 }
 
