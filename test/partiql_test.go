@@ -707,7 +707,7 @@ func TestPartiQLMultiAttributeIndexRefused(t *testing.T) {
 	const refused = "PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys."
 	g := `"` + table + `"."gsi"`
 	for _, stmt := range []string{`SELECT * FROM ` + g + ` WHERE h1 = 'a'`, `SELECT * FROM ` + g + ` WHERE h1 = 5`,
-		`SELECT * FROM ` + g + ` WHERE id = 'i1'`, `SELECT * FROM ` + g} {
+		`SELECT * FROM ` + g + ` WHERE id = 'i1'`, `SELECT * FROM ` + g, `SELECT COUNT(*) FROM ` + g} {
 		_, err := pq(t, c, stmt)
 		wantAPIError(t, err, "ValidationException", refused)
 	}

@@ -88,6 +88,9 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 		// 2026, in a public conformance suite).
 		return nil, ddberr.Validation("PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute RANGE keys.")
 	}
+	if st.ProjectionFault != nil {
+		return nil, st.ProjectionFault
+	}
 	p := &plan{st: st, table: t}
 	b := newExprBuilder(st, params)
 	switch st.Kind {

@@ -25,6 +25,10 @@ type Statement struct {
 	Index string // "table"."index" in SELECT (or UPDATE/DELETE, which the engine refuses); "" otherwise
 	// Projection is the SELECT list; nil means *.
 	Projection []Path
+	// ProjectionFault is the refusal of a SELECT list item that is not a
+	// path (a function call), which DynamoDB reports once the table is
+	// known; nil when every item is a path.
+	ProjectionFault error
 	Where      Expr // nil when absent
 	// OrderDesc is set by ORDER BY <key> DESC; OrderBy names the key.
 	OrderBy   *Path

@@ -169,15 +169,23 @@ func (p *parser) selectStmt() (*Statement, error) {
 		for {
 			if p.callAhead() {
 				// DynamoDB selects paths only: 'SELECT attribute_exists(ss)'
-				// (a public conformance suite run against DynamoDB,
-				// us-east-1 and eu-west-2, 2026-10).
-				return nil, ddberr.Validation(msgPathComponent + at(p.src, span(p.peek())))
+				// is refused, though after the table is known (a public
+				// conformance suite run against DynamoDB, us-east-1 and
+				// eu-west-2, 2026-10: a multi-attribute index key is
+				// refused ahead of 'SELECT COUNT(*)').
+				if st.ProjectionFault == nil {
+					st.ProjectionFault = ddberr.Validation(msgPathComponent + at(p.src, span(p.peek())))
+				}
+				if err := p.skipCall(); err != nil {
+					return nil, err
+				}
+			} else {
+				path, err := p.path()
+				if err != nil {
+					return nil, err
+				}
+				st.Projection = append(st.Projection, path)
 			}
-			path, err := p.path()
-			if err != nil {
-				return nil, err
-			}
-			st.Projection = append(st.Projection, path)
 			if !p.acceptPunct(",") {
 				break
 			}
@@ -713,6 +721,25 @@ func (p *parser) primary() (Expr, error) {
 func (p *parser) callAhead() bool {
 	t, next := p.peek(), p.toks[min(p.pos+1, len(p.toks)-1)]
 	return t.kind == tIdent && (!t.keyword() || t.isKeyword("EXISTS")) && next.kind == tPunct && next.text == "("
+}
+
+// skipCall reads past a function call, its arguments unread: the name,
+// then balanced parentheses.
+func (p *parser) skipCall() error {
+	p.next() // the name
+	for depth := 0; ; {
+		t := p.next()
+		switch {
+		case t.kind == tEOF:
+			return malformed("Unexpected end of statement")
+		case t.kind == tPunct && t.text == "(":
+			depth++
+		case t.kind == tPunct && t.text == ")":
+			if depth--; depth == 0 {
+				return nil
+			}
+		}
+	}
 }
 
 func (p *parser) call() (Expr, error) {

@@ -143,8 +143,9 @@ func TestParseCallPositions(t *testing.T) {
 	if got := st.At(Span{-1, 1 << 20}); got != " at 1:1:58" {
 		t.Errorf("clamped span: %q", got)
 	}
-	_, err = Parse(`SELECT a, size(ss) FROM t`)
-	if err == nil || err.Error() != "ValidationException: Unexpected path component at 1:11:4" {
-		t.Errorf("call in the SELECT list: %v", err)
+	st, err = Parse(`SELECT a, size(ss), COUNT(*) FROM t`)
+	if err != nil || st.ProjectionFault == nil || st.ProjectionFault.Error() != "ValidationException: Unexpected path component at 1:11:4" ||
+		st.Table != "t" || len(st.Projection) != 1 {
+		t.Errorf("calls in the SELECT list: %v, %+v", err, st)
 	}
 }
