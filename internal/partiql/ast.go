@@ -29,7 +29,7 @@ type Statement struct {
 	// path (a function call), which DynamoDB reports once the table is
 	// known; nil when every item is a path.
 	ProjectionFault error
-	Where      Expr // nil when absent
+	Where           Expr // nil when absent
 	// OrderDesc is set by ORDER BY <key> DESC; OrderBy names the key.
 	OrderBy   *Path
 	OrderDesc bool
