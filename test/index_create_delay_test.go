@@ -96,8 +96,9 @@ func TestGSICreateLifecycleWithDelay(t *testing.T) {
 // UpdateTable goes through the phases DynamoDB shows (eu-west-2,
 // 2026-08-11/23, in a public conformance suite): resource allocation
 // (table UPDATING, index CREATING, Backfilling false), during which
-// deleting it is refused, then the backfill, during which deleting it
-// cancels it, and DeleteTable is refused while it is built.
+// deleting it is refused, then the backfill (table ACTIVE, Backfilling
+// true, lasting the delay too), during which deleting it cancels it and
+// leaves the table ACTIVE; DeleteTable is refused while it is built.
 func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 	c, describe := delayedTable(t, "veclife")
 	name := "veclife"
@@ -123,12 +124,43 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 	wantAPIError(t, remove("vix"), "ResourceInUseException", "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. "+
 		"Retry deletion during backfilling phase or when the index is active. Table: "+name+" Index: vix")
 	wantAPIError(t, create("vix2"), "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
+	const busy = "Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted."
 	_, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	var inUse *types.ResourceInUseException
 	if !errorsAs(err, &inUse) {
-		t.Fatalf("DeleteTable while the index is built: %v", err)
+		t.Fatalf("DeleteTable while the index is allocated: %v", err)
+	}
+	// The backfill: the table ACTIVE beside the CREATING index, Backfilling
+	// true; DeleteTable refused, a search refused.
+	backfilling := func() bool {
+		d := describe()
+		v := d.VectorIndexes
+		return d.TableStatus == types.TableStatusActive && len(v) == 1 && v[0].IndexStatus == types.IndexStatusCreating && aws.ToBool(v[0].Backfilling)
 	}
 	deadline := time.Now().Add(10 * time.Second)
+	for !backfilling() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never ACTIVE beside a backfilling index: %+v", describe())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceInUseException", busy)
+	_, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(name), IndexName: aws.String("vix"),
+		SearchVector: []types.AttributeValue{N("1"), N("0"), N("0")}, TopK: aws.Int32(1)})
+	wantAPIError(t, err, "ValidationException", "Cannot search backfilling vector index: vix")
+	// A Delete now cancels the build; the table stays ACTIVE. Built again,
+	// the index turns ACTIVE in the end.
+	if err := remove("vix"); err != nil {
+		t.Fatal(err)
+	}
+	if d := describe(); d.TableStatus != types.TableStatusActive || len(d.VectorIndexes) != 0 {
+		t.Fatalf("after the cancel: table %s, %d vector indexes", d.TableStatus, len(d.VectorIndexes))
+	}
+	if err := create("vix"); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
 	for {
 		d = describe()
 		if v := d.VectorIndexes; len(v) == 1 && v[0].IndexStatus == types.IndexStatusActive && d.TableStatus == types.TableStatusActive && v[0].Backfilling == nil {

@@ -10,7 +10,7 @@ import (
 
 // applyVectorUpdates applies UpdateTable's VectorIndexUpdates to rec (one
 // Create or Delete per request, as DynamoDB allows); it reports whether an
-// index was created or deleted. Callers hold e.ddl.
+// index was created (a deletion leaves the table ACTIVE). Callers hold e.ddl.
 func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateTableInput, billing string) (bool, *ddberr.Error) {
 	ups := in.VectorIndexUpdates
 	if len(ups) == 0 {
@@ -53,7 +53,10 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 			rec.Indexes = slices.DeleteFunc(rec.Indexes, func(r indexRecord) bool { return r.Name == n })
 		}
 		pruneVectorDefinitions(d)
-		return true, nil
+		// The table stays ACTIVE: DynamoDB shows a vector index's deletion
+		// on the index alone (eu-west-2, 2026-08, in a public conformance
+		// suite).
+		return false, nil
 	}
 	if billing != BillingPayPerRequest {
 		return false, ddberr.InvalidParam(msgVectorPayPerRequest)

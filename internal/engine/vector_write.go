@@ -356,15 +356,27 @@ func (t *Table) vectorWriteBytes(old, new attr.Item) map[string]float64 {
 // CREATING with Backfilling false, comes before its backfill. It reports
 // false when the engine closes or the table goes away.
 func (e *Engine) awaitAllocation(table string, tableID uint64) bool {
-	for {
+	t, ok := e.lookupTable(table)
+	if !ok || t.ID != tableID {
+		return false
+	}
+	if t.rec.Status != StatusUpdating || t.rec.ReadyAt.IsZero() {
+		return true
+	}
+	return e.awaitClock(t.rec.ReadyAt, func() bool {
 		t, ok := e.lookupTable(table)
-		if !ok || t.ID != tableID {
+		return ok && t.ID == tableID
+	})
+}
+
+// awaitClock waits until the engine's clock reaches at, while still
+// holds; it reports false when the engine closes or still stops holding.
+func (e *Engine) awaitClock(at time.Time, still func() bool) bool {
+	for {
+		if !still() {
 			return false
 		}
-		wait := time.Duration(0)
-		if t.rec.Status == StatusUpdating && !t.rec.ReadyAt.IsZero() {
-			wait = t.rec.ReadyAt.Sub(e.clock.Now())
-		}
+		wait := at.Sub(e.clock.Now())
 		if wait <= 0 {
 			return true
 		}
@@ -387,6 +399,11 @@ func (e *Engine) vectorBackfill(table string, tableID uint64, indexID uint32) {
 	if !e.awaitAllocation(table, tableID) || !e.setVectorBackfilling(table, tableID, indexID) {
 		return
 	}
+	// With --create-delay the backfill also lasts the delay at least, so
+	// its phase (table ACTIVE, index CREATING with Backfilling true, a
+	// Delete taken as a cancel) can be seen as on DynamoDB, where it lasts
+	// minutes even for a few items.
+	minEnd := e.clock.Now().Add(e.cfg.CreateDelay)
 	cursor := itemPrefix(tableID)
 	end := itemPrefix(tableID + 1)
 	for {
@@ -412,6 +429,12 @@ func (e *Engine) vectorBackfill(table string, tableID uint64, indexID uint32) {
 			break
 		}
 		cursor = next
+	}
+	if !e.awaitClock(minEnd, func() bool {
+		t, ok := e.lookupTable(table)
+		return ok && t.ID == tableID && vectorByID(t, indexID) != nil
+	}) {
+		return
 	}
 	e.finishVectorBackfill(table, tableID, indexID)
 }
