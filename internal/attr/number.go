@@ -473,6 +473,13 @@ func (n Number) Add(m Number) (Number, error) {
 	}
 	r := numScan{neg: neg, nd: last - first + 1, exp: int64(hi - first + 1)}
 	if err := r.check(""); err != nil {
+		if err.Kind == NumTooPrecise {
+			// A sum that needs more than 38 digits is reported as an
+			// overflow, not as the literal's precision error (SET b = :a -
+			// :b with 1e50 and 1: ScyllaDB's Alternator tests, which are
+			// run against DynamoDB).
+			err.Kind = NumOverflow
+		}
 		return Number{}, err
 	}
 	d := make([]byte, r.nd)

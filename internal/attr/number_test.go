@@ -141,8 +141,11 @@ func TestNumberAddSub(t *testing.T) {
 		kind NumberErrorKind
 	}{
 		{"9.9e125", "9.9e125", NumOverflow},
-		{"1e30", "1e-30", NumTooPrecise},
-		{"99999999999999999999999999999999999999", "0.1", NumTooPrecise},
+		// An inexact sum is reported as an overflow (DynamoDB, as
+		// ScyllaDB's Alternator tests record it: 1e50 - 1).
+		{"1e30", "1e-30", NumOverflow},
+		{"99999999999999999999999999999999999999", "0.1", NumOverflow},
+		{"1e50", "-1", NumOverflow},
 		{"1.0000000000000000000000000000000000001e-130", "-1e-130", NumUnderflow},
 	}
 	for _, c := range errCases {
