@@ -215,3 +215,41 @@ func TestSetMemberOrder(t *testing.T) {
 		t.Fatalf("ss %q ns %v bs %v", ss, ns, bs)
 	}
 }
+
+// An UpdateItem that only removes (REMOVE, DELETE) creates no item when
+// there is none, returns no Attributes, and names any path without error
+// (ScyllaDB's Alternator tests, which are run against DynamoDB). On an
+// existing item a path through a missing attribute is still refused.
+func TestUpdateRemoveOnlyOnMissingItem(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	update := func(pk, expr string, values map[string]types.AttributeValue) (*dynamodb.UpdateItemOutput, error) {
+		return c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S(pk)},
+			UpdateExpression: aws.String(expr), ExpressionAttributeValues: values, ReturnValues: types.ReturnValueAllNew})
+	}
+	exists := func(pk string) bool {
+		out, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S(pk)}, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item != nil
+	}
+	set := map[string]types.AttributeValue{":v": &types.AttributeValueMemberSS{Value: []string{"a"}}}
+	for _, u := range []struct {
+		expr   string
+		values map[string]types.AttributeValue
+	}{{"REMOVE b", nil}, {"REMOVE x.y", nil}, {"REMOVE x[0], z", nil}, {"DELETE s :v", set}, {"REMOVE b DELETE s :v", set}} {
+		out, err := update("missing", u.expr, u.values)
+		if err != nil {
+			t.Fatalf("%s: %v", u.expr, err)
+		}
+		if out.Attributes != nil || exists("missing") {
+			t.Fatalf("%s created the item: %v", u.expr, out.Attributes)
+		}
+	}
+	if out, err := update("made", "SET a = :v REMOVE b", set); err != nil || len(out.Attributes) != 2 || !exists("made") {
+		t.Fatalf("SET with REMOVE: %v, %v", out, err)
+	}
+	_, err := update("made", "REMOVE x.y", nil)
+	wantAPIError(t, err, "ValidationException", "The document path provided in the update expression is invalid for update")
+}

@@ -106,13 +106,30 @@ func (t *Table) checkUpdatePaths(u *expr.Update) error {
 
 // applyUpdate computes the item after update u. An absent item starts as
 // its key; an UpdateItem without an update just ensures the item exists.
+// An update that only removes (REMOVE, DELETE) leaves an absent item
+// absent, whatever paths it names: DynamoDB creates no item then (ScyllaDB's
+// Alternator tests, which are run against DynamoDB: 'REMOVE b' and 'REMOVE
+// x.y' on a missing item succeed and write nothing).
 func applyUpdate(u *expr.Update, old, key attr.Item) (attr.Item, []expr.Path, error) {
 	base := old
 	if base == nil {
+		if u != nil && removesOnly(u) {
+			return nil, nil, nil
+		}
 		base = key
 	}
 	if u == nil {
 		return base, nil, nil
 	}
 	return u.Apply(base)
+}
+
+// removesOnly reports whether every action of u removes something.
+func removesOnly(u *expr.Update) bool {
+	for _, a := range u.Actions {
+		if a.Kind != expr.ActionRemove && a.Kind != expr.ActionDelete {
+			return false
+		}
+	}
+	return len(u.Actions) > 0
 }
