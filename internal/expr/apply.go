@@ -52,14 +52,18 @@ func (u *Update) Apply(item attr.Item) (attr.Item, []Path, error) {
 	}
 	var removes []Path
 	touched := u.Paths()
-	for i, a := range u.Actions {
+	for _, i := range u.applyOrder() {
+		a := u.Actions[i]
 		var err error
 		switch a.Kind {
 		case ActionSet:
-			// A copy, so that an index past the end of a list can be
-			// rewritten to the element's actual position.
-			touched[i] = append(Path(nil), a.Path...)
-			err = modify(out, touched[i], func(old attr.Value, ok bool) (attr.Value, bool, error) { return vals[i], true, nil })
+			// On a copy: modify rewrites an index past the end of a list
+			// to the appended element's position. touched keeps the index
+			// as written, so UPDATED_NEW does not return the appended
+			// element (DynamoDB's rule, as ScyllaDB's Alternator tests
+			// record it).
+			at := append(Path(nil), a.Path...)
+			err = modify(out, at, func(old attr.Value, ok bool) (attr.Value, bool, error) { return vals[i], true, nil })
 		case ActionRemove:
 			removes = append(removes, a.Path)
 		case ActionAdd:
@@ -91,6 +95,31 @@ func (u *Update) Apply(item attr.Item) (attr.Item, []Path, error) {
 		}
 	}
 	return out, touched, nil
+}
+
+// applyOrder is the order in which Apply takes the actions: as written,
+// except that SETs of list elements are taken in element order, so that
+// several past the end of a list are appended sorted by element number, as
+// DynamoDB documents. (Resolve refuses overlapping paths, so no other
+// action's outcome depends on the order of these.)
+func (u *Update) applyOrder() []int {
+	order := make([]int, len(u.Actions))
+	var elems []int
+	for i, a := range u.Actions {
+		order[i] = i
+		if a.Kind == ActionSet && a.Path[len(a.Path)-1].IsIndex {
+			elems = append(elems, i)
+		}
+	}
+	if len(elems) < 2 {
+		return order
+	}
+	sorted := append([]int(nil), elems...)
+	sort.SliceStable(sorted, func(x, y int) bool { return pathLess(u.Actions[sorted[x]].Path, u.Actions[sorted[y]].Path) })
+	for k, pos := range elems {
+		order[pos] = sorted[k]
+	}
+	return order
 }
 
 // pathLess orders paths element-wise, indexes numerically.
