@@ -253,3 +253,44 @@ func TestUpdateRemoveOnlyOnMissingItem(t *testing.T) {
 	_, err := update("made", "REMOVE x.y", nil)
 	wantAPIError(t, err, "ValidationException", "The document path provided in the update expression is invalid for update")
 }
+
+// Condition semantics recorded by ScyllaDB's Alternator tests, which are run
+// against DynamoDB: a missing attribute is not equal to anything, another
+// missing one included; Expected's operators take the operand types their
+// QueryFilter twins take (a wrong one is a ValidationException, not a
+// failed condition); NOT_CONTAINS, like CONTAINS, is false on a missing
+// attribute.
+func TestConditionMissingAndLegacyOperandTypes(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	key := map[string]types.AttributeValue{"pk": S("k")}
+	set := func(cond string, exp map[string]types.ExpectedAttributeValue) error {
+		in := &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key}
+		if exp != nil {
+			in.AttributeUpdates = map[string]types.AttributeValueUpdate{"z": {Action: types.AttributeActionPut, Value: N("1")}}
+			in.Expected = exp
+		} else {
+			in.UpdateExpression, in.ConditionExpression = aws.String("SET z = :one"), aws.String(cond)
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{":one": N("1")}
+		}
+		_, err := c.UpdateItem(bg, in)
+		return err
+	}
+	if err := set("q <> z0", nil); err != nil {
+		t.Fatalf("'q <> z0', both missing: %v", err)
+	}
+	op := func(o types.ComparisonOperator, vals ...types.AttributeValue) map[string]types.ExpectedAttributeValue {
+		return map[string]types.ExpectedAttributeValue{"a": {ComparisonOperator: o, AttributeValueList: vals}}
+	}
+	const ip = "1 validation error detected: One or more parameter values were invalid: "
+	list := &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1")}}
+	wantAPIError(t, set("", op(types.ComparisonOperatorContains, list)), "ValidationException", ip+"ComparisonOperator CONTAINS is not valid for L AttributeValue type")
+	wantAPIError(t, set("", op(types.ComparisonOperatorNotContains, list)), "ValidationException", ip+"ComparisonOperator NOT_CONTAINS is not valid for L AttributeValue type")
+	wantAPIError(t, set("", op(types.ComparisonOperatorBeginsWith, N("3"))), "ValidationException", ip+"ComparisonOperator BEGINS_WITH is not valid for N AttributeValue type")
+	wantAPIError(t, set("", op(types.ComparisonOperatorIn, list, list)), "ValidationException", ip+"ComparisonOperator IN is not valid for L AttributeValue type")
+	var ccf *types.ConditionalCheckFailedException
+	if err := set("", map[string]types.ExpectedAttributeValue{"q": {ComparisonOperator: types.ComparisonOperatorNotContains,
+		AttributeValueList: []types.AttributeValue{N("1")}}}); !errorsAs(err, &ccf) {
+		t.Fatalf("NOT_CONTAINS on a missing attribute: %v", err)
+	}
+}

@@ -49,7 +49,10 @@ func (c *Condition) eval(item attr.Item) bool {
 	case OpNE:
 		b, bok := operandValue(item, c.Operands[1])
 		if !aok || !bok {
-			return aok != bok
+			// A missing attribute is not equal to anything, another
+			// missing one included (ScyllaDB's Alternator tests, which
+			// are run against DynamoDB: 'q <> z' holds with both absent).
+			return true
 		}
 		return !attr.Equal(a, b)
 	case OpIn:

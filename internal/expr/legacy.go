@@ -109,7 +109,11 @@ func legacyCondition(kind Kind, name, op string, vals []attr.Value) *Condition {
 	case "CONTAINS", "NOT_CONTAINS":
 		c.Op, c.Func = OpContains, "contains"
 		if op == "NOT_CONTAINS" {
-			return &Condition{Kind: kind, Op: OpNot, Sub: []*Condition{c}}
+			// NOT_CONTAINS, like CONTAINS, is false when the attribute is
+			// missing (ScyllaDB's Alternator tests, which are run against
+			// DynamoDB), unlike NOT contains(...) in an expression.
+			exists := &Condition{Kind: kind, Op: OpAttributeExists, Func: "attribute_exists", Operands: []*Operand{path}}
+			return &Condition{Kind: kind, Op: OpAnd, Sub: []*Condition{exists, {Kind: kind, Op: OpNot, Sub: []*Condition{c}}}}
 		}
 	}
 	return c
@@ -152,7 +156,7 @@ func ConvertExpected(expected map[string]wire.ExpectedAttributeValue, conditiona
 			if e.Value != nil {
 				vals = []attr.Value{*e.Value}
 			}
-			if err := checkLegacyValues(op, vals, false); err != nil {
+			if err := checkLegacyValues(op, vals, true); err != nil {
 				return nil, err
 			}
 			conds = append(conds, legacyCondition(KindCondition, name, op, vals))

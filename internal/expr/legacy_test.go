@@ -35,7 +35,7 @@ func TestLegacyExpected(t *testing.T) {
 			want: "error: 1 validation error detected: One or more parameter values were invalid: Value must be provided when Exists is null for Attribute: a"},
 		{exp: map[string]wire.ExpectedAttributeValue{"a": {ComparisonOperator: "BETWEEN", AttributeValueList: []attr.Value{nv("0"), nv("2")}},
 			"s": {ComparisonOperator: "NOT_CONTAINS", AttributeValueList: []attr.Value{sv("z")}}}, op: "OR",
-			want: "(a BETWEEN {N:0} AND {N:2} OR (NOT contains(s, {S:z})))", eval: true},
+			want: "(a BETWEEN {N:0} AND {N:2} OR (attribute_exists(s) AND (NOT contains(s, {S:z}))))", eval: true},
 		{exp: map[string]wire.ExpectedAttributeValue{"a": {ComparisonOperator: "EQ"}},
 			want: "error: 1 validation error detected: One or more parameter values were invalid: Value or AttributeValueList must be used with ComparisonOperator: EQ for Attribute: a"},
 		{exp: map[string]wire.ExpectedAttributeValue{"a": {ComparisonOperator: "NULL", AttributeValueList: []attr.Value{nv("1")}}},
