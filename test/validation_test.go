@@ -247,3 +247,33 @@ func TestCreateTableEmptyName(t *testing.T) {
 		t.Fatalf("got %s: %q", typ, msg)
 	}
 }
+
+// DeleteTable describes the table without its schema, indexes or creation
+// time (AWS's documented example; ScyllaDB's Alternator tests, which are
+// run against DynamoDB).
+func TestDeleteTableDescriptionShape(t *testing.T) {
+	c := ddb()
+	name := uniqueTable("delshape")
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := out.TableDescription
+	if aws.ToString(d.TableName) != name || d.TableStatus != types.TableStatusDeleting || d.TableArn == nil || d.TableId == nil ||
+		d.ItemCount == nil || d.TableSizeBytes == nil || d.BillingModeSummary == nil {
+		t.Fatalf("missing members: %+v", d)
+	}
+	if d.KeySchema != nil || d.AttributeDefinitions != nil || d.CreationDateTime != nil || d.GlobalSecondaryIndexes != nil {
+		t.Fatalf("schema, indexes or creation time described: %+v", d)
+	}
+}

@@ -105,6 +105,24 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	e.items.dropPrefix(itemPrefix(id))
 	e.goBackground(func() { e.purge(id) })
 
-	d := e.describe(gone)
-	return &wire.DeleteTableOutput{TableDescription: d}, nil
+	return &wire.DeleteTableOutput{TableDescription: deletedDescription(e.describe(gone))}, nil
+}
+
+// deletedDescription is the TableDescription DeleteTable answers with: the
+// table's name, status, ARN, ID, size, item count, throughput and billing
+// mode, without its schema, indexes or creation time, which DescribeTable
+// gives (AWS's documented example; ScyllaDB's Alternator tests, which are
+// run against DynamoDB, check that KeySchema, AttributeDefinitions,
+// CreationDateTime and the indexes are absent).
+func deletedDescription(d *wire.TableDescription) *wire.TableDescription {
+	return &wire.TableDescription{
+		TableName:             d.TableName,
+		TableStatus:           d.TableStatus,
+		TableArn:              d.TableArn,
+		TableId:               d.TableId,
+		TableSizeBytes:        d.TableSizeBytes,
+		ItemCount:             d.ItemCount,
+		ProvisionedThroughput: d.ProvisionedThroughput,
+		BillingModeSummary:    d.BillingModeSummary,
+	}
 }
