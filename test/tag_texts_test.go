@@ -3,6 +3,9 @@ package test
 import (
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // TestTagResourceTexts: TagResource answers a bad tag with the texts live
@@ -92,5 +95,26 @@ func TestCreatingTableAnswers(t *testing.T) {
 	if want := "1 validation error detected: Value '" + arn + "' at 'exclusiveStartTableName' failed to satisfy constraint: " +
 		"Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"; typ != "ValidationException" || msg != want {
 		t.Errorf("ListTables after an ARN: got %s %q\nwant ValidationException %q", typ, msg, want)
+	}
+}
+
+// TagResource and UntagResource answer 200 with an empty body (ScyllaDB's
+// Alternator tests, which are run against DynamoDB).
+func TestTagResourceEmptyBody(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(d.Table.TableArn)
+	for op, body := range map[string]string{
+		"TagResource":   `{"ResourceArn":"` + arn + `","Tags":[{"Key":"k","Value":"v"}]}`,
+		"UntagResource": `{"ResourceArn":"` + arn + `","TagKeys":["k"]}`,
+	} {
+		status, raw := rawPost(t, shared.endpoint, op, strings.NewReader(body))
+		if status != 200 || len(raw) != 0 {
+			t.Errorf("%s: %d %q", op, status, raw)
+		}
 	}
 }

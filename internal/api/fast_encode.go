@@ -164,6 +164,9 @@ func appendItemsWith(b []byte, cc *wire.ConsumedCapacity, count *int32, items fu
 // encodeOutput writes an operation's output: the hot outputs by hand, the
 // rest with encodeJSON.
 func encodeOutput(buf *bytes.Buffer, out any) error {
+	if _, ok := out.(noBody); ok {
+		return nil
+	}
 	if ok, err := fastEncode(buf, out); ok || err != nil {
 		return err
 	}
