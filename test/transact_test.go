@@ -726,3 +726,31 @@ func TestTransactPlaceholderValueFaults(t *testing.T) {
 		}
 	}
 }
+
+// Of several actions whose key has the wrong type, only the first carries
+// the ValidationError reason; the others' are None (ScyllaDB's Alternator
+// tests, which are run against DynamoDB).
+func TestTransactOnlyFirstValidationReason(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	put := func(pk types.AttributeValue, cond string) types.TransactWriteItem {
+		p := &types.Put{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": pk}}
+		if cond != "" {
+			p.ConditionExpression = aws.String(cond)
+		}
+		return types.TransactWriteItem{Put: p}
+	}
+	_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		put(N("7"), ""), put(N("8"), ""), put(S("x"), "attribute_exists(pk)")}})
+	var tce *types.TransactionCanceledException
+	if !errorsAs(err, &tce) {
+		t.Fatalf("want a cancellation: %v", err)
+	}
+	var codes []string
+	for _, r := range tce.CancellationReasons {
+		codes = append(codes, aws.ToString(r.Code))
+	}
+	if strings.Join(codes, ",") != "ValidationError,None,None" {
+		t.Fatalf("reasons %v", codes)
+	}
+}

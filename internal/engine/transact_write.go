@@ -122,7 +122,9 @@ func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) ([]*txActi
 	}
 	// A key of the wrong type cancels the transaction (reason
 	// ValidationError) instead of failing the request, but only once every
-	// action passed the checks DynamoDB makes up front.
+	// action passed the checks DynamoDB makes up front. Only the first such
+	// action carries the reason; the others' are None (ScyllaDB's
+	// Alternator tests, which are run against DynamoDB).
 	var invalid []string
 	valid := make([]*txAction, 0, len(acts))
 	for i, it := range items {
@@ -132,8 +134,8 @@ func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) ([]*txActi
 		case errors.As(err, &bad):
 			if invalid == nil {
 				invalid = make([]string, len(acts))
+				invalid[i] = bad.msg
 			}
-			invalid[i] = bad.msg
 		case err != nil:
 			return nil, err
 		default:
