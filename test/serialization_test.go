@@ -1,10 +1,13 @@
 package test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,5 +111,30 @@ func TestRequestTooLarge(t *testing.T) {
 	var ae smithy.APIError
 	if !errors.As(err, &ae) || ae.ErrorCode() != "UnknownError" || ae.ErrorMessage() != "UnknownError" {
 		t.Errorf("SDK error: %v", err)
+	}
+}
+
+// TestRequestTooLargeReadAfterSending: a client that sends all of an
+// over-size body before it reads (as Python's requests does) still gets the
+// 413, not a reset connection (ScyllaDB's Alternator tests, which are run
+// against DynamoDB).
+func TestRequestTooLargeReadAfterSending(t *testing.T) {
+	body := `{"TableName":"t","Item":{"pk":{"S":"a"}}}` + strings.Repeat(" ", 17<<20)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(shared.endpoint, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := "POST / HTTP/1.1\r\nHost: kura\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n" +
+		"Content-Type: application/x-amz-json-1.0\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	if _, err := io.WriteString(conn, head+body); err != nil {
+		t.Fatalf("sending: %v", err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading: %v", err)
+	}
+	if resp.StatusCode != 413 {
+		t.Fatalf("status %d", resp.StatusCode)
 	}
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -108,10 +109,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.readBody(r, buf); err != nil {
+		if errors.Is(err, ddberr.ErrRequestTooLarge) {
+			discardBody(r, 4*s.maxBody)
+		}
 		s.writeError(x, err, 0)
 		return
 	}
 	s.serve(x, buf.Bytes())
+}
+
+// discardBody reads and drops what is left of an over-size body, up to
+// limit bytes, before the 413 goes out: a client still sending it would
+// otherwise see the connection reset and never read the answer. The
+// connection is then closed, as net/http does after a refused body.
+func discardBody(r *http.Request, limit int64) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, limit))
 }
 
 // serve routes a POST whose body has been read and runs its operation.
