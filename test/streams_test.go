@@ -262,6 +262,9 @@ func TestStreamsRecordsAndControlPlane(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '1001' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 1000")
 	_, err = sc.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn + "x")})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Stream: "+arn+"x not found")
+	_, err = sc.ListStreams(bg, &dynamodbstreams.ListStreamsInput{TableName: aws.String(table),
+		ExclusiveStartStreamArn: aws.String("kossaapaaasdafsdaasdasdasdasasdasfadfadfasdasdas")})
+	wantAPIError(t, err, "ValidationException", "Invalid StreamArn")
 	// An ARN without a stream ARN's shape is refused, not looked up (the
 	// AWS SDK for JavaScript's integration tests against DynamoDB Streams).
 	for _, bad := range []string{"arn:aws:dynamodb:us-east-1:000000000000:table/" + table, "fake-stream-fake-stream-fake-stream-fake-stream",

@@ -113,6 +113,12 @@ func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.
 			return nil, tableNotFound(name)
 		}
 	}
+	if start := cpDeref(in.ExclusiveStartStreamArn); start != "" && !wellFormedStreamARN(start) {
+		// A malformed start ARN is refused (ScyllaDB's Alternator tests,
+		// which are run against DynamoDB; the text is the one DescribeStream
+		// answers a malformed ARN with).
+		return nil, ddberr.Validation("Invalid StreamArn")
+	}
 	if start := cpDeref(in.ExclusiveStartStreamArn); start != "" {
 		for i, s := range list {
 			if s.meta.ARN == start {
