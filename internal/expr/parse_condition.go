@@ -211,16 +211,24 @@ func (p *parser) checkCondition(c *Condition) *ddberr.Error {
 	var conds []*Condition
 	var ops []*Operand
 	walkCondition(c, func(c *Condition) { conds = append(conds, c) }, func(o *Operand) { ops = append(ops, o) })
-	// Unknown function names.
+	// Unknown function names; an update's functions are known but not
+	// allowed here (several emulators' DynamoDB texts and applications'
+	// notes agree on this one).
+	unknown := func(fn string) *ddberr.Error {
+		if updateFuncs[fn] {
+			return requestErr(p.kind, "The function is not allowed in a condition expression; function: %s", fn)
+		}
+		return requestErr(p.kind, "Invalid function name; function: %s", fn)
+	}
 	for _, c := range conds {
 		if c.Op == opCall && c.Func != "size" {
-			return requestErr(p.kind, "Invalid function name; function: %s", c.Func)
+			return unknown(c.Func)
 		}
 	}
 	for _, o := range ops {
 		if o.Kind == OperandCall {
 			if _, ok := condFuncs[o.Func]; !ok && o.Func != "size" {
-				return requestErr(p.kind, "Invalid function name; function: %s", o.Func)
+				return unknown(o.Func)
 			}
 		}
 	}

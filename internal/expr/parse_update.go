@@ -105,6 +105,10 @@ func (p *parser) checkUpdate(u *Update, dup *ddberr.Error) *ddberr.Error {
 	}
 	for _, o := range ops {
 		if o.Kind == OperandCall && !updateFuncs[o.Func] {
+			if _, cond := condFuncs[o.Func]; cond || o.Func == "size" {
+				// A condition's function is known but not allowed here.
+				return requestErr(KindUpdate, "The function is not allowed in an update expression; function: %s", o.Func)
+			}
 			return requestErr(KindUpdate, "Invalid function name; function: %s", o.Func)
 		}
 	}
