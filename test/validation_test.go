@@ -277,3 +277,34 @@ func TestDeleteTableDescriptionShape(t *testing.T) {
 		t.Fatalf("schema, indexes or creation time described: %+v", d)
 	}
 }
+
+// A ConditionalOperator needs two legacy conditions to join, and counts as
+// a legacy parameter when expressions are mixed in (a dual-target suite run
+// against Amazon DynamoDB, 2026; the single-item writes prefix their
+// request checks, as us-east-1 has since 2026-08).
+func TestConditionalOperatorNeedsTwoConditions(t *testing.T) {
+	table := createTable(t, ddb(), "pk", "", "")
+	const (
+		without = "ConditionalOperator cannot be used without Filter or Expected"
+		one     = "ConditionalOperator can only be used when Filter or Expected has two or more elements"
+	)
+	cond := `{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"x"}]}`
+	tn := `"TableName":"` + table + `",`
+	for _, c := range []struct{ op, body, want string }{
+		{"Scan", `{` + tn + `"ConditionalOperator":"AND"}`, without},
+		{"Scan", `{` + tn + `"ConditionalOperator":"OR","ScanFilter":{}}`, without},
+		{"Scan", `{` + tn + `"ConditionalOperator":"AND","ScanFilter":{"a":` + cond + `}}`, one},
+		{"Query", `{` + tn + `"ConditionalOperator":"AND"}`, without},
+		{"Query", `{` + tn + `"ConditionalOperator":"AND","KeyConditions":{"pk":` + cond + `},"QueryFilter":{"a":` + cond + `}}`, one},
+		{"PutItem", `{` + tn + `"Item":{"pk":{"S":"k"}},"ConditionalOperator":"AND"}`, "1 validation error detected: " + without},
+		{"DeleteItem", `{` + tn + `"Key":{"pk":{"S":"k"}},"ConditionalOperator":"AND","Expected":{"a":` + cond + `}}`, "1 validation error detected: " + one},
+		{"UpdateItem", `{` + tn + `"Key":{"pk":{"S":"k"}},"ConditionalOperator":"AND","UpdateExpression":"SET a = :v","ExpressionAttributeValues":{":v":{"S":"x"}}}`,
+			"1 validation error detected: Can not use both expression and non-expression parameters in the same request: " +
+				"Non-expression parameters: {ConditionalOperator} Expression parameters: {UpdateExpression}"},
+	} {
+		typ, msg := rawCall(t, shared, c.op, c.body)
+		if typ != "ValidationException" || msg != c.want {
+			t.Errorf("%s %s\n got %s: %q\nwant %q", c.op, c.body, typ, msg, c.want)
+		}
+	}
+}

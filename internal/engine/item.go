@@ -416,7 +416,9 @@ type writeExprs struct {
 }
 
 // checkMixing rejects a write that uses both legacy and expression
-// parameters; it is the first request-phase check.
+// parameters (ConditionalOperator is a legacy one), then a
+// ConditionalOperator without two Expected conditions to join; these are
+// the first request-phase checks.
 func (p writeParams) checkMixing() error {
 	var legacy []string
 	if p.attributeUpdates != nil {
@@ -425,7 +427,13 @@ func (p writeParams) checkMixing() error {
 	if p.expected != nil {
 		legacy = append(legacy, "Expected")
 	}
-	return expr.CheckMixed(legacy, p.expressions())
+	if p.condOp != "" {
+		legacy = append(legacy, "ConditionalOperator")
+	}
+	if err := expr.CheckMixed(legacy, p.expressions()); err != nil {
+		return err
+	}
+	return expr.CheckConditionalOperator(p.condOp, len(p.expected))
 }
 
 // expressions names the expression parameters present.

@@ -114,6 +114,9 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 	if err := expr.CheckMixed(legacy, exprs); err != nil {
 		return x, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.QueryFilter)); err != nil {
+		return x, err
+	}
 	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
 		return x, ddberr.Detected(msg)
 	}

@@ -130,6 +130,9 @@ func prepareScan(in *wire.ScanInput) (scanExprs, error) {
 	if err := expr.CheckMixed(legacy, exprs); err != nil {
 		return x, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.ScanFilter)); err != nil {
+		return x, err
+	}
 	if err := expr.ValidateParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues, len(exprs) > 0, in.FilterExpression != nil); err != nil {
 		return x, err
 	}

@@ -145,6 +145,20 @@ func CheckMixed(nonExpression, expression []string) error {
 		strings.Join(nonExpression, ", "), strings.Join(expression, ", "))
 }
 
+// CheckConditionalOperator refuses a ConditionalOperator (op, "" when
+// absent) that joins fewer than two legacy conditions (n: the entries of
+// Expected, QueryFilter or ScanFilter), in DynamoDB's words (a dual-target
+// test suite run against Amazon DynamoDB, 2026).
+func CheckConditionalOperator(op string, n int) error {
+	switch {
+	case op == "" || n >= 2:
+		return nil
+	case n == 0:
+		return ddberr.RequestInvalid("ConditionalOperator cannot be used without Filter or Expected")
+	}
+	return ddberr.RequestInvalid("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+}
+
 // CheckUnused reports placeholders that no resolved expression used. Call
 // it after every expression of the request has been resolved.
 func (p *Params) CheckUnused() error {
