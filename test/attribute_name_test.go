@@ -119,3 +119,26 @@ func TestPlaceholderKeyLength(t *testing.T) {
 	wantAPIError(t, err, "ValidationException",
 		"ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;")
 }
+
+// The legacy parameters refuse an attribute name of 65,536 bytes as items
+// and expressions do (ScyllaDB's Alternator tests, which are run against
+// DynamoDB: GetItem's AttributesToGet).
+func TestLegacyParameterNameLength(t *testing.T) {
+	table := createTable(t, ddb(), "pk", "", "")
+	long := strings.Repeat("n", 65536)
+	const tooLarge = "Attribute name is too large, must be less than 65536 bytes"
+	cond := `{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"x"}]}`
+	tn := `"TableName":"` + table + `",`
+	for _, c := range []struct{ op, body, want string }{
+		{"GetItem", `{` + tn + `"Key":{"pk":{"S":"k"}},"AttributesToGet":["` + long + `"]}`, tooLarge},
+		{"Scan", `{` + tn + `"AttributesToGet":["` + long + `"]}`, tooLarge},
+		{"Scan", `{` + tn + `"ScanFilter":{"` + long + `":` + cond + `}}`, tooLarge},
+		{"PutItem", `{` + tn + `"Item":{"pk":{"S":"k"}},"Expected":{"` + long + `":{"Exists":false}}}`, "1 validation error detected: " + tooLarge},
+		{"UpdateItem", `{` + tn + `"Key":{"pk":{"S":"k"}},"AttributeUpdates":{"` + long + `":{"Action":"PUT","Value":{"S":"x"}}}}`, "1 validation error detected: " + tooLarge},
+	} {
+		typ, msg := rawCall(t, shared, c.op, c.body)
+		if typ != "ValidationException" || msg != c.want {
+			t.Errorf("%s %.80s\n got %s: %q\nwant %q", c.op, c.body, typ, msg, c.want)
+		}
+	}
+}

@@ -75,6 +75,19 @@ func checkLegacyValues(op string, vals []attr.Value, checkTypes bool) error {
 	return nil
 }
 
+// checkLegacyNames refuses an attribute name longer than an attribute
+// name may be in the legacy parameters (AttributesToGet, Expected, the
+// filters, AttributeUpdates), as in items and expressions (ScyllaDB's
+// Alternator tests, which are run against DynamoDB).
+func checkLegacyNames(names ...string) error {
+	for _, n := range names {
+		if len(n) > attr.MaxNameSize {
+			return attr.NameTooLarge()
+		}
+	}
+	return nil
+}
+
 // legacyCondition builds the condition node for one legacy comparison.
 func legacyCondition(kind Kind, name, op string, vals []attr.Value) *Condition {
 	path := PathOperand(NamePath(name))
@@ -138,6 +151,9 @@ func combine(kind Kind, conds []*Condition, conditionalOperator string) *Conditi
 // ConditionalOperator) into a resolved condition; nil when expected is
 // empty.
 func ConvertExpected(expected map[string]wire.ExpectedAttributeValue, conditionalOperator string) (*Condition, error) {
+	if err := checkLegacyNames(sortedKeys(expected)...); err != nil {
+		return nil, err
+	}
 	var conds []*Condition
 	for _, name := range sortedKeys(expected) {
 		e := expected[name]
@@ -189,6 +205,9 @@ func ConvertExpected(expected map[string]wire.ExpectedAttributeValue, conditiona
 // resolved condition; nil when conds is empty. Key conditions are then
 // checked with AnalyzeKeyCondition.
 func ConvertConditions(kind Kind, conds map[string]wire.Condition, conditionalOperator string) (*Condition, error) {
+	if err := checkLegacyNames(sortedKeys(conds)...); err != nil {
+		return nil, err
+	}
 	var out []*Condition
 	for _, name := range sortedKeys(conds) {
 		c := conds[name]
@@ -204,6 +223,9 @@ func ConvertConditions(kind Kind, conds map[string]wire.Condition, conditionalOp
 // a resolved update. PUT sets, DELETE without a value removes, DELETE with a
 // set value subtracts, ADD adds numbers and sets and appends lists.
 func ConvertAttributeUpdates(updates map[string]wire.AttributeValueUpdate) (*Update, error) {
+	if err := checkLegacyNames(sortedKeys(updates)...); err != nil {
+		return nil, err
+	}
 	u := &Update{legacy: true}
 	for _, name := range sortedKeys(updates) {
 		a := updates[name]
@@ -247,6 +269,9 @@ func ConvertAttributesToGet(names []string) (*Projection, error) {
 	}
 	seen := map[string]bool{}
 	pr := &Projection{}
+	if err := checkLegacyNames(names...); err != nil {
+		return nil, err
+	}
 	for _, n := range names {
 		if seen[n] {
 			return nil, invalidParam("Duplicate value in attribute name: %s", n)
