@@ -165,5 +165,16 @@ func parseProjection(s string) (*Projection, error) {
 			return nil, err
 		}
 	}
+	for _, path := range pr.Paths {
+		if len(path) > MaxPathDepth {
+			// ScyllaDB's Alternator tests, which are run against DynamoDB
+			// ('a' followed by 32 '.b' is refused).
+			return nil, requestErr(KindProjection, "The document path has too many nesting levels; nesting levels: %d", len(path))
+		}
+	}
 	return pr, nil
 }
+
+// MaxPathDepth is the most elements a document path may have (DynamoDB's
+// documented limit of 32 levels).
+const MaxPathDepth = 32
