@@ -308,3 +308,28 @@ func TestConditionalOperatorNeedsTwoConditions(t *testing.T) {
 		}
 	}
 }
+
+// A projected attribute name is 1 to 255 bytes (the API's
+// NonKeyAttributeName; ScyllaDB's Alternator tests, which are run against
+// DynamoDB, see a 256-byte name refused for a GSI and an LSI).
+func TestNonKeyAttributeNameLength(t *testing.T) {
+	long := strings.Repeat("n", 256)
+	ks := func(h, r string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(r), KeyType: types.KeyTypeRange}}
+	}
+	proj := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{long}}
+	base := func() *dynamodb.CreateTableInput {
+		return &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("nka")), BillingMode: types.BillingModePayPerRequest, KeySchema: ks("a", "b"),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("a"), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String("b"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("c"), AttributeType: types.ScalarAttributeTypeS}}}
+	}
+	const tail = "' failed to satisfy constraint: Member must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 1]"
+	g := base()
+	g.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{IndexName: aws.String("gsi"), KeySchema: ks("c", "b"), Projection: proj}}
+	_, err := ddb().CreateTable(bg, g)
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '["+long+"]' at 'globalSecondaryIndexes.1.member.projection.nonKeyAttributes"+tail)
+	l := base()
+	l.LocalSecondaryIndexes = []types.LocalSecondaryIndex{{IndexName: aws.String("lsi"), KeySchema: ks("a", "c"), Projection: proj}}
+	_, err = ddb().CreateTable(bg, l)
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '["+long+"]' at 'localSecondaryIndexes.1.member.projection.nonKeyAttributes"+tail)
+}

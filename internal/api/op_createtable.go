@@ -2,6 +2,7 @@ package api
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
@@ -105,6 +106,21 @@ func (v *validator) indexDef(p string, name *string, ks []wire.KeySchemaElement,
 		if proj.NonKeyAttributes != nil {
 			v.minLen(p+"projection.nonKeyAttributes", "'[]'", len(proj.NonKeyAttributes), 1)
 			v.maxLen(p+"projection.nonKeyAttributes", "'[...]'", len(proj.NonKeyAttributes), 20)
+			v.nonKeyAttributeNames(p+"projection.nonKeyAttributes", proj.NonKeyAttributes)
+		}
+	}
+}
+
+// nonKeyAttributeNames checks the names a projection lists: 1 to 255
+// bytes each (the API's NonKeyAttributeName; ScyllaDB's Alternator tests,
+// which are run against DynamoDB, see a 256-byte name refused), worded as
+// a list member constraint.
+func (v *validator) nonKeyAttributeNames(member string, names []string) {
+	for _, n := range names {
+		if n == "" || len(n) > 255 {
+			v.add("'["+strings.Join(names, ", ")+"]'", member,
+				"Member must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 1]")
+			return
 		}
 	}
 }
