@@ -474,7 +474,7 @@ func TestIndexOnlineCreateAndDelete(t *testing.T) {
 		items = append(items, it)
 	}
 	batchPut(t, c, table, items)
-	out, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: defs("v", "N"),
+	out, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: defs("v", "N", "sk", "S"),
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
 			IndexName: aws.String("ByV"), KeySchema: ks("v", "HASH", "sk", "RANGE"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
 	if err != nil {
@@ -586,5 +586,28 @@ func TestIndexLimitsAndCollectionMetrics(t *testing.T) {
 	if err == nil || (!strings.Contains(err.Error(), "Scan operation not supported on this index type") &&
 		!strings.Contains(err.Error(), "Cannot read from backfilling global secondary index: vix")) {
 		t.Fatalf("Scan of a vector index: %v", err)
+	}
+}
+
+// A GSI added by UpdateTable has every key attribute defined in the
+// request, even one the table already knows, and with the type the table
+// knows it by (ScyllaDB's Alternator tests, which are run against
+// DynamoDB, quoting its redefinition text).
+func TestUpdateTableGSIKeyDefinitions(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	create := func(d []types.AttributeDefinition, keys []types.KeySchemaElement) error {
+		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: d,
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: aws.String("bySk"), KeySchema: keys, Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+		return err
+	}
+	wantAPIError(t, create(nil, ks("sk", "HASH")), "ValidationException",
+		"One or more parameter values were invalid: AttributeDefinitions is not specified for index: bySk")
+	wantAPIError(t, create(defs("sk", "N"), ks("sk", "HASH")), "ValidationException",
+		"One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. "+
+			"Existing schema: Schema:[SchemaElement: key{sk:S:RANGE}] New schema: Schema:[SchemaElement: key{sk:N:HASH}]")
+	if err := create(defs("sk", "S"), ks("sk", "HASH")); err != nil {
+		t.Fatal(err)
 	}
 }

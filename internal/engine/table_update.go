@@ -516,16 +516,26 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 			if len(d.GlobalSecondaryIndexes) >= maxGSIs {
 				return false, ddberr.LimitExceeded(fmt.Sprintf("Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of %d", maxGSIs))
 			}
+			// Every key attribute of the new index is defined in the
+			// request, even one the table already knows, and with the type
+			// the table knows it by (ScyllaDB's Alternator tests, which are
+			// run against DynamoDB).
 			for _, k := range c.KeySchema {
 				kn := cpDeref(k.AttributeName)
-				if slices.ContainsFunc(d.AttributeDefinitions, func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == kn }) {
-					continue
-				}
 				j := slices.IndexFunc(in.AttributeDefinitions, func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == kn })
 				if j < 0 {
 					return false, ddberr.InvalidParam("AttributeDefinitions is not specified for index: %s", n)
 				}
-				d.AttributeDefinitions = append(d.AttributeDefinitions, wire.AttributeDefinition{AttributeName: cpPtr(kn), AttributeType: in.AttributeDefinitions[j].AttributeType})
+				typ := in.AttributeDefinitions[j].AttributeType
+				if i := slices.IndexFunc(d.AttributeDefinitions, func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == kn }); i >= 0 {
+					if old := d.AttributeDefinitions[i].AttributeType; old != typ {
+						return false, ddberr.InvalidParam("Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. "+
+							"Existing schema: Schema:[SchemaElement: key{%s:%s:%s}] New schema: Schema:[SchemaElement: key{%s:%s:%s}]",
+							kn, old, keyRoleIn(d, kn), kn, typ, k.KeyType)
+					}
+					continue
+				}
+				d.AttributeDefinitions = append(d.AttributeDefinitions, wire.AttributeDefinition{AttributeName: cpPtr(kn), AttributeType: typ})
 			}
 			if billing == BillingProvisioned && c.ProvisionedThroughput == nil {
 				return false, ddberr.InvalidParam("ProvisionedThroughput must be specified for index: %s", n)
@@ -548,6 +558,26 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		pruneVectorDefinitions(d)
 	}
 	return changed, nil
+}
+
+// keyRoleIn is the role (HASH or RANGE) attribute name plays in the first
+// key schema of d that uses it: the table's, then its indexes'.
+func keyRoleIn(d *wire.TableDescription, name string) string {
+	schemas := [][]wire.KeySchemaElement{d.KeySchema}
+	for _, g := range d.GlobalSecondaryIndexes {
+		schemas = append(schemas, g.KeySchema)
+	}
+	for _, l := range d.LocalSecondaryIndexes {
+		schemas = append(schemas, l.KeySchema)
+	}
+	for _, ks := range schemas {
+		for _, k := range ks {
+			if cpDeref(k.AttributeName) == name {
+				return k.KeyType
+			}
+		}
+	}
+	return "HASH"
 }
 
 // pruneAttributeDefinitions keeps only definitions some key still uses

@@ -13,8 +13,16 @@ import (
 // October 2026) by a public catalogue of DynamoDB API behaviours.
 
 // gsiUpdate is an UpdateTable of table with the given index updates.
+// gsiUpdate is an UpdateTable of table's GSIs; a Create comes with the
+// definition of g (S), the key these tests' indexes use.
 func gsiUpdate(table string, ups ...wire.GlobalSecondaryIndexUpdate) *wire.UpdateTableInput {
-	return &wire.UpdateTableInput{TableName: cpPtr(table), GlobalSecondaryIndexUpdates: ups}
+	in := &wire.UpdateTableInput{TableName: cpPtr(table), GlobalSecondaryIndexUpdates: ups}
+	for _, u := range ups {
+		if u.Create != nil {
+			in.AttributeDefinitions = ctlDefs("g", "S")
+		}
+	}
+	return in
 }
 
 func TestUpdateTableIndexAnswers(t *testing.T) {
