@@ -333,3 +333,18 @@ func TestNonKeyAttributeNameLength(t *testing.T) {
 	_, err = ddb().CreateTable(bg, l)
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '["+long+"]' at 'localSecondaryIndexes.1.member.projection.nonKeyAttributes"+tail)
 }
+
+// A TableClass outside its set is refused in DynamoDB's own words, by
+// CreateTable and UpdateTable (ScyllaDB's Alternator tests, which are run
+// against DynamoDB, quote the text).
+func TestTableClassText(t *testing.T) {
+	const want = "Invalid table-class parameter provided. Please try again with a valid table-class value: [STANDARD, STANDARD_INFREQUENT_ACCESS]."
+	c := ddb()
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("tc")), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}, TableClass: "standard"})
+	wantAPIError(t, err, "ValidationException", want)
+	table := createTable(t, c, "pk", "", "")
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), TableClass: "junk"})
+	wantAPIError(t, err, "ValidationException", want)
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,13 +41,25 @@ var createTable = op(Backend.CreateTable, func(in *wire.CreateTableInput) error 
 			v.minLen("sSESpecification.kMSMasterKeyId", quote(*k), len(*k), 1)
 		}
 	}
-	v.enum("tableClass", in.TableClass, enumTableClass)
 	for i, x := range in.VectorIndexes {
 		p := "vectorIndexes." + strconv.Itoa(i+1) + ".member."
 		v.vectorIndexDef(p, x.IndexName, x.VectorAttribute, x.Dimensions, x.DistanceFunction, x.Projection, x.SearchSchema)
 	}
-	return v.err()
+	if err := v.err(); err != nil {
+		return err
+	}
+	return tableClassFault(in.TableClass)
 })
+
+// tableClassFault refuses a TableClass outside its set in DynamoDB's own
+// words, after the member constraints (ScyllaDB's Alternator tests, which
+// are run against DynamoDB, quote it for CreateTable and UpdateTable).
+func tableClassFault(class string) error {
+	if class == "" || slices.Contains(enumTableClass, class) {
+		return nil
+	}
+	return ddberr.Validation("Invalid table-class parameter provided. Please try again with a valid table-class value: [STANDARD, STANDARD_INFREQUENT_ACCESS].")
+}
 
 // attributeDefinitions checks AttributeDefinitions members.
 func (v *validator) attributeDefinitions(defs []wire.AttributeDefinition, required bool) {

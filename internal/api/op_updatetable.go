@@ -38,7 +38,6 @@ var updateTable = op(Backend.UpdateTable, func(in *wire.UpdateTableInput) error 
 			v.minLen("sSESpecification.kMSMasterKeyId", quote(*k), len(*k), 1)
 		}
 	}
-	v.enum("tableClass", in.TableClass, enumTableClass)
 	for i, u := range in.VectorIndexUpdates {
 		p := "vectorIndexUpdates." + strconv.Itoa(i+1) + ".member."
 		if c := u.Create; c != nil {
@@ -49,5 +48,8 @@ var updateTable = op(Backend.UpdateTable, func(in *wire.UpdateTableInput) error 
 			v.indexName(p+"delete.indexName", x.IndexName)
 		}
 	}
-	return v.err()
+	if err := v.err(); err != nil {
+		return err
+	}
+	return tableClassFault(in.TableClass)
 })
