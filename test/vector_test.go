@@ -614,3 +614,24 @@ func TestSearchVectorsStrictBody(t *testing.T) {
 		}
 	}
 }
+
+// A DOT_PRODUCT score past the 32-bit range is answered as a very large
+// score, not an error (ScyllaDB's Alternator tests, which are run against
+// DynamoDB); Kura answered HTTP 500.
+func TestSearchVectorsScoreOverflow(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionDotProduct, types.ProjectionTypeAll))
+	for pk, v := range map[string][]float64{"high": {1e38, 0, 0}, "mid": {1, 0, 0}, "low": {-1e38, 0, 0}} {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S(pk), "v": vecAV(v)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"),
+		SearchVector: []types.AttributeValue{N("1e38"), N("0"), N("0")}, TopK: aws.Int32(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.SearchResults) != 3 || out.SearchResults[0].Score < 1e70 || out.SearchResults[2].Score > -1e70 {
+		t.Fatalf("results %+v", out.SearchResults)
+	}
+}

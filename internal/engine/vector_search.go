@@ -136,7 +136,7 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		if size > maxSearchResponse {
 			break
 		}
-		out.SearchResults = append(out.SearchResults, wire.SearchResultItem{Item: res, Score: cpPtr(float64(h.Score))})
+		out.SearchResults = append(out.SearchResults, wire.SearchResultItem{Item: res, Score: cpPtr(finiteScore(h.Score))})
 	}
 	if in.ReturnConsumedCapacity == capTotal || in.ReturnConsumedCapacity == capIndexes {
 		b := float64(vectorSearchBytes(vx, rt.idx.Len(), topK) + size)
@@ -289,4 +289,21 @@ func float32Vector(v attr.Value) attr.Value {
 		}
 	}
 	return out
+}
+
+// finiteScore is a hit's score as JSON can carry it: a dot product of
+// 32-bit vectors can overflow to an infinity, which DynamoDB still answers
+// with the item and a very large score (ScyllaDB's Alternator tests, which
+// are run against DynamoDB); Kura answered HTTP 500.
+func finiteScore(s float32) float64 {
+	switch f := float64(s); {
+	case math.IsInf(f, 1):
+		return math.MaxFloat64
+	case math.IsInf(f, -1):
+		return -math.MaxFloat64
+	case math.IsNaN(f):
+		return 0
+	default:
+		return f
+	}
 }
