@@ -367,6 +367,7 @@ type httpReplier struct{ w http.ResponseWriter }
 func (r httpReplier) writeJSON(status int, gzip bool, body []byte) {
 	h := r.w.Header()
 	h["Content-Type"] = ctJSON
+	h["Server"] = serverHeader
 	if gzip {
 		h["Content-Encoding"] = ceGzip
 	}
@@ -386,8 +387,14 @@ func (r httpReplier) writeJSON(status int, gzip bool, body []byte) {
 	_, _ = r.w.Write(body)
 }
 
+// serverHeader is the Server header DynamoDB sends on every answer
+// (ScyllaDB's Alternator tests, which are run against DynamoDB, check
+// that there is one).
+var serverHeader = []string{"Server"}
+
 func (r httpReplier) writeBare(status int) {
 	h := r.w.Header()
+	h["Server"] = serverHeader
 	h["X-Amzn-Requestid"] = []string{newRequestID()}
 	h["Content-Length"] = []string{"0"}
 	r.w.WriteHeader(status)

@@ -199,7 +199,7 @@ func appendResponseHead(b []byte, status int, bare, gzip bool, crc uint32, n int
 			b = append(b, "\r\nContent-Encoding: gzip"...)
 		}
 	}
-	b = append(b, "\r\nX-Amzn-Requestid: "...)
+	b = append(b, "\r\nServer: Server\r\nX-Amzn-Requestid: "...)
 	b = appendRequestID(b)
 	if !bare {
 		b = append(b, "\r\nX-Amz-Crc32: "...)

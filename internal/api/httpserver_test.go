@@ -145,7 +145,7 @@ func TestHTTPServerHandsOffToNetHTTP(t *testing.T) {
 	readResponse(t, br)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: kura\r\n\r\n")
 	res, body := readResponse(t, br)
-	if res.StatusCode != 200 || string(body) != HealthText {
+	if res.StatusCode != 200 || string(body) != "healthy: kura" {
 		t.Fatalf("health on a served connection: %d %q", res.StatusCode, body)
 	}
 	io.WriteString(c, rawRequest(listTablesTarget, "{}"))

@@ -19,8 +19,17 @@ const DefaultMaxRequestBytes = 16 << 20
 // targetPrefix is the X-Amz-Target service prefix of DynamoDB 2012-08-10.
 const targetPrefix = "DynamoDB_20120810."
 
-// HealthText is the body of GET / (DynamoDB answers "healthy: <endpoint>").
+// HealthText is the body of GET / when the request names no host.
 const HealthText = "healthy: kura"
+
+// healthText is the body of GET /: DynamoDB answers "healthy: " and the
+// endpoint the request was sent to (its Host header).
+func healthText(host string) string {
+	if host == "" {
+		return HealthText
+	}
+	return "healthy: " + host
+}
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
@@ -87,11 +96,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 	case http.MethodGet, http.MethodHead:
 		h := w.Header()
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Server"] = serverHeader
 		h["X-Amzn-Requestid"] = []string{newRequestID()}
+		if r.URL.Path != "/" {
+			// Only the root answers the health check (ScyllaDB's
+			// Alternator tests, which are run against DynamoDB).
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
 		w.WriteHeader(http.StatusOK)
 		if r.Method == http.MethodGet {
-			io.WriteString(w, HealthText)
+			io.WriteString(w, healthText(r.Host))
 		}
 		return
 	}
