@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"net/http"
@@ -426,10 +427,23 @@ func TestPanicRecovery(t *testing.T) {
 }
 
 func TestGzip(t *testing.T) {
-	s := NewServer(newFake(), Options{})
+	f := newFake()
+	s := NewServer(f, Options{})
+	// A body under 4 KB goes out plain, as DynamoDB sends it.
 	r := do(t, s, tgt+"ListTables", `{}`, "Accept-Encoding", "gzip, deflate")
-	if r.header.Get("Content-Encoding") != "gzip" || string(r.body) != `{"TableNames":["a<b>","t2"]}` {
-		t.Fatalf("gzip: %v %s", r.header, r.body)
+	if r.header.Get("Content-Encoding") != "" || string(r.body) != `{"TableNames":["a<b>","t2"]}` {
+		t.Fatalf("small body: %v %s", r.header, r.body)
+	}
+	many := make([]string, 400)
+	for i := range many {
+		many[i] = fmt.Sprintf("table_%04d", i)
+	}
+	f.listTables = func(*wire.ListTablesInput) (*wire.ListTablesOutput, error) {
+		return &wire.ListTablesOutput{TableNames: many}, nil
+	}
+	r = do(t, s, tgt+"ListTables", `{}`, "Accept-Encoding", "gzip, deflate")
+	if r.header.Get("Content-Encoding") != "gzip" || !strings.HasPrefix(string(r.body), `{"TableNames":["table_0000",`) {
+		t.Fatalf("gzip: %v %.60s", r.header, r.body)
 	}
 	if r.header.Get("Content-Length") != strconv.Itoa(len(r.raw)) {
 		t.Errorf("Content-Length %s for %d bytes", r.header.Get("Content-Length"), len(r.raw))
