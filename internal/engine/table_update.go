@@ -510,7 +510,8 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		case u.Create != nil:
 			c := u.Create
 			n := cpDeref(c.IndexName)
-			if findGSI(n) >= 0 || isLSI(n) {
+			isVector := slices.ContainsFunc(d.VectorIndexes, func(v wire.VectorIndexDescription) bool { return cpDeref(v.IndexName) == n })
+			if findGSI(n) >= 0 || isLSI(n) || isVector {
 				return false, ddberr.Validation("Attempting to create an index which already exists")
 			}
 			if len(d.GlobalSecondaryIndexes) >= maxGSIs {
