@@ -833,3 +833,17 @@ func pqQuotedInner(t *testing.T, c *dynamodb.Client, table string, update, where
 		t.Fatalf("m.inner after the quoted UPDATE: %v", got)
 	}
 }
+
+// In a PartiQL parameter an unreadable number met before a value nested
+// past the limit is the fault reported (document order: both are found
+// while the value is read; a public conformance suite, us-east-1 and
+// eu-west-2, 2026-10-09).
+func TestPartiQLParameterNumberBeforeDeep(t *testing.T) {
+	table := createTable(t, ddb(), "pk", "", "")
+	deep := strings.Repeat(`{"M":{"n":`, 40) + `{"S":"x"}` + strings.Repeat(`}}`, 40)
+	typ, msg := rawCall(t, shared, "ExecuteStatement", `{"Statement":"SELECT * FROM \"`+table+`\" WHERE pk = 'a' AND x = ?",`+
+		`"Parameters":[{"M":{"bad":{"N":"abc"},"d":`+deep+`}}]}`)
+	if typ != "ValidationException" || msg != "The parameter cannot be converted to a numeric value: abc" {
+		t.Fatalf("%s: %q", typ, msg)
+	}
+}

@@ -280,22 +280,21 @@ func TestJSONNesting(t *testing.T) {
 			t.Errorf("depth %d: %v", d, err)
 		}
 	}
-	// The nesting is found while parsing, so it beats the other checks
-	// wherever they fail (an empty map key before a value nested 40 levels
-	// is reported as the nesting: us-east-1 and eu-west-2, 2026-10-09).
+	// The nesting and an unreadable number are found while parsing, so the
+	// first in document order wins; names are checked after, so the
+	// nesting beats a bad name met earlier (us-east-1 and eu-west-2,
+	// 2026-10-09).
 	_, err := DecodeJSON([]byte(deepJSON(40, `{"N":"abc"}`)))
 	if err == nil || !strings.Contains(err.Error(), "Nesting Levels") {
 		t.Errorf("deep bad number: %v", err)
 	}
-	for _, bad := range []string{`{"N":"abc"}`, `{"M":{"":{"S":"x"}}}`} {
-		_, err = DecodeItemJSON([]byte(`{"bad":` + bad + `,"d":` + deepJSON(40, `{"S":"x"}`) + `}`))
-		if err == nil || !strings.Contains(err.Error(), "Nesting Levels") {
-			t.Errorf("%s before deep: %v", bad, err)
-		}
+	_, err = DecodeItemJSON([]byte(`{"bad":{"M":{"":{"S":"x"}}},"d":` + deepJSON(40, `{"S":"x"}`) + `}`))
+	if err == nil || !strings.Contains(err.Error(), "Nesting Levels") {
+		t.Errorf("empty name before deep: %v", err)
 	}
-	_, err = DecodeItemJSON([]byte(`{"bad":{"N":"abc"},"d":` + deepJSON(20, `{"S":"x"}`) + `}`))
+	_, err = DecodeItemJSON([]byte(`{"bad":{"N":"abc"},"d":` + deepJSON(40, `{"S":"x"}`) + `}`))
 	if err == nil || !strings.Contains(err.Error(), "numeric value: abc") {
-		t.Errorf("bad number, shallow: %v", err)
+		t.Errorf("bad number before deep: %v", err)
 	}
 	list := strings.Repeat(`{"L":[`, 32) + `{"S":"x"}` + strings.Repeat(`]}`, 32)
 	if _, err := DecodeJSON([]byte(list)); err == nil || !strings.Contains(err.Error(), "Nesting") {

@@ -166,12 +166,18 @@ func (d *decoder) invalid(e *ddberr.Error) {
 }
 
 // tooDeep records the nesting fault. It is found while the value is
-// parsed, so it beats a fault met earlier in the same item (an empty map
-// key before a value nested 40 levels is reported as the nesting:
-// TransactWriteItems, us-east-1 and eu-west-2, 2026-10-09, in a public
-// conformance suite).
+// parsed, as a number that cannot be read is, so between those two the
+// first in document order wins; attribute names are checked once the
+// value is read, so the nesting beats a bad name met earlier in the same
+// item (an empty map key before a value nested 40 levels is reported as
+// the nesting, an unreadable number before it as the number:
+// TransactWriteItems and PartiQL parameters, us-east-1 and eu-west-2,
+// 2026-10-09, in a public conformance suite).
 func (d *decoder) tooDeep() {
-	if !d.deep {
+	if d.deep {
+		return
+	}
+	if d.verr == nil || d.verr.Message == requestErr(msgEmptyName).Message || d.verr.Message == requestErr(msgNameTooLong).Message {
 		d.deep = true
 		d.verr = requestErr(msgNesting)
 	}
