@@ -187,13 +187,14 @@ func TestVectorScoresMatchOracle(t *testing.T) {
 	if _, ok := out.SearchResults[0].Item["emb"]; !ok || out.ConsumedCapacity == nil || aws.ToFloat64(out.ConsumedCapacity.VectorSearchRequestBytes) <= 0 {
 		t.Fatalf("projection/capacity: %+v", out)
 	}
-	// KEYS_ONLY: the vector is not projected, so it is not returned.
+	// KEYS_ONLY: the key and the vector can still be asked for (ScyllaDB's
+	// Alternator tests, which are run against DynamoDB).
 	out, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("euc"), SearchVector: searchVec(q), TopK: aws.Int32(1), ProjectionExpression: aws.String("emb, pk")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := out.SearchResults[0].Item["emb"]; ok {
-		t.Fatal("KEYS_ONLY index returned the vector")
+	if _, ok := out.SearchResults[0].Item["emb"]; !ok {
+		t.Fatal("KEYS_ONLY index did not return the vector asked for")
 	}
 	// TopK above the item count returns every indexed item; deletes leave the index.
 	if _, err := c.DeleteItem(bg, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("item000")}}); err != nil {
@@ -647,4 +648,31 @@ func TestGSINamedLikeVectorIndex(t *testing.T) {
 			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
 	wantAPIError(t, err, "ValidationException", "Attempting to create an index which already exists")
+}
+
+// The vector attribute can be asked for from any index, as the key can,
+// and a projection that keeps nothing answers an empty Item (ScyllaDB's
+// Alternator tests, which are run against DynamoDB).
+func TestSearchVectorsProjectsVectorAndEmptyItem(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table),
+		Item: map[string]types.AttributeValue{"pk": S("a"), "v": vecAV([]float64{1, 0, 0}), "x": S("unprojected")}}); err != nil {
+		t.Fatal(err)
+	}
+	search := func(proj string) map[string]types.AttributeValue {
+		t.Helper()
+		out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"),
+			SearchVector: []types.AttributeValue{N("1"), N("0"), N("0")}, TopK: aws.Int32(1), ProjectionExpression: aws.String(proj)})
+		if err != nil || len(out.SearchResults) != 1 {
+			t.Fatalf("%s: %v %+v", proj, err, out)
+		}
+		return out.SearchResults[0].Item
+	}
+	if it := search("pk, v"); len(it) != 2 || it["v"] == nil {
+		t.Fatalf("pk, v: %v", it)
+	}
+	if it := search("x"); it == nil || len(it) != 0 {
+		t.Fatalf("x: %#v", it)
+	}
 }

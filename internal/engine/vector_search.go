@@ -165,8 +165,14 @@ func (t *Table) searchResultAttrs(vx *VectorIndex, proj *expr.Projection) func(s
 			}
 		}
 	}
+	// The vector attribute can be asked for whatever the projection type,
+	// as the key can (ScyllaDB's Alternator tests, which are run against
+	// DynamoDB: 'p, v' from a KEYS_ONLY or INCLUDE index gives both).
 	return func(name string) bool {
-		return (name != vx.Attr || wantVec) && t.vectorProjects(vx, name)
+		if name == vx.Attr {
+			return wantVec
+		}
+		return t.vectorProjects(vx, name)
 	}
 }
 

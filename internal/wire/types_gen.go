@@ -1233,7 +1233,7 @@ type VectorCapacity struct {
 }
 
 type SearchResultItem struct {
-	Item  attr.Item `json:"Item,omitempty"`
+	Item  attr.Item `json:"Item,omitzero"`
 	Score *float64  `json:"Score,omitempty"`
 }
 

@@ -35,6 +35,7 @@ var alwaysPresent = map[string]bool{
 	"ExecuteStatementOutput.Items":          true,
 	"ExecuteTransactionOutput.Responses":    true,
 	"SearchVectorsOutput.SearchResults":     true,
+	"SearchResultItem.Item":                 true, // {} when the projection keeps nothing (Alternator's tests, run against DynamoDB)
 	"GetItemOutput.Item":                    true,
 	"GetRecordsOutput.Records":              true,
 	"ListStreamsOutput.Streams":             true,
