@@ -676,3 +676,26 @@ func TestSearchVectorsProjectsVectorAndEmptyItem(t *testing.T) {
 		t.Fatalf("x: %#v", it)
 	}
 }
+
+// A vector index added by UpdateTable cannot use an attribute a secondary
+// index keys on (ScyllaDB's Alternator tests, which are run against
+// DynamoDB); CreateTable refuses the same through AttributeDefinitions.
+func TestUpdateTableVectorOnIndexKey(t *testing.T) {
+	c := ddb()
+	name := uniqueTable("vecgsi")
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("x"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byX"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("x"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
+		IndexName: aws.String("vix"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("x")}, Dimensions: aws.Int64(3),
+		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'x'. An attribute cannot be defined in AttributeDefinitions when used as a VectorAttribute.")
+}

@@ -75,7 +75,16 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 	if len(d.VectorIndexes) >= maxVectorIndexes {
 		return false, ddberr.LimitExceeded(msgVectorCountUpdate)
 	}
-	if err := validateVectorDef(v, in.AttributeDefinitions, t.keyAttrs()); err != nil {
+	// An attribute a secondary index keys on is defined in the table, as if
+	// the request defined it: it cannot be a vector attribute either
+	// (ScyllaDB's Alternator tests, which are run against DynamoDB).
+	defs := slices.Clone(in.AttributeDefinitions)
+	for _, a := range d.AttributeDefinitions {
+		if !t.isKeyAttr(cpDeref(a.AttributeName)) {
+			defs = append(defs, a)
+		}
+	}
+	if err := validateVectorDef(v, defs, t.keyAttrs()); err != nil {
 		return false, err
 	}
 	if err := checkVectorDims([]vectorDef{v}, t.Vectors); err != nil {
