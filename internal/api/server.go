@@ -92,6 +92,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
+	if cors(w, r) {
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodGet, http.MethodHead:

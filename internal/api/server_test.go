@@ -493,3 +493,30 @@ func BenchmarkListTables(b *testing.B) {
 		s.ServeHTTP(rec, req)
 	}
 }
+
+func TestCORS(t *testing.T) {
+	s := NewServer(newFake(), Options{})
+	// Without Origin: no CORS headers.
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodOptions, "/", nil))
+	if rec.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("CORS headers without Origin: %v", rec.Header())
+	}
+	// A preflight is answered, echoing what it asks for.
+	req := httptest.NewRequest(http.MethodOptions, "/", nil)
+	req.Header.Set("Origin", "http://example.com/")
+	req.Header.Set("Access-Control-Request-Method", "dog")
+	req.Header.Set("Access-Control-Request-Headers", "cat, meerkat, mouse")
+	rec = httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	h := rec.Header()
+	if rec.Code != 200 || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Expose-Headers") == "" || h.Get("Access-Control-Max-Age") == "" ||
+		h.Get("Access-Control-Allow-Methods") != "dog" || h.Get("Access-Control-Allow-Headers") != "cat, meerkat, mouse" {
+		t.Fatalf("preflight: %d %v", rec.Code, h)
+	}
+	// A request with Origin is served with the CORS headers, not Max-Age.
+	r := do(t, s, tgt+"ListTables", `{}`, "Origin", "http://example.com/")
+	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "*" || r.header.Get("Access-Control-Expose-Headers") == "" || r.header.Get("Access-Control-Max-Age") != "" {
+		t.Fatalf("POST with Origin: %d %v", r.status, r.header)
+	}
+}
