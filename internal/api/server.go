@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -134,7 +135,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(x, err, 0)
 		return
 	}
-	s.serve(x, buf.Bytes())
+	body, err := s.decodeContent(r.Header.Get("Content-Encoding"), buf.Bytes())
+	if err != nil {
+		s.writeError(x, err, 0)
+		return
+	}
+	s.serve(x, body)
+}
+
+// decodeContent undoes a request's Content-Encoding. DynamoDB reads a
+// gzip-compressed body (one or more gzip members); a body that is not
+// valid gzip, or an encoding it does not know, is an InternalServerError
+// (ScyllaDB's Alternator tests, which are run against DynamoDB). The
+// decompressed body is held to the same size limit.
+func (s *Server) decodeContent(encoding string, body []byte) ([]byte, error) {
+	switch strings.ToLower(strings.TrimSpace(encoding)) {
+	case "", "identity":
+		return body, nil
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, ddberr.Internal("Internal server error")
+		}
+		out, err := io.ReadAll(io.LimitReader(zr, s.maxBody+1))
+		if err != nil {
+			return nil, ddberr.Internal("Internal server error")
+		}
+		if int64(len(out)) > s.maxBody {
+			return nil, ddberr.ErrRequestTooLarge
+		}
+		return out, nil
+	}
+	return nil, ddberr.Internal("Internal server error")
 }
 
 // discardBody reads and drops what is left of an over-size body, up to

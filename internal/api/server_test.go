@@ -520,3 +520,40 @@ func TestCORS(t *testing.T) {
 		t.Fatalf("POST with Origin: %d %v", r.status, r.header)
 	}
 }
+
+// A gzip-compressed request body is read (one or more members); a body
+// that is not gzip, or an encoding DynamoDB does not know, is an
+// InternalServerError (ScyllaDB's Alternator tests, run against DynamoDB).
+func TestRequestContentEncoding(t *testing.T) {
+	f := newFake()
+	var puts int
+	f.putItem = func(*wire.PutItemInput) (*wire.PutItemOutput, error) { puts++; return &wire.PutItemOutput{}, nil }
+	s := NewServer(f, Options{})
+	gz := func(parts ...string) string {
+		var b bytes.Buffer
+		for _, p := range parts {
+			w := gzip.NewWriter(&b)
+			io.WriteString(w, p)
+			w.Close()
+		}
+		return b.String()
+	}
+	put := `{"TableName":"tbl","Item":{"pk":{"S":"a"}}}`
+	for _, c := range []struct {
+		encoding, body string
+		status, puts   int
+	}{
+		{"gzip", gz(put), 200, 1},
+		{"gzip", gz(put[:10], put[10:]), 200, 2},
+		{"gzip", put, 500, 2},
+		{"gzip", gz(put)[:len(gz(put))-1], 500, 2},
+		{"gzip", "", 500, 2},
+		{"garbage", put, 500, 2},
+		{"identity", put, 200, 3},
+	} {
+		r := do(t, s, tgt+"PutItem", c.body, "Content-Encoding", c.encoding)
+		if r.status != c.status || puts != c.puts {
+			t.Errorf("%s %.20q: %d %s, %d puts", c.encoding, c.body, r.status, r.body, puts)
+		}
+	}
+}
