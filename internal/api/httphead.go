@@ -95,7 +95,7 @@ func parseHead(buf []byte, h *requestHead) int {
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")),
 			bytes.EqualFold(name, []byte("Expect")),
 			bytes.EqualFold(name, []byte("Upgrade")),
-			bytes.EqualFold(name, []byte("Origin")), // a browser's request: CORS headers (cors.go)
+			bytes.EqualFold(name, []byte("Origin")),           // a browser's request: CORS headers (cors.go)
 			bytes.EqualFold(name, []byte("Content-Encoding")): // a compressed body (server.go)
 			return -1
 		}
