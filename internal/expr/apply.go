@@ -52,7 +52,12 @@ func (u *Update) Apply(item attr.Item) (attr.Item, []Path, error) {
 	}
 	var removes []Path
 	touched := u.Paths()
-	for _, i := range u.applyOrder() {
+	order := u.applyOrder()
+	for k := range u.Actions {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
 		a := u.Actions[i]
 		var err error
 		switch a.Kind {
@@ -97,22 +102,25 @@ func (u *Update) Apply(item attr.Item) (attr.Item, []Path, error) {
 	return out, touched, nil
 }
 
-// applyOrder is the order in which Apply takes the actions: as written,
+// applyOrder is the order in which Apply takes the actions (nil: as
+// written): as written,
 // except that SETs of list elements are taken in element order, so that
 // several past the end of a list are appended sorted by element number, as
 // DynamoDB documents. (Resolve refuses overlapping paths, so no other
 // action's outcome depends on the order of these.)
 func (u *Update) applyOrder() []int {
-	order := make([]int, len(u.Actions))
 	var elems []int
 	for i, a := range u.Actions {
-		order[i] = i
 		if a.Kind == ActionSet && a.Path[len(a.Path)-1].IsIndex {
 			elems = append(elems, i)
 		}
 	}
 	if len(elems) < 2 {
-		return order
+		return nil // as written
+	}
+	order := make([]int, len(u.Actions))
+	for i := range order {
+		order[i] = i
 	}
 	sorted := append([]int(nil), elems...)
 	sort.SliceStable(sorted, func(x, y int) bool { return pathLess(u.Actions[sorted[x]].Path, u.Actions[sorted[y]].Path) })
