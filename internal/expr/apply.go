@@ -103,8 +103,8 @@ func (u *Update) Apply(item attr.Item) (attr.Item, []Path, error) {
 }
 
 // applyOrder is the order in which Apply takes the actions (nil: as
-// written): as written,
-// except that SETs of list elements are taken in element order, so that
+// written): as written, except that SETs of list elements are taken in
+// element order, so that
 // several past the end of a list are appended sorted by element number, as
 // DynamoDB documents. (Resolve refuses overlapping paths, so no other
 // action's outcome depends on the order of these.)
