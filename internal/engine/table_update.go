@@ -510,8 +510,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		case u.Create != nil:
 			c := u.Create
 			n := cpDeref(c.IndexName)
-			isVector := slices.ContainsFunc(d.VectorIndexes, func(v wire.VectorIndexDescription) bool { return cpDeref(v.IndexName) == n })
-			if findGSI(n) >= 0 || isLSI(n) || isVector {
+			if findGSI(n) >= 0 || isLSI(n) || vectorDesc(d, n) != nil {
 				return false, ddberr.Validation("Attempting to create an index which already exists")
 			}
 			if len(d.GlobalSecondaryIndexes) >= maxGSIs {

@@ -114,12 +114,8 @@ func cancelsVectorBuild(d *wire.TableDescription, del *wire.DeleteVectorIndexAct
 	if del == nil {
 		return false
 	}
-	for _, v := range d.VectorIndexes {
-		if cpDeref(v.IndexName) == cpDeref(del.IndexName) {
-			return v.IndexStatus == StatusCreating && cpDeref(v.Backfilling)
-		}
-	}
-	return false
+	v := vectorDesc(d, cpDeref(del.IndexName))
+	return v != nil && v.IndexStatus == StatusCreating && cpDeref(v.Backfilling)
 }
 
 // vectorDeleteAllocating is DynamoDB's refusal of deleting a vector index
@@ -128,10 +124,18 @@ func vectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.De
 	if del == nil {
 		return nil
 	}
-	for _, v := range d.VectorIndexes {
-		if cpDeref(v.IndexName) == cpDeref(del.IndexName) && v.IndexStatus == StatusCreating && !cpDeref(v.Backfilling) {
-			return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Index creation is in resource allocation phase. " +
-				"Retry deletion during backfilling phase or when the index is active. Table: " + table + " Index: " + cpDeref(v.IndexName))
+	if v := vectorDesc(d, cpDeref(del.IndexName)); v != nil && v.IndexStatus == StatusCreating && !cpDeref(v.Backfilling) {
+		return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Index creation is in resource allocation phase. " +
+			"Retry deletion during backfilling phase or when the index is active. Table: " + table + " Index: " + cpDeref(v.IndexName))
+	}
+	return nil
+}
+
+// vectorDesc is the description of d's vector index name, or nil.
+func vectorDesc(d *wire.TableDescription, name string) *wire.VectorIndexDescription {
+	for i := range d.VectorIndexes {
+		if cpDeref(d.VectorIndexes[i].IndexName) == name {
+			return &d.VectorIndexes[i]
 		}
 	}
 	return nil
