@@ -69,6 +69,15 @@ func jsonValid(b []byte) bool { return json.Valid(b) }
 // everything else becomes a SerializationException.
 func decode(body []byte, in any) error {
 	err := json.Unmarshal(body, in)
+	for n := 0; err != nil && n < maxTruncations; n++ {
+		fixed, ok := truncateFraction(err, body, in)
+		if !ok {
+			break
+		}
+		body = fixed
+		reflect.ValueOf(in).Elem().SetZero()
+		err = json.Unmarshal(body, in)
+	}
 	if err == nil {
 		return nil
 	}
