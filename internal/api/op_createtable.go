@@ -113,14 +113,20 @@ func (v *validator) indexDef(p string, name *string, ks []wire.KeySchemaElement,
 	v.notNull(p+"indexName", name == nil)
 	v.indexName(p+"indexName", name)
 	v.keySchemaMax(p+"keySchema", ks, maxKeys)
+	v.projection(p, proj)
+}
+
+// projection checks a required Projection's members (p ends with "member.").
+func (v *validator) projection(p string, proj *wire.Projection) {
 	v.notNull(p+"projection", proj == nil)
-	if proj != nil {
-		v.enum(p+"projection.projectionType", proj.ProjectionType, enumProjectionType)
-		if proj.NonKeyAttributes != nil {
-			v.minLen(p+"projection.nonKeyAttributes", "'[]'", len(proj.NonKeyAttributes), 1)
-			v.maxLen(p+"projection.nonKeyAttributes", "'[...]'", len(proj.NonKeyAttributes), 20)
-			v.nonKeyAttributeNames(p+"projection.nonKeyAttributes", proj.NonKeyAttributes)
-		}
+	if proj == nil {
+		return
+	}
+	v.enum(p+"projection.projectionType", proj.ProjectionType, enumProjectionType)
+	if proj.NonKeyAttributes != nil {
+		v.minLen(p+"projection.nonKeyAttributes", "'[]'", len(proj.NonKeyAttributes), 1)
+		v.maxLen(p+"projection.nonKeyAttributes", "'[...]'", len(proj.NonKeyAttributes), 20)
+		v.nonKeyAttributeNames(p+"projection.nonKeyAttributes", proj.NonKeyAttributes)
 	}
 }
 

@@ -144,10 +144,7 @@ func (v *validator) vectorIndexDef(p string, name *string, va *wire.VectorAttrib
 	}
 	v.notNull(p+"distanceFunction", dist == "")
 	v.enum(p+"distanceFunction", dist, enumDistanceFunction)
-	v.notNull(p+"projection", proj == nil)
-	if proj != nil {
-		v.enum(p+"projection.projectionType", proj.ProjectionType, enumProjectionType)
-	}
+	v.projection(p, proj)
 	if schema != nil {
 		v.minLen(p+"searchSchema", "'[]'", len(schema), 1)
 	}

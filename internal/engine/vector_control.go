@@ -141,6 +141,16 @@ func vectorDesc(d *wire.TableDescription, name string) *wire.VectorIndexDescript
 	return nil
 }
 
+// vectorOfAttr is the first vector index of d over attribute name, or nil.
+func vectorOfAttr(d *wire.TableDescription, name string) *wire.VectorIndexDescription {
+	for i := range d.VectorIndexes {
+		if va := d.VectorIndexes[i].VectorAttribute; va != nil && cpDeref(va.AttributeName) == name {
+			return &d.VectorIndexes[i]
+		}
+	}
+	return nil
+}
+
 // vectorChangeWhileAllocating answers a vector index change made while a
 // new vector index is in resource allocation (the table UPDATING):
 // deleting that index is refused in its own words, any other index change

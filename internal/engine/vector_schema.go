@@ -14,6 +14,10 @@ import (
 const (
 	maxVectorIndexes    = 5
 	maxVectorDimensions = 4096
+	// maxVectorProjected bounds a vector index's INCLUDE projection: its
+	// NonKeyAttributes and its vector attribute (which DynamoDB counts as
+	// projected) together; the table's key attributes do not count.
+	maxVectorProjected = 20
 	// DefaultVectorMaxTopK is DynamoDB's TopK cap; Config.VectorMaxTopK may
 	// raise it (a Kura extension, off by default).
 	DefaultVectorMaxTopK = 100
@@ -190,6 +194,9 @@ func validateVectorDef(v vectorDef, defs []wire.AttributeDefinition, keys []KeyA
 	if err := checkProjection(v.proj); err != nil {
 		return err
 	}
+	if err := checkVectorProjected(v, keys); err != nil {
+		return err
+	}
 	for _, d := range defs {
 		if cpDeref(d.AttributeName) == v.attr {
 			return ddberr.InvalidParam("Conflicting attribute definition for '%s'. An attribute cannot be defined in AttributeDefinitions when used as a VectorAttribute.", v.attr)
@@ -214,6 +221,28 @@ func validateVectorDef(v vectorDef, defs []wire.AttributeDefinition, keys []KeyA
 	}
 	if hashes > 1 {
 		return ddberr.InvalidParam("SearchSchema can contain at most one HASH element for vector index: %s", v.name)
+	}
+	return nil
+}
+
+// checkVectorProjected refuses an INCLUDE projection of more than
+// maxVectorProjected attributes, counting the vector attribute (ScyllaDB's
+// Alternator tests, run against DynamoDB: 19 NonKeyAttributes are taken,
+// 20 refused with a text about projected attributes, with a one- or a
+// two-attribute table key alike). The exact text is not recorded; Kura's
+// follows the wording of the all-indexes limit.
+func checkVectorProjected(v vectorDef, keys []KeyAttr) *ddberr.Error {
+	if v.proj == nil || v.proj.ProjectionType != ProjectInclude {
+		return nil
+	}
+	projected := map[string]bool{v.attr: true}
+	for _, n := range v.proj.NonKeyAttributes {
+		if !slices.ContainsFunc(keys, func(k KeyAttr) bool { return k.Name == n }) {
+			projected[n] = true
+		}
+	}
+	if len(projected) > maxVectorProjected {
+		return ddberr.InvalidParam("Number of projected attributes in vector index %s exceeds limit of %d", v.name, maxVectorProjected)
 	}
 	return nil
 }

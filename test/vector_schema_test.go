@@ -1,0 +1,106 @@
+package test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// createWithVector creates an on-demand table keyed pk [+ sk] with one
+// vector index "vix" over "v" of the given projection, and returns the
+// error (the table is deleted at the end of the test when it was made).
+func createWithVector(t *testing.T, withSK bool, proj *types.Projection) error {
+	t.Helper()
+	c := ddb()
+	name := uniqueTable("vecproj")
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes: []types.VectorIndex{{IndexName: aws.String("vix"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")},
+			Dimensions: aws.Int64(3), DistanceFunction: types.VectorDistanceFunctionCosine, Projection: proj}}}
+	if withSK {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+	}
+	_, err := c.CreateTable(bg, in)
+	if err == nil {
+		t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	}
+	return err
+}
+
+func numberedNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("attr%d", i)
+	}
+	return out
+}
+
+// A vector index's INCLUDE projection holds at most 20 attributes, its
+// vector attribute counted and the table's key attributes not (ScyllaDB's
+// Alternator tests, run against DynamoDB: 19 NonKeyAttributes are taken
+// and 20 refused, with either key schema); its NonKeyAttributes obey the
+// Projection shape's constraints as a GSI's do.
+func TestVectorProjectionLimits(t *testing.T) {
+	include := func(names ...string) *types.Projection {
+		return &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: names}
+	}
+	for _, withSK := range []bool{false, true} {
+		if err := createWithVector(t, withSK, include(numberedNames(19)...)); err != nil {
+			t.Fatalf("19 attributes (sort key %v): %v", withSK, err)
+		}
+		wantAPIError(t, createWithVector(t, withSK, include(numberedNames(20)...)), "ValidationException",
+			"One or more parameter values were invalid: Number of projected attributes in vector index vix exceeds limit of 20")
+	}
+	// Key attributes may be listed and do not count.
+	if err := createWithVector(t, true, include(append(numberedNames(19), "pk", "sk")[2:]...)); err != nil {
+		t.Fatalf("keys listed: %v", err)
+	}
+	const at = "' at 'vectorIndexes.1.member.projection.nonKeyAttributes' failed to satisfy constraint: "
+	wantAPIError(t, createWithVector(t, false, include([]string{}...)), "ValidationException",
+		"1 validation error detected: Value '[]"+at+"Member must have length greater than or equal to 1")
+	wantAPIError(t, createWithVector(t, false, include(numberedNames(21)...)), "ValidationException",
+		"1 validation error detected: Value '[...]"+at+"Member must have length less than or equal to 20")
+	wantAPIError(t, createWithVector(t, false, include("")), "ValidationException",
+		"1 validation error detected: Value '[]"+at+"Member must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 1]")
+}
+
+// A GSI added by UpdateTable cannot key on a vector index's attribute
+// (ScyllaDB's Alternator tests, run against DynamoDB); the text mirrors
+// DynamoDB's recorded refusal of a vector index on a key attribute.
+func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("v"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("gsi"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("v"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
+		"Please check that your attribute has the same type as previously defined. "+
+		"Existing schema: VectorIndexSchema:[VectorAttribute: key{v:L:3}] New schema: Schema:[SchemaElement: key{v:S:HASH}]")
+}
+
+// DynamoDB takes a fractional Dimensions as its integer part (ScyllaDB's
+// Alternator tests, run against DynamoDB: 6.7 is described as 6).
+func TestVectorFractionalDimensions(t *testing.T) {
+	c := ddb()
+	name := uniqueTable("vecfrac")
+	body := `{"TableName":"` + name + `","BillingMode":"PAY_PER_REQUEST",` +
+		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],` +
+		`"VectorIndexes":[{"IndexName":"vix","VectorAttribute":{"AttributeName":"v"},"Dimensions":6.7,"DistanceFunction":"COSINE","Projection":{"ProjectionType":"KEYS_ONLY"}}]}`
+	status, raw := rawPost(t, shared.endpoint, "CreateTable", strings.NewReader(body))
+	if status != 200 {
+		t.Fatalf("CreateTable: %d %s", status, raw)
+	}
+	t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	out, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil || len(out.Table.VectorIndexes) != 1 || aws.ToInt64(out.Table.VectorIndexes[0].Dimensions) != 6 {
+		t.Fatalf("DescribeTable: %v %+v", err, out)
+	}
+}
