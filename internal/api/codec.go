@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
@@ -20,7 +19,8 @@ import (
 
 var (
 	ctJSON      = []string{"application/x-amz-json-1.0"}
-	ceGzip      = []string{"gzip"}
+	ceGzip      = []string{codingGzip}
+	ceDeflate   = []string{codingDeflate}
 	emptyObject = []byte("{}")
 )
 
@@ -38,11 +38,6 @@ func putBuf(b *bytes.Buffer) {
 	b.Reset()
 	bufPool.Put(b)
 }
-
-var gzPool = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return w
-}}
 
 // encodeJSON appends v's JSON to buf without the trailing newline and
 // without HTML escaping (DynamoDB does not escape <, > and &).
@@ -352,38 +347,19 @@ func (eb *errorBody) setMessage(e *ddberr.Error) {
 	}
 }
 
-// compressMin is the smallest body DynamoDB compresses (4 KB; ScyllaDB's
-// Alternator tests, which are run against DynamoDB, see a 4,094-byte body
-// sent plain to a client that accepts gzip).
-const compressMin = 4096
-
-// send writes a JSON response body, gzipping it when the client accepts
-// gzip and the body is large enough to be worth it.
-func (s *Server) send(x *exchange, status int, body []byte) {
-	if len(body) < compressMin || !acceptsGzip(x.acceptEncoding) {
-		x.out.writeJSON(status, false, body)
-		return
-	}
-	zb := getBuf()
-	defer putBuf(zb)
-	gz := gzPool.Get().(*gzip.Writer)
-	gz.Reset(zb)
-	_, _ = gz.Write(body)
-	_ = gz.Close()
-	gzPool.Put(gz)
-	x.out.writeJSON(status, true, zb.Bytes())
-}
-
 // httpReplier answers through net/http.
 type httpReplier struct{ w http.ResponseWriter }
 
 // writeJSON sets DynamoDB's headers; X-Amz-Crc32 covers the bytes as sent.
-func (r httpReplier) writeJSON(status int, gzip bool, body []byte) {
+func (r httpReplier) writeJSON(status int, enc string, body []byte) {
 	h := r.w.Header()
 	h["Content-Type"] = ctJSON
 	h["Server"] = serverHeader
-	if gzip {
+	switch enc {
+	case codingGzip:
 		h["Content-Encoding"] = ceGzip
+	case codingDeflate:
+		h["Content-Encoding"] = ceDeflate
 	}
 	// The three per-response values share one string and one slice.
 	var tmp [requestIDLen + 2*20]byte
@@ -412,22 +388,6 @@ func (r httpReplier) writeBare(status int) {
 	h["X-Amzn-Requestid"] = []string{newRequestID()}
 	h["Content-Length"] = []string{"0"}
 	r.w.WriteHeader(status)
-}
-
-// acceptsGzip reports whether an Accept-Encoding value allows gzip.
-func acceptsGzip(ae string) bool {
-	if ae == "" {
-		return false
-	}
-	for part := range strings.SplitSeq(ae, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			continue
-		}
-		q := strings.ReplaceAll(params, " ", "")
-		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-	}
-	return false
 }
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"

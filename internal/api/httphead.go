@@ -189,16 +189,18 @@ func trimOWS(b []byte) []byte {
 }
 
 // appendResponseHead appends a response's status line and DynamoDB's
-// headers for a body of n bytes with checksum crc (no body when bare).
-func appendResponseHead(b []byte, status int, bare, gzip bool, crc uint32, n int, date string, close bool) []byte {
+// headers for a body of n bytes in content coding enc with checksum crc (no
+// body when bare).
+func appendResponseHead(b []byte, status int, bare bool, enc string, crc uint32, n int, date string, close bool) []byte {
 	b = append(b, "HTTP/1.1 "...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, ' ')
 	b = append(b, http.StatusText(status)...)
 	if !bare {
 		b = append(b, "\r\nContent-Type: application/x-amz-json-1.0"...)
-		if gzip {
-			b = append(b, "\r\nContent-Encoding: gzip"...)
+		if enc != "" {
+			b = append(b, "\r\nContent-Encoding: "...)
+			b = append(b, enc...)
 		}
 	}
 	b = append(b, "\r\nServer: Server\r\nX-Amzn-Requestid: "...)

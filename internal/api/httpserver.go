@@ -369,17 +369,17 @@ func (c *fastConn) reuse(prev *string, b []byte) string {
 }
 
 // writeJSON implements replier.
-func (c *fastConn) writeJSON(status int, gzip bool, body []byte) {
-	c.write(status, false, gzip, body)
+func (c *fastConn) writeJSON(status int, enc string, body []byte) {
+	c.write(status, false, enc, body)
 }
 
 // writeBare implements replier.
 func (c *fastConn) writeBare(status int) {
-	c.write(status, true, false, nil)
+	c.write(status, true, "", nil)
 }
 
 // write sends one response with a single write (writev for large bodies).
-func (c *fastConn) write(status int, bare, gzip bool, body []byte) {
+func (c *fastConn) write(status int, bare bool, enc string, body []byte) {
 	if c.srv.shutting.Load() {
 		c.closeAfter = true
 	}
@@ -387,7 +387,7 @@ func (c *fastConn) write(status int, bare, gzip bool, body []byte) {
 	if !bare {
 		crc = crc32.ChecksumIEEE(body)
 	}
-	b := appendResponseHead(c.out[:0], status, bare, gzip, crc, len(body), c.srv.dateHeader(), c.closeAfter)
+	b := appendResponseHead(c.out[:0], status, bare, enc, crc, len(body), c.srv.dateHeader(), c.closeAfter)
 	if len(b)+len(body) <= 64<<10 {
 		b = append(b, body...)
 		_, c.werr = c.rwc.Write(b)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -175,13 +176,28 @@ func TestHTTPServerHandsOffToNetHTTP(t *testing.T) {
 // connection server and to the handler under plain net/http and compares
 // status, body and the headers that are not per-response.
 func TestHTTPServerAnswersAsNetHTTP(t *testing.T) {
-	s := NewServer(newFake(), Options{MaxRequestBytes: 1000})
+	f := newFake()
+	small := f.listTables
+	f.listTables = func(in *wire.ListTablesInput) (*wire.ListTablesOutput, error) {
+		if in.Limit == nil || *in.Limit != 99 {
+			return small(in)
+		}
+		names := make([]string, 400)
+		for i := range names {
+			names[i] = fmt.Sprintf("table_%04d", i)
+		}
+		return &wire.ListTablesOutput{TableNames: names}, nil
+	}
+	s := NewServer(f, Options{MaxRequestBytes: 1000})
 	_, fast := startHTTPServer(t, s, HTTPConfig{})
 	plain := httptest.NewServer(s)
 	defer plain.Close()
 	reqs := []string{
 		rawRequest(listTablesTarget, "{}"),
 		rawRequest(listTablesTarget, "{}", "Accept-Encoding: gzip"),
+		// Over 4 KB: compressed.
+		rawRequest(listTablesTarget, `{"Limit":99}`, "Accept-Encoding: gzip"),
+		rawRequest(listTablesTarget, `{"Limit":99}`, "Accept-Encoding: deflate"),
 		rawRequest(listTablesTarget, "{"),
 		rawRequest(listTablesTarget, ""),
 		rawRequest("", "{}"),
@@ -210,16 +226,28 @@ func TestHTTPServerAnswersAsNetHTTP(t *testing.T) {
 		}
 		raw, _ := io.ReadAll(res.Body)
 		body := raw
-		if res.Header.Get("Content-Encoding") == "gzip" {
-			zr, err := gzip.NewReader(bytes.NewReader(raw))
-			if err != nil {
-				t.Fatal(err)
-			}
+		var zr io.Reader
+		switch res.Header.Get("Content-Encoding") {
+		case "gzip":
+			zr, err = gzip.NewReader(bytes.NewReader(raw))
+		case "deflate":
+			zr, err = zlib.NewReader(bytes.NewReader(raw))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if zr != nil {
 			body, _ = io.ReadAll(zr)
 		}
 		return fmt.Sprintf("%d ct=%q ce=%q crc=%v id=%v %s", res.StatusCode, res.Header.Get("Content-Type"),
 			res.Header.Get("Content-Encoding"), res.Header.Get("X-Amz-Crc32") != "",
 			len(res.Header.Get("X-Amzn-Requestid")), body)
+	}
+	for _, coding := range []string{"gzip", "deflate"} {
+		got := roundTrip(fast, rawRequest(listTablesTarget, `{"Limit":99}`, "Accept-Encoding: "+coding))
+		if !strings.Contains(got, `ce="`+coding+`"`) || !strings.Contains(got, "table_0399") {
+			t.Errorf("%s not sent: %.80s", coding, got)
+		}
 	}
 	for _, req := range reqs {
 		want := roundTrip(strings.TrimPrefix(plain.URL, "http://"), req)

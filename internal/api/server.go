@@ -80,9 +80,10 @@ type exchange struct {
 
 // replier writes the response to an exchange.
 type replier interface {
-	// writeJSON answers with a JSON body as it goes on the wire (gzipped
-	// when gzip is set), with DynamoDB's headers.
-	writeJSON(status int, gzip bool, body []byte)
+	// writeJSON answers with a JSON body as it goes on the wire (in
+	// content coding enc: "" for none, codingGzip or codingDeflate), with
+	// DynamoDB's headers.
+	writeJSON(status int, enc string, body []byte)
 	// writeBare answers with a status and no body.
 	writeBare(status int)
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,11 +76,18 @@ func do(t *testing.T, s http.Handler, target, body string, hdr ...string) resp {
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
 	r := resp{status: rec.Code, header: rec.Header(), raw: rec.Body.Bytes(), body: rec.Body.Bytes()}
-	if r.header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(bytes.NewReader(r.raw))
-		if err != nil {
-			t.Fatal(err)
-		}
+	var zr io.Reader
+	var err error
+	switch r.header.Get("Content-Encoding") {
+	case "gzip":
+		zr, err = gzip.NewReader(bytes.NewReader(r.raw))
+	case "deflate":
+		zr, err = zlib.NewReader(bytes.NewReader(r.raw))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr != nil {
 		if r.body, err = io.ReadAll(zr); err != nil {
 			t.Fatal(err)
 		}
@@ -452,6 +460,53 @@ func TestGzip(t *testing.T) {
 	r = do(t, s, tgt+"ListTables", `{}`, "Accept-Encoding", "identity, gzip;q=0")
 	if r.header.Get("Content-Encoding") != "" {
 		t.Fatalf("gzip;q=0 honoured? %v", r.header)
+	}
+	r = do(t, s, tgt+"ListTables", `{}`, "Accept-Encoding", "deflate, gzip")
+	if r.header.Get("Content-Encoding") != "deflate" || !strings.HasPrefix(string(r.body), `{"TableNames":["table_0000",`) {
+		t.Fatalf("deflate: %v %.60s", r.header, r.body)
+	}
+}
+
+// TestResponseCoding: the response coding DynamoDB picks for each
+// Accept-Encoding value ScyllaDB's Alternator tests (run against DynamoDB)
+// record.
+func TestResponseCoding(t *testing.T) {
+	for ae, want := range map[string]string{
+		"identity": "", "": "", "br": "", "zstd": "", "compress": "", "x-gzip": "",
+		"gzip, deflate":                                 "gzip",
+		"br, identity, deflate, gzip":                   "deflate",
+		"GZIP, identity":                                "gzip",
+		"dog, gzip ,, cat":                              "gzip",
+		"gzip;q=0.8, deflate;q=0.5":                     "gzip",
+		"br, gzip;q=0, deflate; q = 0.5 , identity;q=0": "deflate",
+		"*":                               "gzip",
+		"*, deflate;q=0.5":                "gzip",
+		"*, deflate":                      "deflate",
+		"*, identity":                     "gzip",
+		"*, gzip;q=0.5":                   "deflate",
+		"gzip ;q=0":                       "",
+		"identity;q=0":                    "",
+		"*;q=0":                           "",
+		"*;q=0.5,identity":                "gzip",
+		"gzip;q=0.5,identity;q=0.8":       "gzip",
+		"br;q=0.8,identity;q=0.5,*;q=0":   "",
+		`"gzip"`:                          "",
+		"gzip br":                         "",
+		"gzip:q=1":                        "",
+		"deflate;q=0.5, gzip;q=31":        "gzip",
+		"gzip;q=31,deflate;q=51":          "gzip",
+		"deflate;q=0.5, gzip;q=0.2":       "deflate",
+		"deflate;q=0.5, gzip;q=1;q=0.2":   "gzip",
+		"deflate;q=0.5,gzip;q=0.":         "deflate",
+		"deflate;q=0.5,gzip;q=0.x":        "gzip",
+		"deflate;q=-0.5,gzip;q=0.2":       "gzip",
+		"gzip;nq=1;q=0 ":                  "",
+		"gzip;q=0, gzip;q=1, gzip;q=0":    "gzip",
+		"br,identity;q=0.5,gzip;q=0.0001": "gzip",
+	} {
+		if got := responseCoding(ae); got != want {
+			t.Errorf("Accept-Encoding %q: %q, want %q", ae, got, want)
+		}
 	}
 }
 
