@@ -64,7 +64,7 @@ func jsonValid(b []byte) bool { return json.Valid(b) }
 // everything else becomes a SerializationException.
 func decode(body []byte, in any) error {
 	err := json.Unmarshal(body, in)
-	for n := 0; err != nil && n < maxTruncations; n++ {
+	for n := 0; err != nil && mayTruncate(n, len(body)); n++ {
 		fixed, ok := truncateFraction(err, body, in)
 		if !ok {
 			break

@@ -10,9 +10,21 @@ import (
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// maxTruncations bounds how many fractional integers one request may carry
-// (each costs a decode of the body again; this is the refused path only).
-const maxTruncations = 32
+// Each fractional integer costs one more decode of the body (the refused
+// path only), so a request may carry at most maxTruncations of them and
+// the bodies decoded again may total at most truncationBudget bytes: a
+// hostile body cannot multiply its decoding cost. Requests with integer
+// members (table control, Query, Scan, ...) are small.
+const (
+	maxTruncations   = 32
+	truncationBudget = 8 << 20
+)
+
+// mayTruncate reports whether the n+1th decode of a body of size bytes is
+// within the limits above.
+func mayTruncate(n, size int) bool {
+	return n < maxTruncations && (n+1)*size <= truncationBudget
+}
 
 // truncateFraction returns body with the number that err refused rewritten
 // as its integer part, when err is a fractional (or exponent-written) number

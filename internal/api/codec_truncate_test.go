@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kura-db/kura/internal/ddberr"
@@ -39,6 +40,19 @@ func TestFractionalIntegers(t *testing.T) {
 	if pt := ct.ProvisionedThroughput; *pt.ReadCapacityUnits != 5 || *pt.WriteCapacityUnits != 6 ||
 		*ct.VectorIndexes[0].Dimensions != 6 || *ct.TableName != "t" || *ct.VectorIndexes[0].IndexName != "vix" {
 		t.Errorf("decoded %+v", ct)
+	}
+
+	// A request carries at most 32 of them, and a large body fewer.
+	many := `{"TableName":"t","GlobalSecondaryIndexes":[` + strings.Repeat(`{"IndexName":"g","ProvisionedThroughput":{"ReadCapacityUnits":1.5}},`, 32) + `{}]}`
+	if err := decode([]byte(many), &ct); err != nil {
+		t.Errorf("32 fractions: %v", err)
+	}
+	if err := decode([]byte(strings.Replace(many, `{}]`, `{"ProvisionedThroughput":{"ReadCapacityUnits":1.5}}]`, 1)), &ct); err == nil {
+		t.Error("33 fractions taken")
+	}
+	big := `{"TableName":"t","Tags":[{"Key":"` + strings.Repeat("k", 9<<20) + `"}],"ProvisionedThroughput":{"ReadCapacityUnits":1.5}}`
+	if err := decode([]byte(big), &ct); err == nil {
+		t.Error("a fraction in a 9 MB body decoded again")
 	}
 
 	for _, c := range []struct {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
 )
 
 func TestJSONDepth(t *testing.T) {
@@ -32,7 +35,8 @@ func TestWithoutValues(t *testing.T) {
 // values): none may panic, and what they return must be DynamoDB errors.
 func FuzzRequestShapes(f *testing.F) {
 	for _, s := range []string{`{}`, `{"TableName":null}`, `{"IndexName":"x","TopK":1}`, `{"Put":{"Item":{"":{"S":"x"}}}}`,
-		`{"Update":{"ExpressionAttributeValues":{":v":{"N":""}}}}`, `{"Expected":{"a":{"Value":{"M":{}}}}}`, `[1,2`, `"x"`} {
+		`{"Update":{"ExpressionAttributeValues":{":v":{"N":""}}}}`, `{"Expected":{"a":{"Value":{"M":{}}}}}`, `[1,2`, `"x"`,
+		`{"Limit":2.5,"ProvisionedThroughput":{"ReadCapacityUnits":1e1}}`, `{"TopK":1.5}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -47,5 +51,14 @@ func FuzzRequestShapes(f *testing.F) {
 			t.Fatalf("placeholderValueFault(%q) = %v", body, err)
 		}
 		_ = olderActionFault(body, nil)
+		// The full decoder (which takes fractional integers' integer parts)
+		// answers with DynamoDB errors only.
+		for _, in := range []any{new(wire.CreateTableInput), new(wire.QueryInput), new(wire.SearchVectorsInput)} {
+			if err := decode(body, in); err != nil {
+				if _, ok := err.(*ddberr.Error); !ok {
+					t.Fatalf("decode(%q) into %T: %v", body, in, err)
+				}
+			}
+		}
 	})
 }
