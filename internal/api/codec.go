@@ -297,13 +297,15 @@ func deref(t reflect.Type) reflect.Type {
 }
 
 // errorBody is the JSON shape of an error response. The message goes under
-// "message", or "Message" for a SerializationException (ddberr.MessageKey).
+// "message", or "Message" where DynamoDB spells it so (ddberr.MessageKey);
+// a TransactionCanceledException's comes after its reasons, as DynamoDB
+// sends it.
 type errorBody struct {
 	Type                string `json:"__type"`
 	Message             string `json:"message,omitempty"`
-	MessageSer          string `json:"Message,omitempty"`
 	Item                any    `json:"Item,omitempty"`
 	CancellationReasons any    `json:"CancellationReasons,omitempty"`
+	MessageSer          string `json:"Message,omitempty"`
 }
 
 // writeError encodes err; status overrides the error's own status when > 0.

@@ -519,7 +519,9 @@ func TestErrorShape(t *testing.T) {
 		return nil, e
 	}
 	r := do(t, s, tgt+"PutItem", `{"TableName":"tbl","Item":{}}`)
-	want := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed","Item":{"pk":{"S":"a"}}}`
+	// DynamoDB spells the key "Message" here and in a
+	// TransactionCanceledException (ddberr.MessageKey).
+	want := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","Item":{"pk":{"S":"a"}},"Message":"The conditional request failed"}`
 	if r.status != 400 || string(r.body) != want {
 		t.Fatalf("CCF: %d %s", r.status, r.body)
 	}
@@ -527,9 +529,15 @@ func TestErrorShape(t *testing.T) {
 		return nil, ddberr.TransactionCanceled("Transaction cancelled", []map[string]string{{"Code": "None"}})
 	}
 	r = do(t, s, tgt+"PutItem", `{"TableName":"tbl","Item":{}}`)
-	want = `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"Transaction cancelled","CancellationReasons":[{"Code":"None"}]}`
+	want = `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","CancellationReasons":[{"Code":"None"}],"Message":"Transaction cancelled"}`
 	if string(r.body) != want {
 		t.Fatalf("TCE: %s", r.body)
+	}
+	f.putItem = func(*wire.PutItemInput) (*wire.PutItemOutput, error) { return nil, ddberr.ConditionalCheckFailed() }
+	r = do(t, s, tgt+"PutItem", `{"TableName":"tbl","Item":{}}`)
+	want = `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed"}`
+	if string(r.body) != want {
+		t.Fatalf("CCF without item: %s", r.body)
 	}
 	f.putItem = func(*wire.PutItemInput) (*wire.PutItemOutput, error) { return nil, io.EOF }
 	r = do(t, s, tgt+"PutItem", `{"TableName":"tbl","Item":{}}`)

@@ -39,11 +39,19 @@ func (e *Error) Error() string { return e.Type + ": " + e.Message }
 // FullType is the __type member.
 func (e *Error) FullType() string { return e.Namespace + e.Type }
 
-// MessageKey is the JSON member that carries Message: DynamoDB spells it
-// "Message" in a com.amazon.coral.service#SerializationException and
-// "message" in every other error. (The AWS SDKs read either.)
+// MessageKey is the JSON member that carries Message. DynamoDB spells it
+// "Message" in a com.amazon.coral.service#SerializationException, in a
+// TransactionCanceledException (raw responses quoted in boto3 #2657,
+// aws-sdk-net #1292 and PynamoDB #1143, 2020-2023) and in a
+// ConditionalCheckFailedException that carries the old item (LocalStack's
+// snapshot of DynamoDB, validated 2024-01-03, has no lowercase message
+// there), and "message" in every other error. The AWS SDKs read either;
+// boto3 also copies a lowercase one into the response as a modeled field.
 func (e *Error) MessageKey() string {
-	if e.Namespace == nsService && e.Type == "SerializationException" {
+	switch {
+	case e.Namespace == nsService && e.Type == "SerializationException",
+		e.Type == "TransactionCanceledException",
+		e.Type == "ConditionalCheckFailedException" && e.Item != nil:
 		return "Message"
 	}
 	return "message"

@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-dynamodb-streams";
 import {
   DynamoDBDocumentClient, PutCommand, GetCommand, UpdateCommand, QueryCommand,
-  BatchWriteCommand, paginateQuery,
+  BatchWriteCommand, TransactWriteCommand, paginateQuery,
 } from "@aws-sdk/lib-dynamodb";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
@@ -81,6 +81,24 @@ test("W1 workflow state: one table, GSI1, nested step updates, paginated segment
     await assert.rejects(
       doc.send(new PutCommand({ TableName: t, Item: { PK: "WF#w1", SK: "STEP" }, ConditionExpression: "attribute_not_exists(PK)" })),
       (e) => e.name === "ConditionalCheckFailedException" && e.message === "The conditional request failed",
+    );
+    // The old item and the transaction's reasons come with the text under
+    // "Message", as DynamoDB sends them; the SDK reads it all the same.
+    await assert.rejects(
+      doc.send(new PutCommand({
+        TableName: t, Item: { PK: "WF#w1", SK: "STEP" }, ConditionExpression: "attribute_not_exists(PK)",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      })),
+      (e) => e.name === "ConditionalCheckFailedException" && e.message === "The conditional request failed" &&
+        e.Item?.SK?.S === "STEP",
+    );
+    await assert.rejects(
+      doc.send(new TransactWriteCommand({ TransactItems: [{
+        ConditionCheck: { TableName: t, Key: { PK: "WF#w1", SK: "STEP" }, ConditionExpression: "attribute_not_exists(PK)" },
+      }] })),
+      (e) => e.name === "TransactionCanceledException" &&
+        e.message === "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]" &&
+        e.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed",
     );
   });
 });

@@ -130,6 +130,29 @@ class W1WorkflowState(unittest.TestCase):
                               ConditionExpression="attribute_exists(PK)")
         self.assertEqual(cm.exception.response["Error"]["Code"], "ConditionalCheckFailedException")
 
+    def test_error_messages_with_items_and_reasons(self):
+        # DynamoDB sends these two bodies' text under "Message": boto3 reads
+        # it into Error.Message and, unlike a lowercase "message", adds no
+        # top-level "message" (LocalStack's snapshot of DynamoDB).
+        key = {"PK": {"S": "ccf"}, "SK": {"S": "old"}}
+        self.ddb.put_item(TableName=self.table, Item={**key, "n": {"N": "1"}})
+        with self.assertRaises(ClientError) as cm:
+            self.ddb.delete_item(TableName=self.table, Key=key, ConditionExpression="n = :two",
+                                 ExpressionAttributeValues={":two": {"N": "2"}},
+                                 ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        r = cm.exception.response
+        self.assertEqual(r["Error"]["Message"], "The conditional request failed")
+        self.assertEqual(r["Item"], {**key, "n": {"N": "1"}})
+        self.assertNotIn("message", r)
+        with self.assertRaises(ClientError) as cm:
+            self.ddb.transact_write_items(TransactItems=[{"ConditionCheck": {
+                "TableName": self.table, "Key": key, "ConditionExpression": "attribute_not_exists(PK)"}}])
+        r = cm.exception.response
+        self.assertEqual(r["Error"]["Code"], "TransactionCanceledException")
+        self.assertEqual(r["Error"]["Message"],
+                         "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]")
+        self.assertEqual(r["CancellationReasons"], [{"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}])
+
 
 class W3IotMesh(unittest.TestCase):
     """Domain-scoped groups with a reverse-lookup GSI."""
