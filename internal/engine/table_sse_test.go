@@ -38,3 +38,29 @@ func TestCtlSSEKeys(t *testing.T) {
 		SSESpecification: &wire.SSESpecification{Enabled: cpPtr(true), SSEType: "KMS", KMSMasterKeyId: cpPtr(a)}})
 	ctlWantErr(t, err, "ValidationException", ctlIP+"Table is already encrypted with given KMSMasterKeyId. Use KMSMasterKeyId parameter if you want to change Master Key")
 }
+
+// TestCtlSSEDisable: going back to the AWS owned key answers with the KMS
+// description UPDATING (LocalStack's snapshot of DynamoDB, validated
+// 2024-01-10); the table then describes no SSEDescription.
+func TestCtlSSEDisable(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	in := ctlPPR("enc")
+	in.SSESpecification = &wire.SSESpecification{Enabled: cpPtr(true)}
+	created, err := e.CreateTable(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := cpDeref(created.TableDescription.SSEDescription.KMSMasterKeyArn)
+	up, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("enc"), SSESpecification: &wire.SSESpecification{Enabled: cpPtr(false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := up.TableDescription.SSEDescription; d == nil || d.Status != "UPDATING" || d.SSEType != "KMS" || cpDeref(d.KMSMasterKeyArn) != key {
+		t.Fatalf("UpdateTable SSEDescription %+v, want the KMS key UPDATING", d)
+	}
+	desc, err := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("enc")})
+	if err != nil || desc.Table.SSEDescription != nil {
+		t.Fatalf("DescribeTable: %v %+v", err, desc)
+	}
+}

@@ -174,6 +174,14 @@ func tableUpdateResponse(out, prev *wire.TableDescription, in *wire.UpdateTableI
 		w.Status = StatusUpdating
 		out.WarmThroughput = &w
 	}
+	if f.sse && out.SSEDescription == nil && prev.SSEDescription != nil {
+		// Going back to the AWS owned key: the response still shows the
+		// KMS key, UPDATING (LocalStack's snapshot of DynamoDB, validated
+		// 2024-01-10); DescribeTable then shows no SSEDescription.
+		d := *prev.SSEDescription
+		d.Status = StatusUpdating
+		out.SSEDescription = &d
+	}
 	if o := in.OnDemandThroughput; f.onDemand && (cpDeref(o.MaxReadRequestUnits) == -1 || cpDeref(o.MaxWriteRequestUnits) == -1) {
 		// A limit removed with -1 is echoed as -1 (DescribeTable omits it).
 		echo := wire.OnDemandThroughput{}
