@@ -71,8 +71,10 @@ func TestVectorProjectionLimits(t *testing.T) {
 }
 
 // A GSI added by UpdateTable cannot key on a vector index's attribute
-// (ScyllaDB's Alternator tests, run against DynamoDB); the text mirrors
-// DynamoDB's recorded refusal of a vector index on a key attribute.
+// (ScyllaDB's Alternator tests, run against DynamoDB); its definition
+// conflicts as a vector attribute's definition does in CreateTable. An
+// index added on a vector attribute with other Dimensions is refused with
+// CreateTable's text, which names the dimensions as the tests expect.
 func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
@@ -81,9 +83,19 @@ func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("gsi"),
 			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("v"), KeyType: types.KeyTypeHash}},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
-		"Please check that your attribute has the same type as previously defined. "+
-		"Existing schema: VectorIndexSchema:[VectorAttribute: key{v:L:3}] New schema: Schema:[SchemaElement: key{v:S:HASH}]")
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'v'. "+
+		"An attribute cannot be defined in AttributeDefinitions when used as a VectorAttribute.")
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
+		IndexName: aws.String("vix2"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(4),
+		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'v'. "+
+		"All VectorIndexes on the same vector attribute must use the same dimensions.")
+	// A vector index on the table's key attribute.
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
+		IndexName: aws.String("vix3"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("pk")}, Dimensions: aws.Int64(3),
+		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'pk'. "+
+		"An attribute cannot be defined in AttributeDefinitions when used as a VectorAttribute.")
 }
 
 // DynamoDB takes a fractional Dimensions as its integer part (ScyllaDB's

@@ -75,15 +75,10 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 	if len(d.VectorIndexes) >= maxVectorIndexes {
 		return false, ddberr.LimitExceeded(msgVectorCountUpdate)
 	}
-	// An attribute a secondary index keys on is defined in the table, as if
-	// the request defined it: it cannot be a vector attribute either
+	// An attribute the table or a secondary index keys on is defined in the
+	// table, as if the request defined it: it cannot be a vector attribute
 	// (ScyllaDB's Alternator tests, which are run against DynamoDB).
-	defs := slices.Clone(in.AttributeDefinitions)
-	for _, a := range d.AttributeDefinitions {
-		if !t.isKeyAttr(cpDeref(a.AttributeName)) {
-			defs = append(defs, a)
-		}
-	}
+	defs := append(slices.Clone(in.AttributeDefinitions), d.AttributeDefinitions...)
 	if err := validateVectorDef(v, defs, t.keyAttrs()); err != nil {
 		return false, err
 	}
