@@ -116,3 +116,22 @@ func TestVectorFractionalDimensions(t *testing.T) {
 		t.Fatalf("DescribeTable: %v %+v", err, out)
 	}
 }
+
+// A vector index cannot be created or deleted in the UpdateTable that
+// enables or disables the stream, as a GSI cannot (ScyllaDB's Alternator
+// tests, run against DynamoDB, for all four combinations); the refusal
+// comes before the index is looked up.
+func TestUpdateTableVectorWithStream(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil)
+	create := types.VectorIndexUpdate{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vix"),
+		VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
+		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
+	del := types.VectorIndexUpdate{Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("nonexistent")}}
+	for _, u := range []types.VectorIndexUpdate{create, del} {
+		for _, s := range []*types.StreamSpecification{{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}, {StreamEnabled: aws.Bool(false)}} {
+			_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{u}, StreamSpecification: s})
+			wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: You cannot create or delete index while changing stream status")
+		}
+	}
+}

@@ -106,7 +106,10 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 	if f.gsiCreateDelete && f.pt {
 		return f, ddberr.InvalidParam("You cannot create or delete index while updating table IOPS")
 	}
-	if f.gsiCreateDelete && f.stream {
+	if (f.gsiCreateDelete || len(in.VectorIndexUpdates) > 0) && f.stream {
+		// Vector indexes too (ScyllaDB's Alternator tests, run against
+		// DynamoDB: a vector index Create or Delete with a stream enabled or
+		// disabled, the Delete's index missing or not).
 		return f, ddberr.InvalidParam("You cannot create or delete index while changing stream status")
 	}
 	if err := checkOnDemand(in.OnDemandThroughput, "table", true); err != nil {
