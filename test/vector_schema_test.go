@@ -135,3 +135,45 @@ func TestUpdateTableVectorWithStream(t *testing.T) {
 		}
 	}
 }
+
+// A SearchSchema names an attribute once, whatever the element types, and
+// holds at most 18 INLINE_FILTER elements, DynamoDB's documented quota
+// (ScyllaDB's Alternator tests expect both refusals).
+func TestVectorSearchSchemaLimits(t *testing.T) {
+	c := ddb()
+	try := func(schema ...types.SearchSchemaElement) error {
+		t.Helper()
+		in := &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecss")), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			VectorIndexes:        []types.VectorIndex{vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly, schema...)}}
+		seen := map[string]bool{}
+		for _, s := range schema {
+			if n := aws.ToString(s.AttributeName); !seen[n] {
+				seen[n] = true
+				in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS})
+			}
+		}
+		_, err := c.CreateTable(bg, in)
+		if err == nil {
+			t.Cleanup(func() { c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: in.TableName}) })
+		}
+		return err
+	}
+	el := func(name string, typ types.SearchSchemaElementType) types.SearchSchemaElement {
+		return types.SearchSchemaElement{AttributeName: aws.String(name), SearchSchemaElementType: typ}
+	}
+	wantAPIError(t, try(el("x", types.SearchSchemaElementTypeInlineFilter), el("x", types.SearchSchemaElementTypeInlineFilter)),
+		"ValidationException", "One or more parameter values were invalid: Duplicate element in SearchSchema: x")
+	wantAPIError(t, try(el("x", types.SearchSchemaElementTypeHash), el("x", types.SearchSchemaElementTypeInlineFilter)),
+		"ValidationException", "One or more parameter values were invalid: Duplicate element in SearchSchema: x")
+	var filters []types.SearchSchemaElement
+	for _, n := range numberedNames(19) {
+		filters = append(filters, el(n, types.SearchSchemaElementTypeInlineFilter))
+	}
+	wantAPIError(t, try(filters...), "ValidationException",
+		"One or more parameter values were invalid: SearchSchema can contain at most 18 INLINE_FILTER elements for vector index: vix")
+	if err := try(filters[:18]...); err != nil {
+		t.Fatalf("18 INLINE_FILTER elements: %v", err)
+	}
+}

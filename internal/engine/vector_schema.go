@@ -18,6 +18,11 @@ const (
 	// NonKeyAttributes and its vector attribute (which DynamoDB counts as
 	// projected) together; the table's key attributes do not count.
 	maxVectorProjected = 20
+	// maxVectorInlineFilters is the documented quota of INLINE_FILTER
+	// elements in a vector index's SearchSchema (as ScyllaDB's Alternator
+	// tests quote it; the refusal's text is Kura's, after the one-HASH
+	// rule's).
+	maxVectorInlineFilters = 18
 	// DefaultVectorMaxTopK is DynamoDB's TopK cap; Config.VectorMaxTopK may
 	// raise it (a Kura extension, off by default).
 	DefaultVectorMaxTopK = 100
@@ -202,18 +207,31 @@ func validateVectorDef(v vectorDef, defs []wire.AttributeDefinition, keys []KeyA
 			return vectorAttrDefined(v.attr)
 		}
 	}
-	hashes := 0
+	hashes, filters := 0, 0
+	seen := map[string]bool{}
 	for _, s := range v.schema {
 		n := cpDeref(s.AttributeName)
+		if seen[n] {
+			// Refused whatever the two elements' types (ScyllaDB's
+			// Alternator tests, run against DynamoDB, expect a text naming
+			// the duplicate; Kura's follows NonKeyAttributes').
+			return ddberr.InvalidParam("Duplicate element in SearchSchema: %s", n)
+		}
+		seen[n] = true
 		if !slices.ContainsFunc(defs, func(d wire.AttributeDefinition) bool { return cpDeref(d.AttributeName) == n }) {
 			return ddberr.InvalidParam(msgSearchSchemaUndef)
 		}
 		if s.SearchSchemaElementType == searchHash {
 			hashes++
+		} else {
+			filters++
 		}
 	}
 	if hashes > 1 {
 		return ddberr.InvalidParam("SearchSchema can contain at most one HASH element for vector index: %s", v.name)
+	}
+	if filters > maxVectorInlineFilters {
+		return ddberr.InvalidParam("SearchSchema can contain at most %d INLINE_FILTER elements for vector index: %s", maxVectorInlineFilters, v.name)
 	}
 	return nil
 }
