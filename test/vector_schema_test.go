@@ -217,3 +217,37 @@ func TestVectorBackfillSkipsWrongInlineType(t *testing.T) {
 		t.Fatalf("indexed %v, want [good none]", got)
 	}
 }
+
+// A vector index added by UpdateTable cannot define a SearchSchema
+// attribute with another type than the table knows it by, as a GSI cannot
+// (ScyllaDB's Alternator tests, run against DynamoDB); the same type is
+// taken.
+func TestUpdateTableVectorSearchSchemaRedefined(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, []types.AttributeDefinition{{AttributeName: aws.String("x"), AttributeType: types.ScalarAttributeTypeS}},
+		vecIndex("vind1", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly,
+			types.SearchSchemaElement{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}))
+	add := func(typ types.ScalarAttributeType) error {
+		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("x"), AttributeType: typ}},
+			VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vind2"),
+				VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
+				DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				SearchSchema: []types.SearchSchemaElement{{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}}}}}})
+		return err
+	}
+	wantAPIError(t, add(types.ScalarAttributeTypeN), "ValidationException",
+		"One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined.")
+	if err := add(types.ScalarAttributeTypeS); err != nil {
+		t.Fatalf("same type: %v", err)
+	}
+	// Not defined in the request: the table's definition serves.
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vind3"),
+			VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
+			DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+			SearchSchema: []types.SearchSchemaElement{{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}}}}}})
+	if err != nil {
+		t.Fatalf("table's definition: %v", err)
+	}
+}
