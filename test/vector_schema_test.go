@@ -251,3 +251,18 @@ func TestUpdateTableVectorSearchSchemaRedefined(t *testing.T) {
 		t.Fatalf("table's definition: %v", err)
 	}
 }
+
+// A nested path in a SearchConditionExpression is refused as nested, even
+// on an index without a SearchSchema (ScyllaDB's Alternator tests, run
+// against DynamoDB, expect the nesting named; the text is Kura's).
+func TestSearchConditionNestedPath(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
+	for _, path := range []string{"m.a", "l[0]"} {
+		_, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"),
+			SearchVector: searchVec([]float64{0, 0, 1}), TopK: aws.Int32(1), SearchConditionExpression: aws.String(path + " = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("foo")}})
+		wantAPIError(t, err, "ValidationException",
+			"Invalid SearchConditionExpression: Nested attribute paths are not supported in SearchConditionExpression. Invalid attribute: "+path)
+	}
+}

@@ -213,7 +213,10 @@ func searchEqualities(c *expr.Condition, out []searchEq) ([]searchEq, error) {
 			return nil, ddberr.Validation(msgSearchComparator)
 		}
 		if len(a.Path) != 1 || a.Path[0].IsIndex {
-			return nil, notInSchema(a.Path.String())
+			// Refused as nested before the schema is consulted (ScyllaDB's
+			// Alternator tests, run against DynamoDB, expect a text about
+			// the nesting; this one is Kura's).
+			return nil, ddberr.Validation("Invalid SearchConditionExpression: Nested attribute paths are not supported in SearchConditionExpression. Invalid attribute: " + a.Path.String())
 		}
 		return append(out, searchEq{name: a.Path[0].Name, value: b.Value}), nil
 	}
