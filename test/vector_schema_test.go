@@ -266,3 +266,22 @@ func TestSearchConditionNestedPath(t *testing.T) {
 			"Invalid SearchConditionExpression: Nested attribute paths are not supported in SearchConditionExpression. Invalid attribute: "+path)
 	}
 }
+
+// A SearchVector element whose number does not read is an invalid search
+// vector, as one of another type is (ScyllaDB's Alternator tests, run
+// against DynamoDB, expect a text about the number); a bad number in
+// ExpressionAttributeValues keeps the number's own text.
+func TestSearchVectorUnreadableNumber(t *testing.T) {
+	const invalid = "Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point number attribute"
+	for _, n := range []string{"dog", "Inf", "NaN", "Infinity", "-Infinity", "1e1000"} {
+		typ, msg := rawCall(t, shared, "SearchVectors", `{"TableName":"vec_absent","IndexName":"vix","SearchVector":[{"N":"1"},{"N":"`+n+`"},{"N":"0"}],"TopK":1}`)
+		if typ != "ValidationException" || msg != invalid {
+			t.Errorf("%s: %s %q", n, typ, msg)
+		}
+	}
+	typ, msg := rawCall(t, shared, "SearchVectors", `{"TableName":"vec_absent","IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":1,`+
+		`"SearchConditionExpression":"a = :v","ExpressionAttributeValues":{":v":{"N":"dog"}}}`)
+	if typ != "ValidationException" || msg != "The parameter cannot be converted to a numeric value: dog" {
+		t.Errorf("ExpressionAttributeValues: %s %q", typ, msg)
+	}
+}

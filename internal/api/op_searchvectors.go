@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -22,7 +23,35 @@ var (
 // deserialiser's words and a missing one a ValidationException naming the
 // field, ahead of every member constraint (us-east-1 and eu-west-2,
 // 2026-10-09, in a public conformance suite).
-var searchVectors = strictRequired(searchVectorsMembers, op(Backend.SearchVectors, validateSearchVectors))
+var searchVectors = strictRequired(searchVectorsMembers, searchVectorNumbers(op(Backend.SearchVectors, validateSearchVectors)))
+
+// searchVectorNumbers answers a SearchVector element whose number does not
+// read ("dog", "Inf", "NaN", or one out of any range) as an invalid search
+// vector rather than as an unreadable DynamoDB number: SearchVectors reads
+// the elements as 32-bit floats (ScyllaDB's Alternator tests, run against
+// DynamoDB, expect a text about the number; the invalid-vector text is
+// DynamoDB's own). The body is read again only when next refused it.
+func searchVectorNumbers(next handler) handler {
+	return func(ctx context.Context, b Backend, body []byte) (any, error) {
+		out, err := next(ctx, b, body)
+		if err == nil || ddberr.As(err) == nil || ddberr.As(err).Type != "ValidationException" {
+			return out, err
+		}
+		var probe struct{ SearchVector []struct{ N *string } }
+		if json.Unmarshal(body, &probe) != nil {
+			return nil, err
+		}
+		for _, v := range probe.SearchVector {
+			if v.N == nil {
+				continue
+			}
+			if _, perr := attr.ParseNumber(*v.N); perr != nil {
+				return nil, ddberr.InvalidSearchVector()
+			}
+		}
+		return nil, err
+	}
+}
 
 // searchVectorsMembers are SearchVectors' required members, in the order a
 // missing one is reported, with the type the deserialiser expects.

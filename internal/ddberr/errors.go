@@ -205,6 +205,14 @@ func ConditionalCheckFailed() *Error {
 	return newErr(nsDynamo, "ConditionalCheckFailedException", 400, "The conditional request failed")
 }
 
+// InvalidSearchVector refuses a SearchVector element that is not a
+// 32-bit float: another type, a number out of float32's range, or one
+// that does not read as a number at all (measured against DynamoDB; the
+// last per ScyllaDB's Alternator tests, which are run against it).
+func InvalidSearchVector() *Error {
+	return Validation("Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point number attribute")
+}
+
 // LimitExceeded is DynamoDB's LimitExceededException.
 func LimitExceeded(msg string) *Error {
 	return newErr(nsDynamo, "LimitExceededException", 400, msg)

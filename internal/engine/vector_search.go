@@ -20,7 +20,6 @@ const maxSearchResponse = 16 << 20
 
 // SearchVectors texts (measured against DynamoDB).
 const (
-	msgSearchInvalidVector = "Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point number attribute"
 	msgSearchComparator    = "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression"
 	msgSearchHashRequired  = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
 )
@@ -82,7 +81,7 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 	for i, v := range in.SearchVector {
 		f, ok := float32Of(v.Str)
 		if v.T != attr.N || !ok {
-			return nil, ddberr.Validation(msgSearchInvalidVector)
+			return nil, ddberr.InvalidSearchVector()
 		}
 		q[i] = f
 	}
