@@ -20,8 +20,8 @@ const maxSearchResponse = 16 << 20
 
 // SearchVectors texts (measured against DynamoDB).
 const (
-	msgSearchComparator    = "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression"
-	msgSearchHashRequired  = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
+	msgSearchComparator   = "Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression"
+	msgSearchHashRequired = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
 )
 
 // SearchVectors is a k-nearest-neighbour search of a vector index.
