@@ -35,6 +35,13 @@ var routes = map[string]handler{
 	"ExecuteStatement":          executeStatement,
 	"BatchExecuteStatement":     batchExecuteStatement,
 	"ExecuteTransaction":        executeTransaction,
+	// Global tables version 2017.11.29 (Legacy): DynamoDB's fixed answers.
+	"CreateGlobalTable":           createGlobalTable,
+	"UpdateGlobalTable":           updateGlobalTable,
+	"DescribeGlobalTable":         describeGlobalTable,
+	"DescribeGlobalTableSettings": describeGlobalTableSettings,
+	"UpdateGlobalTableSettings":   updateGlobalTableSettings,
+	"ListGlobalTables":            listGlobalTables,
 }
 
 // Operations lists the operations this server routes.

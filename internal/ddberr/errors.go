@@ -213,6 +213,11 @@ func InvalidSearchVector() *Error {
 	return Validation("Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point number attribute")
 }
 
+// GlobalTableNotFound is DynamoDB's GlobalTableNotFoundException.
+func GlobalTableNotFound(msg string) *Error {
+	return newErr(nsDynamo, "GlobalTableNotFoundException", 400, msg)
+}
+
 // LimitExceeded is DynamoDB's LimitExceededException.
 func LimitExceeded(msg string) *Error {
 	return newErr(nsDynamo, "LimitExceededException", 400, msg)
