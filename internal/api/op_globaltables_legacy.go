@@ -25,17 +25,25 @@ var (
 	updateGlobalTable = legacyGlobalTable(func(in *wire.UpdateGlobalTableInput, v *validator) {
 		v.globalTableName(in.GlobalTableName)
 		v.notNull("replicaUpdates", in.ReplicaUpdates == nil)
-	}, func(in *wire.UpdateGlobalTableInput) (any, error) { return nil, globalTableNotFound(in.GlobalTableName) })
+	}, func(in *wire.UpdateGlobalTableInput) (any, error) {
+		return nil, globalTableNotFound(in.GlobalTableName)
+	})
 	describeGlobalTable = legacyGlobalTable(func(in *wire.DescribeGlobalTableInput, v *validator) {
 		v.globalTableName(in.GlobalTableName)
-	}, func(in *wire.DescribeGlobalTableInput) (any, error) { return nil, globalTableNotFound(in.GlobalTableName) })
+	}, func(in *wire.DescribeGlobalTableInput) (any, error) {
+		return nil, globalTableNotFound(in.GlobalTableName)
+	})
 	describeGlobalTableSettings = legacyGlobalTable(func(in *wire.DescribeGlobalTableSettingsInput, v *validator) {
 		v.globalTableName(in.GlobalTableName)
-	}, func(in *wire.DescribeGlobalTableSettingsInput) (any, error) { return nil, globalTableNotFound(in.GlobalTableName) })
+	}, func(in *wire.DescribeGlobalTableSettingsInput) (any, error) {
+		return nil, globalTableNotFound(in.GlobalTableName)
+	})
 	updateGlobalTableSettings = legacyGlobalTable(func(in *wire.UpdateGlobalTableSettingsInput, v *validator) {
 		v.globalTableName(in.GlobalTableName)
 		v.enum("globalTableBillingMode", in.GlobalTableBillingMode, enumBillingMode)
-	}, func(in *wire.UpdateGlobalTableSettingsInput) (any, error) { return nil, globalTableNotFound(in.GlobalTableName) })
+	}, func(in *wire.UpdateGlobalTableSettingsInput) (any, error) {
+		return nil, globalTableNotFound(in.GlobalTableName)
+	})
 	listGlobalTables = legacyGlobalTable(func(in *wire.ListGlobalTablesInput, v *validator) {
 		if s := in.ExclusiveStartGlobalTableName; s != nil {
 			v.plainName("exclusiveStartGlobalTableName", *s)
