@@ -42,3 +42,22 @@ func TestLegacyGlobalTables(t *testing.T) {
 		t.Fatalf("Limit 0: %s %q", typ, msg)
 	}
 }
+
+// UpdateTable's ReplicaUpdates (global tables version 2019.11.21) are
+// refused, not ignored: the table's own region in DynamoDB's words
+// (ScyllaDB's Alternator tests, run against DynamoDB, quote them), any
+// other region in Kura's, alone or with another change.
+func TestReplicaUpdatesRefused(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-east-1")}}}})
+	wantAPIError(t, err, "ValidationException", "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required.")
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(true),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-west-2")}}}})
+	wantAPIError(t, err, "ValidationException", "ReplicaUpdates are not supported: Kura serves a single region (us-east-1) and has no global tables")
+	d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil || aws.ToBool(d.Table.DeletionProtectionEnabled) {
+		t.Fatalf("the refused update changed the table: %v %+v", err, d)
+	}
+}
