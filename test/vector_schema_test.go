@@ -75,7 +75,8 @@ func TestVectorProjectionLimits(t *testing.T) {
 // (ScyllaDB's Alternator tests, run against DynamoDB); its definition
 // conflicts as a vector attribute's definition does in CreateTable. An
 // index added on a vector attribute with other Dimensions is refused with
-// CreateTable's text, which names the dimensions as the tests expect.
+// a text naming the dimensions and the VectorAttribute, as the tests
+// expect (checkVectorDims).
 func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
@@ -90,7 +91,7 @@ func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
 		IndexName: aws.String("vix2"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(4),
 		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
 	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'v'. "+
-		"All VectorIndexes on the same vector attribute must use the same dimensions.")
+		"All VectorIndexes on the same VectorAttribute must use the same dimensions.")
 	// A vector index on the table's key attribute.
 	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
 		IndexName: aws.String("vix3"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("pk")}, Dimensions: aws.Int64(3),

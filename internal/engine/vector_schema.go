@@ -267,19 +267,24 @@ func vectorAttrDefined(name string) *ddberr.Error {
 }
 
 // checkVectorDims rejects two indexes over one attribute with different
-// Dimensions (existing lists indexes already on the table). The text is
-// DynamoDB's for two indexes of one CreateTable (eu-west-2, 2026-08-11, in
-// a public conformance suite); UpdateTable adding one answers with a text
-// about the dimensions too (ScyllaDB's Alternator tests, run against
-// DynamoDB), taken to be the same.
+// Dimensions (existing lists indexes already on the table). For two
+// indexes of one CreateTable the text is DynamoDB's (eu-west-2, 2026-08-11,
+// in a public conformance suite). For an index UpdateTable adds, ScyllaDB's
+// Alternator tests (run against DynamoDB) expect a text naming the
+// dimensions and, case and all, the VectorAttribute; the recorded text
+// does not, so Kura's differs from it in that one word.
 func checkVectorDims(defs []vectorDef, existing []*VectorIndex) *ddberr.Error {
 	dims := map[string]int64{}
 	for _, vx := range existing {
 		dims[vx.Attr] = int64(vx.Dims)
 	}
+	what := "vector attribute"
+	if existing != nil {
+		what = "VectorAttribute"
+	}
 	for _, v := range defs {
 		if d, ok := dims[v.attr]; ok && d != v.dims {
-			return ddberr.InvalidParam("Conflicting attribute definition for '%s'. All VectorIndexes on the same vector attribute must use the same dimensions.", v.attr)
+			return ddberr.InvalidParam("Conflicting attribute definition for '%s'. All VectorIndexes on the same %s must use the same dimensions.", v.attr, what)
 		}
 		dims[v.attr] = v.dims
 	}
