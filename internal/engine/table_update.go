@@ -533,11 +533,13 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 					return false, ddberr.InvalidParam("AttributeDefinitions is not specified for index: %s", n)
 				}
 				typ := in.AttributeDefinitions[j].AttributeType
-				if vectorOfAttr(d, kn) != nil {
-					// A GSI cannot key on a vector attribute (ScyllaDB's
-					// Alternator tests, run against DynamoDB): its definition
-					// conflicts as a vector index's on a key attribute does.
-					return false, vectorAttrDefined(kn)
+				if vx := vectorOfAttr(d, kn); vx != nil {
+					// A GSI cannot key on a vector attribute (eu-west-2 and
+					// us-east-1, 2026-08-12, captured by another emulator's
+					// authors; ScyllaDB's Alternator tests agree).
+					return false, ddberr.InvalidParam("Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. "+
+						"Existing schema: VectorIndexSchema:[VectorAttribute: key{%s:L:%d}] New schema: Schema:[SchemaElement: key{%s:%s:%s}]",
+						kn, cpDeref(vx.Dimensions), kn, typ, k.KeyType)
 				}
 				if i := slices.IndexFunc(d.AttributeDefinitions, func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == kn }); i >= 0 {
 					if old := d.AttributeDefinitions[i].AttributeType; old != typ {

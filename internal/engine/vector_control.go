@@ -75,11 +75,17 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 	if len(d.VectorIndexes) >= maxVectorIndexes {
 		return false, ddberr.LimitExceeded(msgVectorCountUpdate)
 	}
-	// An attribute the table or a secondary index keys on is defined in the
-	// table, as if the request defined it: it cannot be a vector attribute
-	// (ScyllaDB's Alternator tests, which are run against DynamoDB).
-	defs := append(slices.Clone(in.AttributeDefinitions), d.AttributeDefinitions...)
-	if err := validateVectorDef(v, defs, t.keyAttrs()); err != nil {
+	// An attribute a secondary index keys on is defined in the table, as if
+	// the request defined it: it cannot be a vector attribute either
+	// (ScyllaDB's Alternator tests, which are run against DynamoDB); the
+	// table's own key is answered apart (validateVectorDef).
+	defs := slices.Clone(in.AttributeDefinitions)
+	for _, a := range d.AttributeDefinitions {
+		if !t.isKeyAttr(cpDeref(a.AttributeName)) {
+			defs = append(defs, a)
+		}
+	}
+	if err := validateVectorDef(v, defs, in.AttributeDefinitions, t.keyAttrs()); err != nil {
 		return false, err
 	}
 	if err := checkVectorDims([]vectorDef{v}, t.Vectors); err != nil {
@@ -88,9 +94,9 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 	for _, s := range v.schema {
 		n := cpDeref(s.AttributeName)
 		byName := func(a wire.AttributeDefinition) bool { return cpDeref(a.AttributeName) == n }
-		j := slices.IndexFunc(in.AttributeDefinitions, byName) // < 0: the table's definition serves
+		j := slices.IndexFunc(in.AttributeDefinitions, byName) // defined in the request: validateVectorDef
 		if i := slices.IndexFunc(d.AttributeDefinitions, byName); i >= 0 {
-			if j >= 0 && d.AttributeDefinitions[i].AttributeType != in.AttributeDefinitions[j].AttributeType {
+			if d.AttributeDefinitions[i].AttributeType != in.AttributeDefinitions[j].AttributeType {
 				// As a GSI's key cannot (ScyllaDB's Alternator tests, run
 				// against DynamoDB, for both); the text is the recorded GSI
 				// refusal's opening, without its schema listing.
