@@ -140,9 +140,11 @@ func TestUpdateTableVectorWithStream(t *testing.T) {
 	}
 }
 
-// A SearchSchema names an attribute once, whatever the element types, and
-// holds at most 18 INLINE_FILTER elements, DynamoDB's documented quota
-// (ScyllaDB's Alternator tests expect both refusals).
+// A SearchSchema names an attribute once, whatever the element types (text
+// captured from DynamoDB by another emulator's authors), holds one HASH
+// element (the same) and at most 18 INLINE_FILTER elements, DynamoDB's
+// documented quota (ScyllaDB's Alternator tests expect the refusal; its
+// text is Kura's, worded as the HASH one).
 func TestVectorSearchSchemaLimits(t *testing.T) {
 	c := ddb()
 	try := func(schema ...types.SearchSchemaElement) error {
@@ -168,15 +170,17 @@ func TestVectorSearchSchemaLimits(t *testing.T) {
 		return types.SearchSchemaElement{AttributeName: aws.String(name), SearchSchemaElementType: typ}
 	}
 	wantAPIError(t, try(el("x", types.SearchSchemaElementTypeInlineFilter), el("x", types.SearchSchemaElementTypeInlineFilter)),
-		"ValidationException", "One or more parameter values were invalid: Duplicate element in SearchSchema: x")
+		"ValidationException", "One or more parameter values were invalid: SearchSchema contains a duplicate AttributeName")
 	wantAPIError(t, try(el("x", types.SearchSchemaElementTypeHash), el("x", types.SearchSchemaElementTypeInlineFilter)),
-		"ValidationException", "One or more parameter values were invalid: Duplicate element in SearchSchema: x")
+		"ValidationException", "One or more parameter values were invalid: SearchSchema contains a duplicate AttributeName")
 	var filters []types.SearchSchemaElement
 	for _, n := range numberedNames(19) {
 		filters = append(filters, el(n, types.SearchSchemaElementTypeInlineFilter))
 	}
 	wantAPIError(t, try(filters...), "ValidationException",
-		"One or more parameter values were invalid: SearchSchema can contain at most 18 INLINE_FILTER elements for vector index: vix")
+		"One or more parameter values were invalid: Value '19' at 'SearchSchema' failed to satisfy constraint: Member must have INLINE_FILTER count less than or equal to 18")
+	wantAPIError(t, try(el("x", types.SearchSchemaElementTypeHash), el("y", types.SearchSchemaElementTypeHash)), "ValidationException",
+		"One or more parameter values were invalid: Value '2' at 'SearchSchema' failed to satisfy constraint: Member must have HASH count less than or equal to 1")
 	if err := try(filters[:18]...); err != nil {
 		t.Fatalf("18 INLINE_FILTER elements: %v", err)
 	}
@@ -255,8 +259,9 @@ func TestUpdateTableVectorSearchSchemaRedefined(t *testing.T) {
 }
 
 // A nested path in a SearchConditionExpression is refused as nested, even
-// on an index without a SearchSchema (ScyllaDB's Alternator tests, run
-// against DynamoDB, expect the nesting named; the text is Kura's).
+// on an index without a SearchSchema, and an attribute may have one
+// condition (texts captured from DynamoDB by another emulator's authors;
+// ScyllaDB's Alternator tests agree on the first).
 func TestSearchConditionNestedPath(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
@@ -264,9 +269,15 @@ func TestSearchConditionNestedPath(t *testing.T) {
 		_, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"),
 			SearchVector: searchVec([]float64{0, 0, 1}), TopK: aws.Int32(1), SearchConditionExpression: aws.String(path + " = :v"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("foo")}})
-		wantAPIError(t, err, "ValidationException",
-			"Invalid SearchConditionExpression: Nested attribute paths are not supported in SearchConditionExpression. Invalid attribute: "+path)
+		wantAPIError(t, err, "ValidationException", "Invalid SearchConditionExpression: SearchConditionExpression cannot have conditions on nested attributes")
 	}
+	schema := createVectorTable(t, c, false, []types.AttributeDefinition{{AttributeName: aws.String("cat"), AttributeType: types.ScalarAttributeTypeS}},
+		vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly,
+			types.SearchSchemaElement{AttributeName: aws.String("cat"), SearchSchemaElementType: types.SearchSchemaElementTypeHash}))
+	_, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(schema), IndexName: aws.String("vix"),
+		SearchVector: searchVec([]float64{0, 0, 1}), TopK: aws.Int32(1), SearchConditionExpression: aws.String("cat = :v AND cat = :v"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("foo")}})
+	wantAPIError(t, err, "ValidationException", "Invalid SearchConditionExpression: SearchConditionExpression must only contain one condition per attribute")
 }
 
 // A SearchVector element whose number does not read is an invalid search
@@ -285,5 +296,27 @@ func TestSearchVectorUnreadableNumber(t *testing.T) {
 		`"SearchConditionExpression":"a = :v","ExpressionAttributeValues":{":v":{"N":"dog"}}}`)
 	if typ != "ValidationException" || msg != "The parameter cannot be converted to a numeric value: dog" {
 		t.Errorf("ExpressionAttributeValues: %s %q", typ, msg)
+	}
+}
+
+// VectorIndexUpdates and VectorIndexes answers captured from DynamoDB by
+// another emulator's authors (eu-west-2 and us-east-1, 2026-08-12): an
+// update naming both a Create and a Delete, a Delete of a missing index,
+// an empty VectorIndexes list.
+func TestVectorIndexUpdateShapes(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
+	create := &types.CreateVectorIndexAction{IndexName: aws.String("vix2"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("w")},
+		Dimensions: aws.Int64(3), DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{
+		Create: create, Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("vix")}}}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Only one vector index action is allowed per VectorIndexUpdate object")
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{
+		Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("nope")}}}})
+	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Index nope for table "+table)
+	typ, msg := rawCall(t, shared, "CreateTable", `{"TableName":"vec_empty_list","BillingMode":"PAY_PER_REQUEST",`+
+		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"VectorIndexes":[]}`)
+	if typ != "ValidationException" || msg != "One or more parameter values were invalid: List of VectorIndexes is empty" {
+		t.Fatalf("empty VectorIndexes: %s %q", typ, msg)
 	}
 }

@@ -327,6 +327,11 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 	if gsis != nil && len(gsis) == 0 {
 		return "", ddberr.InvalidParam("List of GlobalSecondaryIndexes is empty")
 	}
+	if in.VectorIndexes != nil && len(in.VectorIndexes) == 0 {
+		// eu-west-2 and us-east-1, 2026-08-12, captured by another
+		// emulator's authors.
+		return "", ddberr.InvalidParam("List of VectorIndexes is empty")
+	}
 
 	// Every attribute definition must be used by some key.
 	used := map[string]bool{}

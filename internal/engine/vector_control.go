@@ -20,8 +20,13 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 		return false, nil
 	}
 	for _, u := range ups {
-		if (u.Create == nil) == (u.Delete == nil) {
+		switch {
+		case u.Create == nil && u.Delete == nil:
 			return false, ddberr.InvalidParam("One of VectorIndexUpdate.Create, VectorIndexUpdate.Delete must not be null")
+		case u.Create != nil && u.Delete != nil:
+			// eu-west-2 and us-east-1, 2026-08-12, captured by another
+			// emulator's authors (as the GSI rule words it).
+			return false, ddberr.InvalidParam("Only one vector index action is allowed per VectorIndexUpdate object")
 		}
 	}
 	d := &rec.Desc
@@ -37,7 +42,9 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 		n := cpDeref(u.Delete.IndexName)
 		i := slices.IndexFunc(d.VectorIndexes, func(v wire.VectorIndexDescription) bool { return cpDeref(v.IndexName) == n })
 		if i < 0 {
-			return false, ddberr.ResourceNotFound("Requested resource not found: Index: " + n + " for table: " + rec.Name + " not found")
+			// The bare names (eu-west-2 and us-east-1, 2026-08-12, captured
+			// by another emulator's authors).
+			return false, ddberr.ResourceNotFound("Requested resource not found: Index " + n + " for table " + rec.Name)
 		}
 		d.VectorIndexes = slices.Delete(d.VectorIndexes, i, i+1)
 		if len(d.VectorIndexes) == 0 {

@@ -20,8 +20,8 @@ const (
 	maxVectorProjected = 20
 	// maxVectorInlineFilters is the documented quota of INLINE_FILTER
 	// elements in a vector index's SearchSchema (as ScyllaDB's Alternator
-	// tests quote it; the refusal's text is Kura's, after the one-HASH
-	// rule's).
+	// tests quote it; the refusal's text is Kura's, worded as DynamoDB's
+	// HASH count refusal).
 	maxVectorInlineFilters = 18
 	// DefaultVectorMaxTopK is DynamoDB's TopK cap; Config.VectorMaxTopK may
 	// raise it (a Kura extension, off by default).
@@ -226,10 +226,10 @@ func validateVectorDef(v vectorDef, defs, reqDefs []wire.AttributeDefinition, ke
 	for _, s := range v.schema {
 		n := cpDeref(s.AttributeName)
 		if seen[n] {
-			// Refused whatever the two elements' types (ScyllaDB's
-			// Alternator tests, run against DynamoDB, expect a text naming
-			// the duplicate; Kura's follows NonKeyAttributes').
-			return ddberr.InvalidParam("Duplicate element in SearchSchema: %s", n)
+			// Whatever the two elements' types (eu-west-2 and us-east-1,
+			// 2026-08-12, captured by another emulator's authors;
+			// ScyllaDB's Alternator tests agree).
+			return ddberr.InvalidParam("SearchSchema contains a duplicate AttributeName")
 		}
 		seen[n] = true
 		if !slices.ContainsFunc(reqDefs, func(d wire.AttributeDefinition) bool { return cpDeref(d.AttributeName) == n }) {
@@ -242,10 +242,12 @@ func validateVectorDef(v vectorDef, defs, reqDefs []wire.AttributeDefinition, ke
 		}
 	}
 	if hashes > 1 {
-		return ddberr.InvalidParam("SearchSchema can contain at most one HASH element for vector index: %s", v.name)
+		// eu-west-2 and us-east-1, 2026-08-12, captured by another
+		// emulator's authors.
+		return ddberr.InvalidParam("Value '%d' at 'SearchSchema' failed to satisfy constraint: Member must have HASH count less than or equal to 1", hashes)
 	}
 	if filters > maxVectorInlineFilters {
-		return ddberr.InvalidParam("SearchSchema can contain at most %d INLINE_FILTER elements for vector index: %s", maxVectorInlineFilters, v.name)
+		return ddberr.InvalidParam("Value '%d' at 'SearchSchema' failed to satisfy constraint: Member must have INLINE_FILTER count less than or equal to %d", filters, maxVectorInlineFilters)
 	}
 	return nil
 }

@@ -212,10 +212,17 @@ func searchEqualities(c *expr.Condition, out []searchEq) ([]searchEq, error) {
 			return nil, ddberr.Validation(msgSearchComparator)
 		}
 		if len(a.Path) != 1 || a.Path[0].IsIndex {
-			// Refused as nested before the schema is consulted (ScyllaDB's
-			// Alternator tests, run against DynamoDB, expect a text about
-			// the nesting; this one is Kura's).
-			return nil, ddberr.Validation("Invalid SearchConditionExpression: Nested attribute paths are not supported in SearchConditionExpression. Invalid attribute: " + a.Path.String())
+			// Refused as nested before the schema is consulted (eu-west-2,
+			// 2026-08-19, captured by another emulator's authors;
+			// ScyllaDB's Alternator tests agree).
+			return nil, ddberr.Validation("Invalid SearchConditionExpression: SearchConditionExpression cannot have conditions on nested attributes")
+		}
+		for _, q := range out {
+			if q.name == a.Path[0].Name {
+				// eu-west-2, 2026-08-19, captured by another emulator's
+				// authors.
+				return nil, ddberr.Validation("Invalid SearchConditionExpression: SearchConditionExpression must only contain one condition per attribute")
+			}
 		}
 		return append(out, searchEq{name: a.Path[0].Name, value: b.Value}), nil
 	}
@@ -299,16 +306,18 @@ func float32Vector(v attr.Value) attr.Value {
 	return out
 }
 
-// finiteScore is a hit's score as JSON can carry it: a dot product of
-// 32-bit vectors can overflow to an infinity, which DynamoDB still answers
-// with the item and a very large score (ScyllaDB's Alternator tests, which
-// are run against DynamoDB); Kura answered HTTP 500.
+// finiteScore is a hit's score as JSON can carry it: a distance or dot
+// product of 32-bit vectors can overflow to an infinity, which DynamoDB
+// answers with the item and the largest 32-bit float, signed
+// (3.4028234663852886e38; eu-west-2 and us-east-1, 2026-08-13, captured by
+// another emulator's authors; ScyllaDB's Alternator tests see a very large
+// score).
 func finiteScore(s float32) float64 {
 	switch f := float64(s); {
 	case math.IsInf(f, 1):
-		return math.MaxFloat64
+		return math.MaxFloat32
 	case math.IsInf(f, -1):
-		return -math.MaxFloat64
+		return -math.MaxFloat32
 	case math.IsNaN(f):
 		return 0
 	default:
