@@ -320,3 +320,34 @@ func TestVectorIndexUpdateShapes(t *testing.T) {
 		t.Fatalf("empty VectorIndexes: %s %q", typ, msg)
 	}
 }
+
+// A Put writes the whole item, so a vector stored before the index that
+// does not fit it is refused when the item is put again unchanged; an
+// update that leaves it alone is not (captured from DynamoDB, 2026-08-12,
+// by another emulator's authors).
+func TestVectorRePutChecksStoredVector(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	bad := map[string]types.AttributeValue{"pk": S("bad"), "emb": vecAV([]float64{1, 2})}
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bad}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
+		IndexName: aws.String("vix"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("emb")}, Dimensions: aws.Int64(3),
+		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitVectorActive(t, c, table, "vix")
+	const size = "One or more parameter values were invalid. Invalid size for parameter emb, Expected: 3, Actual: 2 IndexName: vix"
+	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bad})
+	wantAPIError(t, err, "ValidationException", size)
+	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: bad}}}})
+	if err == nil {
+		t.Fatal("TransactWriteItems Put of the stored invalid vector taken")
+	}
+	if _, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("bad")},
+		UpdateExpression: aws.String("SET note = :o"), ExpressionAttributeValues: map[string]types.AttributeValue{":o": S("x")}}); err != nil {
+		t.Fatalf("update leaving the vector alone: %v", err)
+	}
+}

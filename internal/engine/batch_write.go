@@ -65,6 +65,7 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 			table:  w.t,
 			key:    w.key,
 			tooBig: msgItemSize,
+			whole:  item != nil,
 			apply:  func(attr.Item) (attr.Item, error) { return item, nil },
 		}
 		keys[i] = w.t.storageKey(w.key)

@@ -215,6 +215,10 @@ type itemWrite struct {
 	// ttl marks the TTL expirer's own delete: its stream record is
 	// labelled as the service's (ttl_expire.go). No other write sets it.
 	ttl bool
+	// whole marks a write of a whole item (a Put): every vector attribute
+	// in it is written, so checked, even one equal to the stored value
+	// (vector_write.go).
+	whole bool
 }
 
 // writeResult is the outcome of writeItem.
@@ -330,7 +334,7 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	if err != nil {
 		return res, false, err
 	}
-	if err := e.derivedWrites(txn, w.table, res.Old, res.New, w.ttl); err != nil {
+	if err := e.derivedWrites(txn, w, res.Old, res.New); err != nil {
 		return res, false, err
 	}
 	return res, true, nil
@@ -348,17 +352,19 @@ func (e *Engine) writeStats(t *Table, res writeResult) {
 }
 
 // derivedWrites is the hook where writes derived from an item change join
-// the item's own transaction: secondary-index entries (index_write.go) and
-// stream records (stream_write.go). old and new are the item before and
-// after (nil when absent); ttl is itemWrite.ttl.
-func (e *Engine) derivedWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl bool) error {
+// the item's own transaction: secondary-index entries (index_write.go),
+// vector index marks (vector_write.go) and stream records
+// (stream_write.go). old and new are the item before and after w (nil when
+// absent).
+func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, old, new attr.Item) error {
+	t := w.table
 	if err := e.indexWrites(txn, t, old, new); err != nil {
 		return err
 	}
-	if err := e.vectorWrites(txn, t, old, new); err != nil {
+	if err := e.vectorWrites(txn, t, old, new, w.whole); err != nil {
 		return err
 	}
-	return e.streamWrites(txn, t, old, new, ttl)
+	return e.streamWrites(txn, t, old, new, w.ttl)
 }
 
 // itemCountDelta is the change in a table's item count from old to new.

@@ -33,6 +33,7 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 		table:  t,
 		key:    k,
 		tooBig: msgItemSize,
+		whole:  true,
 		apply: func(old attr.Item) (attr.Item, error) {
 			if err := checkCondition(x.cond, old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 				return nil, err

@@ -54,6 +54,7 @@ func (a *txAction) write() itemWrite {
 	w := itemWrite{table: a.table, key: a.key, tooBig: msgItemSize}
 	switch a.kind {
 	case "Put":
+		w.whole = true
 		w.apply = func(old attr.Item) (attr.Item, error) {
 			if err := checkCondition(a.x.cond, old, a.onFailure); err != nil {
 				return nil, err

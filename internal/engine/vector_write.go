@@ -112,7 +112,11 @@ func checkSchemaValue(vx *VectorIndex, k KeyAttr, hash bool, v attr.Value) error
 }
 
 // checkVectorWrite validates the vector-index attributes a write changes
-// (DynamoDB validates what a write changes, not values already stored).
+// (DynamoDB validates what a write changes, not values already stored; a
+// Put changes every attribute it holds: re-putting an item stored before
+// the index with an invalid vector is refused, eu-west-2 and us-east-1,
+// 2026-08-12, captured by another emulator's authors). old is nil for a
+// Put.
 func (t *Table) checkVectorWrite(old, new attr.Item) error {
 	for _, vx := range t.Vectors {
 		changed := func(n string) (attr.Value, bool) {
@@ -224,11 +228,14 @@ func (t *Table) vectorViewChanged(vx *VectorIndex, old, new attr.Item) bool {
 // item's transaction it validates the vector attributes, maintains the
 // item ↔ ID mapping and marks the ID dirty; the in-memory index is updated
 // by vectorApply once the transaction has committed.
-func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item, whole bool) error {
 	if len(t.Vectors) == 0 {
 		return nil
 	}
 	if new != nil {
+		if whole {
+			old = nil // a Put writes every attribute it holds
+		}
 		if err := t.checkVectorWrite(old, new); err != nil {
 			return err
 		}
