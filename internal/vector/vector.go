@@ -143,15 +143,22 @@ func dot(a, b []float32) float32 {
 	return blas32.Dot(blas32.Vector{N: len(a), Inc: 1, Data: a}, blas32.Vector{N: len(b), Inc: 1, Data: b})
 }
 
-// normalize scales v in place to unit length; zero vectors stay zero.
+// normalize scales v in place to unit length; zero vectors stay zero. The
+// length is taken in float64: a float32 sum of squares underflows for a
+// tiny vector ([1e-23, 0], which DynamoDB scores as a direction, not as a
+// zero vector: eu-west-2 and us-east-1, 2026-08-13, captured by another
+// emulator's authors) and overflows for a huge one.
 func normalize(v []float32) {
-	n := math.Sqrt(float64(dot(v, v)))
+	var sq float64
+	for _, x := range v {
+		sq += float64(x) * float64(x)
+	}
+	n := math.Sqrt(sq)
 	if n == 0 {
 		return
 	}
-	inv := float32(1 / n)
 	for i := range v {
-		v[i] *= inv
+		v[i] = float32(float64(v[i]) / n)
 	}
 }
 

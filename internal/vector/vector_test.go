@@ -3,6 +3,7 @@ package vector
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -246,5 +247,27 @@ func TestDeleteUpdate(t *testing.T) {
 	x.Add(7, q, nil)
 	if res, _ := x.Search(q, 3, nil); len(res) != 1 || res[0].ID != 7 {
 		t.Fatalf("after re-add %v", res)
+	}
+}
+
+// TestNormalizeExtremes: a tiny vector keeps its direction (its float32
+// sum of squares would underflow, and DynamoDB scores it as a direction,
+// not as a zero vector), a huge one too (the sum would overflow), and a
+// zero vector stays zero.
+func TestNormalizeExtremes(t *testing.T) {
+	for _, c := range []struct{ in, want []float32 }{
+		{[]float32{1e-23, 0}, []float32{1, 0}},
+		{[]float32{3e38, 3e38}, []float32{float32(math.Sqrt2 / 2), float32(math.Sqrt2 / 2)}},
+		{[]float32{0, 0}, []float32{0, 0}},
+		{[]float32{3, 4}, []float32{0.6, 0.8}},
+	} {
+		v := slices.Clone(c.in)
+		normalize(v)
+		for i := range v {
+			if math.Abs(float64(v[i]-c.want[i])) > 1e-6 {
+				t.Errorf("normalize(%v) = %v, want %v", c.in, v, c.want)
+				break
+			}
+		}
 	}
 }
