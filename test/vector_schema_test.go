@@ -351,3 +351,17 @@ func TestVectorRePutChecksStoredVector(t *testing.T) {
 		t.Fatalf("update leaving the vector alone: %v", err)
 	}
 }
+
+// CreateTable refuses a defined vector attribute before it counts the
+// definitions against the keys (captured from DynamoDB, 2026-08-12, by
+// another emulator's authors).
+func TestCreateTableVectorAttributeDefinedFirst(t *testing.T) {
+	c := ddb()
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecdef")), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("emb"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:     []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes: []types.VectorIndex{vecIndex("vix", "emb", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly)}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'emb'. "+
+		"An attribute cannot be defined in AttributeDefinitions when used as a VectorAttribute.")
+}

@@ -352,6 +352,14 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 		use(g.KeySchema)
 	}
 	use(searchSchemaKeys(in.VectorIndexes, defined))
+	// A defined vector attribute is refused as such before the definitions
+	// are counted (eu-west-2 and us-east-1, 2026-08-12, captured by another
+	// emulator's authors).
+	for _, v := range in.VectorIndexes {
+		if va := v.VectorAttribute; va != nil && defined[cpDeref(va.AttributeName)] {
+			return "", vectorAttrDefined(cpDeref(va.AttributeName))
+		}
+	}
 	if len(lsis) == 0 && len(gsis) == 0 {
 		if len(defNames) != len(usedNames) {
 			return "", ddberr.InvalidParam("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
