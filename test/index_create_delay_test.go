@@ -124,6 +124,11 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 	wantAPIError(t, remove("vix"), "ResourceInUseException", "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. "+
 		"Retry deletion during backfilling phase or when the index is active. Table: "+name+" Index: vix")
 	wantAPIError(t, create("vix2"), "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
+	// A search is refused through the whole creation, allocation included
+	// (captured from DynamoDB by another emulator's authors).
+	_, err0 := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(name), IndexName: aws.String("vix"),
+		SearchVector: []types.AttributeValue{N("1"), N("0"), N("0")}, TopK: aws.Int32(1)})
+	wantAPIError(t, err0, "ValidationException", "Cannot search backfilling vector index: vix")
 	const busy = "Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted."
 	_, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	var inUse *types.ResourceInUseException

@@ -72,7 +72,10 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		rt = e.vecRuntime(t.ID, vx.ID)
 	}
 	if !ok || rt == nil || !vx.Ready() {
-		if ok && vx.Backfilling != nil && *vx.Backfilling {
+		if ok && (vx.Status == StatusCreating || vx.Backfilling != nil && *vx.Backfilling) {
+			// Through the whole creation, resource allocation included
+			// (eu-west-2, 2026-08-11 and 2026-08-21, captured by another
+			// emulator's authors).
 			return nil, ddberr.Validation("Cannot search backfilling vector index: " + name)
 		}
 		return nil, ddberr.Validation("The table does not have the specified index: " + name)
