@@ -320,3 +320,23 @@ func TestCtlOnDemandCaps(t *testing.T) {
 		IndexName: cpPtr("gsi1"), OnDemandThroughput: &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](40001)}}}}})
 	ctlWantErr(t, err, "LimitExceededException", "Subscriber limit exceeded: Requested MaxReadRequestUnits for OnDemandThroughput for index : gsi1 exceeds TableMaxReadCapacityUnits of the account in region us-east-1")
 }
+
+// TestCtlOnDemandOrder: an UpdateTable OnDemandThroughput on a PROVISIONED
+// table is refused for the billing mode before its range is checked; on an
+// on-demand table the range is checked (eu-west-2, 2026-07-24, captured by
+// another emulator's authors).
+func TestCtlOnDemandOrder(t *testing.T) {
+	ctx := context.Background()
+	e := ctlOpen(t, Config{})
+	if _, err := e.CreateTable(ctx, ctlProvisioned("prov", 5, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateTable(ctx, ctlPPR("ppr")); err != nil {
+		t.Fatal(err)
+	}
+	zero := &wire.OnDemandThroughput{MaxReadRequestUnits: cpPtr[int64](0)}
+	_, err := e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("prov"), OnDemandThroughput: zero})
+	ctlWantErr(t, err, "ValidationException", ctlIP+"MaxReadRequestUnits for OnDemandThroughput cannot be specified when the table BillingMode is PROVISIONED")
+	_, err = e.UpdateTable(ctx, &wire.UpdateTableInput{TableName: cpPtr("ppr"), OnDemandThroughput: zero})
+	ctlWantErr(t, err, "ValidationException", ctlIP+"Requested MaxReadRequestUnits for OnDemandThroughput for table is outside of valid range")
+}

@@ -112,9 +112,6 @@ func validateUpdateRequest(in *wire.UpdateTableInput) (updateFlags, *ddberr.Erro
 		// disabled, the Delete's index missing or not).
 		return f, ddberr.InvalidParam("You cannot create or delete index while changing stream status")
 	}
-	if err := checkOnDemand(in.OnDemandThroughput, "table", true); err != nil {
-		return f, err
-	}
 	if err := checkSSE(in.SSESpecification); err != nil {
 		return f, err
 	}
@@ -228,6 +225,11 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		if err := onDemandOnProvisioned(in.OnDemandThroughput, ""); err != nil {
 			return nil, err
 		}
+	}
+	// The range after the billing mode gate (eu-west-2, 2026-07-24,
+	// captured by another emulator's authors), so after the table lookup.
+	if err := checkOnDemand(in.OnDemandThroughput, "table", true); err != nil {
+		return nil, err
 	}
 	if f.pt && !switching {
 		cur := d.ProvisionedThroughput
