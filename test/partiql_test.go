@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -389,11 +390,18 @@ func TestPartiQLIndexAndOperandRules(t *testing.T) {
 		{`SELECT * FROM ` + tq + `.` + tq + ` WHERE pk = 'p'`, "The table does not have the specified index"},
 		{`SELECT * FROM ` + tq + `."gsi-all"."extra" WHERE pk = 'p'`, "A path may contain at most 2 components in the FROM clause"},
 		{`SELECT * FROM ` + tq + `."" WHERE pk = 'p'`, "Path component cannot be an empty string"},
-		{`INSERT INTO ` + tq + `."gsi-all" VALUE {'pk': 'w', 'sk': 'w'}`, "FROM clause may only contain a single table name in data manipulation statements"},
+		// At the table name (captured from DynamoDB, 2026-08-15, by another
+		// emulator's authors).
+		{`INSERT INTO ` + tq + `."gsi-all" VALUE {'pk': 'w', 'sk': 'w'}`,
+			"FROM clause may only contain a single table name in data manipulation statements at 1:13:" + strconv.Itoa(len(tq))},
 		{`UPDATE ` + tq + `."gsi-all" SET v = 'x' WHERE pk = 'p' AND sk = 's'`, "This operation is not supported on an index"},
 		{`DELETE FROM ` + tq + `."gsi-all" WHERE pk = 'p' AND sk = 's'`, "This operation is not supported on an index"},
-		// Before the table is looked up: these name a table that does not exist.
+		// Before the table is looked up: these name a table that does not
+		// exist (the last two captured from DynamoDB, 2026-07-29 and
+		// 2026-08-15, by another emulator's authors).
 		{`SELECT * FROM "" WHERE pk = 'x'`, "Path component cannot be an empty string"},
+		{`SELECT COUNT(*) FROM "no_such_table_pq"`, "Unexpected path component at 1:8:5"},
+		{`UPDATE "no_such_table_pq"."idx" SET x = 1 WHERE pk = 'p' AND sk = 's'`, "This operation is not supported on an index"},
 		{`SELECT pk FROM "no_such_table_pq" WHERE pk = 'x' AND val < true`, "Incorrect operand type for operator or function; operator or function: <, operand type: BOOL"},
 	} {
 		_, err := pq(t, c, x.stmt)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/partiql"
@@ -75,12 +76,19 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if err := checkPQWhereFunctions(st); err != nil {
 		return nil, err
 	}
-	t, err := e.activeTable(&st.Table)
-	if err != nil {
-		return nil, err
-	}
+	// A write to an index, and a misused projection, are refused before the
+	// table is looked up (eu-west-2, 2026-08-15 and 2026-07-29, captured by
+	// another emulator's authors); a multi-attribute index key is refused
+	// before the projection (below).
 	if st.Index != "" && st.Kind != partiql.Select {
 		return nil, ddberr.Validation("This operation is not supported on an index")
+	}
+	t, err := e.activeTable(&st.Table)
+	if err != nil {
+		if st.ProjectionFault != nil && errors.Is(err, ddberr.TableNotFound()) {
+			return nil, st.ProjectionFault
+		}
+		return nil, err
 	}
 	if ix, ok := t.Index(st.Index); ok && st.Index != "" && (len(ix.Hashes) > 1 || len(ix.Ranges) > 1) {
 		// DynamoDB refuses PartiQL on a multi-attribute index key, ahead of

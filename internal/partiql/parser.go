@@ -243,13 +243,15 @@ func (p *parser) insertStmt() (*Statement, error) {
 	}
 	st := &Statement{Kind: Insert}
 	var err error
+	table := p.peek()
 	if st.Table, err = p.name(); err != nil {
 		return nil, err
 	}
 	if p.acceptPunct(".") {
 		// DynamoDB refuses an index qualifier on INSERT at parse time (on
-		// UPDATE and DELETE it is parsed, then refused).
-		return nil, ddberr.Validation(msgDMLFrom)
+		// UPDATE and DELETE it is parsed, then refused), at the table name
+		// (eu-west-2, 2026-08-15, captured by another emulator's authors).
+		return nil, ddberr.Validation(msgDMLFrom + at(p.src, span(table)))
 	}
 	if t := p.peek(); t.kind == tIdent && !t.keyword() {
 		// An alias here reads as a token after the table expression.
