@@ -365,3 +365,17 @@ func TestCreateTableVectorAttributeDefinedFirst(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Conflicting attribute definition for 'emb'. "+
 		"An attribute cannot be defined in AttributeDefinitions when used as a VectorAttribute.")
 }
+
+// An UpdateItem that SETs a vector index's HASH attribute to an empty
+// string is refused in the update's words, as for a GSI key (captured from
+// DynamoDB, 2026-08-13, by another emulator's authors).
+func TestUpdateVectorHashEmpty(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, []types.AttributeDefinition{{AttributeName: aws.String("cat"), AttributeType: types.ScalarAttributeTypeS}},
+		vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly,
+			types.SearchSchemaElement{AttributeName: aws.String("cat"), SearchSchemaElementType: types.SearchSchemaElementTypeHash}))
+	_, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("ok")},
+		UpdateExpression: aws.String("SET cat = :e"), ExpressionAttributeValues: map[string]types.AttributeValue{":e": S("")}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values are not valid. The update expression attempted to update a secondary index key "+
+		"to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value.")
+}

@@ -246,7 +246,9 @@ func (t *Table) checkIndexKeyTypes(it attr.Item) error {
 
 // checkUpdateIndexValues refuses, before anything is read, an update that
 // SETs an index key attribute to an empty string or binary given as a
-// value (DynamoDB answers this up front, also inside a transaction).
+// value (DynamoDB answers this up front, also inside a transaction; for a
+// vector index's HASH attribute too, eu-west-2 and us-east-1, 2026-08-13,
+// captured by another emulator's authors).
 func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
 	if u == nil {
 		return nil
@@ -255,7 +257,7 @@ func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
 		if a.Kind != expr.ActionSet || len(a.Path) != 1 || a.Value == nil || a.Value.Kind != expr.OperandValue {
 			continue
 		}
-		if !t.isIndexKeyAttr(a.Path[0].Name) {
+		if n := a.Path[0].Name; !t.isIndexKeyAttr(n) && !t.isVectorHashAttr(n) {
 			continue
 		}
 		v := a.Value.Value

@@ -66,6 +66,16 @@ type VectorIndex struct {
 // Ready reports whether SearchVectors may use the index.
 func (vx *VectorIndex) Ready() bool { return vx.Status == StatusActive }
 
+// isVectorHashAttr reports whether name is a vector index's HASH attribute.
+func (t *Table) isVectorHashAttr(name string) bool {
+	for _, vx := range t.Vectors {
+		if vx.Hash != nil && vx.Hash.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // schemaAttr reports whether name is a SearchSchema attribute of vx.
 func (vx *VectorIndex) schemaAttr(name string) (KeyAttr, bool, bool) {
 	if vx.Hash != nil && vx.Hash.Name == name {
