@@ -379,3 +379,19 @@ func TestUpdateVectorHashEmpty(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "One or more parameter values are not valid. The update expression attempted to update a secondary index key "+
 		"to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value.")
 }
+
+// A fractional TopK is refused in SearchVectors' deserialiser's words, with
+// the position after the number (captured from DynamoDB, 2026-08-13, by
+// another emulator's authors).
+func TestSearchVectorsFractionalTopK(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"TableName":"vec_absent","IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":3.5}`:                     "invalid type: floating point `3.5`, expected i32 at line 1 column 81",
+		`{"TableName":"vec_absent","IndexName":"vix","SearchVector":[{"N":"1"}],"TopK":2e0}`:                     "invalid type: floating point `2.0`, expected i32 at line 1 column 81",
+		"{\"TopK\": 1.25,\n\"TableName\":\"vec_absent\",\"IndexName\":\"vix\",\"SearchVector\":[{\"N\":\"1\"}]}": "invalid type: floating point `1.25`, expected i32 at line 1 column 13",
+	} {
+		typ, msg := rawCall(t, shared, "SearchVectors", body)
+		if typ != "SerializationException" || msg != want {
+			t.Errorf("%s\n got %s %q\nwant SerializationException %q", body, typ, msg, want)
+		}
+	}
+}

@@ -45,6 +45,9 @@ func FuzzRequestShapes(f *testing.F) {
 			t.Fatalf("withoutValues(%q) = %q", body, out)
 		}
 		_ = requiredMembersFault(body, searchVectorsMembers)
+		if e := topKFloatFault(body); e != nil && !strings.HasPrefix(e.Message, "invalid type: floating point `") {
+			t.Fatalf("topKFloatFault(%q) = %v", body, e)
+		}
 		_, _ = firstFaultyValue(body)
 		orig := errors.New("original")
 		if err := placeholderValueFault(body, orig); err != orig && !strings.HasPrefix(err.Error(), "ValidationException: ExpressionAttributeValues contains invalid value: ") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -25,7 +26,52 @@ var (
 // 2026-10-09, in a public conformance suite).
 var searchVectors = strictRequired(searchVectorsMembers, searchVectorNumbers(op(Backend.SearchVectors, validateSearchVectors)))
 
-// searchVectorNumbers answers a SearchVector element whose number does not
+// topKFloatFault words a fractional TopK as SearchVectors' deserialiser
+// does: "invalid type: floating point `3.5`, expected i32 at line 1 column
+// N", N counting the characters read up to the end of the number
+// (eu-west-2 and us-east-1, 2026-08-13, captured by another emulator's
+// authors). nil when body's TopK is not a fractional number.
+func topKFloatFault(body []byte) *ddberr.Error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil
+		}
+		if key != "TopK" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		v, err := dec.Token()
+		n, ok := v.(json.Number)
+		if err != nil || !ok || !strings.ContainsAny(string(n), ".eE") {
+			return nil
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return nil
+		}
+		// Rust prints a float without an exponent, and serde keeps a
+		// decimal point on an integral one.
+		text := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(text, ".") {
+			text += ".0"
+		}
+		return ddberr.Serialization("invalid type: floating point `" + text + "`, expected i32 at " + lineColumn(body, int(dec.InputOffset())))
+	}
+	return nil
+}
+
+// searchVectorNumbers answers a fractional TopK in the deserialiser's
+// words (topKFloatFault) and a SearchVector element whose number does not
 // read ("dog", "Inf", "NaN", or one out of any range) as an invalid search
 // vector rather than as an unreadable DynamoDB number: SearchVectors reads
 // the elements as 32-bit floats (ScyllaDB's Alternator tests, run against
@@ -34,6 +80,11 @@ var searchVectors = strictRequired(searchVectorsMembers, searchVectorNumbers(op(
 func searchVectorNumbers(next handler) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		out, err := next(ctx, b, body)
+		if err != nil && isSerialization(err) {
+			if ferr := topKFloatFault(body); ferr != nil {
+				return nil, ferr
+			}
+		}
 		if err == nil || ddberr.As(err) == nil || ddberr.As(err).Type != "ValidationException" {
 			return out, err
 		}
