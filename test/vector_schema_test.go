@@ -395,3 +395,19 @@ func TestSearchVectorsFractionalTopK(t *testing.T) {
 		}
 	}
 }
+
+// A vector index named like an LSI whose key is the vector attribute is
+// refused for the name first (ScyllaDB's Alternator tests, run against
+// DynamoDB).
+func TestCreateTableVectorDuplicateNameFirst(t *testing.T) {
+	c := ddb()
+	_, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(uniqueTable("vecdup")), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("p"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("c"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("x"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("p"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("c"), KeyType: types.KeyTypeRange}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("hello"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("p"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("x"), KeyType: types.KeyTypeRange}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
+		VectorIndexes: []types.VectorIndex{vecIndex("hello", "x", 7, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly)}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Duplicate index name: hello")
+}

@@ -352,11 +352,13 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 		use(g.KeySchema)
 	}
 	use(searchSchemaKeys(in.VectorIndexes, defined))
-	// A defined vector attribute is refused as such before the definitions
-	// are counted (eu-west-2 and us-east-1, 2026-08-12, captured by another
-	// emulator's authors).
+	// A vector attribute defined for no key is refused as such, not as an
+	// unused definition (eu-west-2 and us-east-1, 2026-08-12, captured by
+	// another emulator's authors); one a key uses is answered after the
+	// index names are checked (validateCreateVectors; ScyllaDB's Alternator
+	// tests see a duplicate name reported first).
 	for _, v := range in.VectorIndexes {
-		if va := v.VectorAttribute; va != nil && defined[cpDeref(va.AttributeName)] {
+		if va := v.VectorAttribute; va != nil && defined[cpDeref(va.AttributeName)] && !used[cpDeref(va.AttributeName)] {
 			return "", vectorAttrDefined(cpDeref(va.AttributeName))
 		}
 	}
