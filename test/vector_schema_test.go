@@ -42,6 +42,23 @@ func numberedNames(n int) []string {
 	return out
 }
 
+// vecCreate is a VectorIndexUpdate creating a COSINE, KEYS_ONLY vector
+// index.
+func vecCreate(name, attr string, dims int64, schema ...types.SearchSchemaElement) types.VectorIndexUpdate {
+	return types.VectorIndexUpdate{Create: &types.CreateVectorIndexAction{IndexName: aws.String(name),
+		VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String(attr)}, Dimensions: aws.Int64(dims),
+		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		SearchSchema: schema}}
+}
+
+// addVector sends an UpdateTable creating the vector index u describes,
+// with the attribute definitions defs.
+func addVector(c *dynamodb.Client, table string, u types.VectorIndexUpdate, defs ...types.AttributeDefinition) error {
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: defs,
+		VectorIndexUpdates: []types.VectorIndexUpdate{u}})
+	return err
+}
+
 // A vector index's INCLUDE projection holds at most 20 attributes, its
 // vector attribute counted and the table's key attributes not (ScyllaDB's
 // Alternator tests, run against DynamoDB: 19 NonKeyAttributes are taken
@@ -87,17 +104,11 @@ func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
 		"Please check that your attribute has the same type as previously defined. "+
 		"Existing schema: VectorIndexSchema:[VectorAttribute: key{v:L:3}] New schema: Schema:[SchemaElement: key{v:S:HASH}]")
-	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
-		IndexName: aws.String("vix2"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(4),
-		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
+	wantAPIError(t, addVector(c, table, vecCreate("vix2", "v", 4)), "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
 		"Please check that your attribute has the same type as previously defined. "+
 		"Existing schema: VectorIndexSchema:[VectorAttribute: key{v:L:3}] New schema: VectorIndexSchema:[VectorAttribute: key{v:L:4}]")
 	// A vector index on the table's key attribute.
-	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
-		IndexName: aws.String("vix3"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("pk")}, Dimensions: aws.Int64(3),
-		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
+	wantAPIError(t, addVector(c, table, vecCreate("vix3", "pk", 3)), "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
 		"Please check that your attribute has the same type as previously defined. "+
 		"Existing schema: Schema:[SchemaElement: key{pk:S:HASH}] New schema: VectorIndexSchema:[VectorAttribute: key{pk:L:3}]")
 }
@@ -128,9 +139,7 @@ func TestVectorFractionalDimensions(t *testing.T) {
 func TestUpdateTableVectorWithStream(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil)
-	create := types.VectorIndexUpdate{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vix"),
-		VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
-		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
+	create := vecCreate("vix", "v", 3)
 	del := types.VectorIndexUpdate{Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("nonexistent")}}
 	for _, u := range []types.VectorIndexUpdate{create, del} {
 		for _, s := range []*types.StreamSpecification{{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}, {StreamEnabled: aws.Bool(false)}} {
@@ -201,12 +210,8 @@ func TestVectorBackfillSkipsWrongInlineType(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("y"), AttributeType: types.ScalarAttributeTypeS}},
-		VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vix"),
-			VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
-			DistanceFunction: types.VectorDistanceFunctionEuclidean, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
-			SearchSchema: []types.SearchSchemaElement{{AttributeName: aws.String("y"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}}}}}})
+	err := addVector(c, table, vecCreate("vix", "v", 3, types.SearchSchemaElement{AttributeName: aws.String("y"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}),
+		types.AttributeDefinition{AttributeName: aws.String("y"), AttributeType: types.ScalarAttributeTypeS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,27 +240,18 @@ func TestUpdateTableVectorSearchSchemaRedefined(t *testing.T) {
 		vecIndex("vind1", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly,
 			types.SearchSchemaElement{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}))
 	add := func(typ types.ScalarAttributeType) error {
-		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("x"), AttributeType: typ}},
-			VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vind2"),
-				VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
-				DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
-				SearchSchema: []types.SearchSchemaElement{{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}}}}}})
-		return err
+		return addVector(c, table, vecCreate("vind2", "v", 3, types.SearchSchemaElement{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}),
+			types.AttributeDefinition{AttributeName: aws.String("x"), AttributeType: typ})
 	}
 	wantAPIError(t, add(types.ScalarAttributeTypeN), "ValidationException",
 		"One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined.")
 	if err := add(types.ScalarAttributeTypeS); err != nil {
 		t.Fatalf("same type: %v", err)
 	}
+	waitVectorActive(t, c, table, "vind2") // one online index change at a time
 	// The request must define it even when the table does (measured against
 	// DynamoDB, 2026-08-13, by another emulator's authors).
-	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{IndexName: aws.String("vind3"),
-			VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("v")}, Dimensions: aws.Int64(3),
-			DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
-			SearchSchema: []types.SearchSchemaElement{{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter}}}}}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: One element in SearchSchema is not defined in attribute definitions")
+	wantAPIError(t, addVector(c, table, vecCreate("vind3", "v", 3, types.SearchSchemaElement{AttributeName: aws.String("x"), SearchSchemaElementType: types.SearchSchemaElementTypeInlineFilter})), "ValidationException", "One or more parameter values were invalid: One element in SearchSchema is not defined in attribute definitions")
 }
 
 // A nested path in a SearchConditionExpression is refused as nested, even
@@ -306,13 +302,10 @@ func TestSearchVectorUnreadableNumber(t *testing.T) {
 func TestVectorIndexUpdateShapes(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
-	create := &types.CreateVectorIndexAction{IndexName: aws.String("vix2"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("w")},
-		Dimensions: aws.Int64(3), DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}
-	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{
-		Create: create, Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("vix")}}}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Only one vector index action is allowed per VectorIndexUpdate object")
-	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{
-		Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("nope")}}}})
+	both := vecCreate("vix2", "w", 3)
+	both.Delete = &types.DeleteVectorIndexAction{IndexName: aws.String("vix")}
+	wantAPIError(t, addVector(c, table, both), "ValidationException", "One or more parameter values were invalid: Only one vector index action is allowed per VectorIndexUpdate object")
+	err := addVector(c, table, types.VectorIndexUpdate{Delete: &types.DeleteVectorIndexAction{IndexName: aws.String("nope")}})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Index nope for table "+table)
 	typ, msg := rawCall(t, shared, "CreateTable", `{"TableName":"vec_empty_list","BillingMode":"PAY_PER_REQUEST",`+
 		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"VectorIndexes":[]}`)
@@ -332,15 +325,12 @@ func TestVectorRePutChecksStoredVector(t *testing.T) {
 	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bad}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table), VectorIndexUpdates: []types.VectorIndexUpdate{{Create: &types.CreateVectorIndexAction{
-		IndexName: aws.String("vix"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("emb")}, Dimensions: aws.Int64(3),
-		DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
-	if err != nil {
+	if err := addVector(c, table, vecCreate("vix", "emb", 3)); err != nil {
 		t.Fatal(err)
 	}
 	waitVectorActive(t, c, table, "vix")
 	const size = "One or more parameter values were invalid. Invalid size for parameter emb, Expected: 3, Actual: 2 IndexName: vix"
-	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bad})
+	_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bad})
 	wantAPIError(t, err, "ValidationException", size)
 	_, err = c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: bad}}}})
 	if err == nil {
