@@ -80,7 +80,9 @@ func topKFloatFault(body []byte) *ddberr.Error {
 func searchVectorNumbers(next handler) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		out, err := next(ctx, b, body)
-		if err != nil && isSerialization(err) {
+		if de := ddberr.As(err); de != nil && de.Type == "SerializationException" && strings.HasSuffix(de.Message, " cannot be converted to Integer") {
+			// TopK is SearchVectors' only integer member, and the decoder
+			// reports the first fault in document order, as DynamoDB's does.
 			if ferr := topKFloatFault(body); ferr != nil {
 				return nil, ferr
 			}
