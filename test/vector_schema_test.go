@@ -401,3 +401,20 @@ func TestCreateTableVectorDuplicateNameFirst(t *testing.T) {
 		VectorIndexes: []types.VectorIndex{vecIndex("hello", "x", 7, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly)}})
 	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Duplicate index name: hello")
 }
+
+// A Put that replaces an indexed item with one lacking the vector takes
+// the item out of the index (review of the whole-item check).
+func TestVectorPutWithoutVectorLeavesIndex(t *testing.T) {
+	c := ddb()
+	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
+	for _, it := range []map[string]types.AttributeValue{{"pk": S("a"), "v": vecAV([]float64{1, 0, 0})}, {"pk": S("a"), "note": S("no vector")}} {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(table), IndexName: aws.String("vix"),
+		SearchVector: searchVec([]float64{1, 0, 0}), TopK: aws.Int32(5)})
+	if err != nil || len(out.SearchResults) != 0 {
+		t.Fatalf("after the put without a vector: %v %+v", err, out)
+	}
+}

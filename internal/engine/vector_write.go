@@ -233,10 +233,11 @@ func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item, who
 		return nil
 	}
 	if new != nil {
+		written := old
 		if whole {
-			old = nil // a Put writes every attribute it holds
+			written = nil // a Put writes every attribute it holds
 		}
-		if err := t.checkVectorWrite(old, new); err != nil {
+		if err := t.checkVectorWrite(written, new); err != nil {
 			return err
 		}
 	}
