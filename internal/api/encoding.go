@@ -76,7 +76,9 @@ func responseCoding(ae string) string {
 		listed bool
 	}
 	var gz, df, star offer
-	for pos, part := range strings.Split(ae, ",") {
+	pos := -1
+	for part := range strings.SplitSeq(ae, ",") {
+		pos++
 		name, params, _ := strings.Cut(part, ";")
 		var o *offer
 		switch strings.ToLower(strings.TrimSpace(name)) {
