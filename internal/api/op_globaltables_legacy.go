@@ -13,66 +13,56 @@ import (
 // the names (ScyllaDB's Alternator tests, run against DynamoDB, quote it):
 // CreateGlobalTable refuses the version, the operations that name a global
 // table find none, and ListGlobalTables lists none. Version 2019.11.21
-// (UpdateTable ReplicaUpdates) is not supported by Kura.
+// (UpdateTable ReplicaUpdates) is not supported by Kura. The answers need
+// no backend: each call ignores it.
 var (
-	createGlobalTable = legacyGlobalTable(func(in *wire.CreateGlobalTableInput, v *validator) {
-		v.globalTableName(in.GlobalTableName)
-		v.notNull("replicationGroup", in.ReplicationGroup == nil)
-	}, func(*wire.CreateGlobalTableInput) (any, error) {
+	createGlobalTable = op(func(Backend, context.Context, *wire.CreateGlobalTableInput) (*wire.CreateGlobalTableOutput, error) {
 		return nil, ddberr.Validation("DynamoDB global tables version 2017.11.29 is not supported. " +
 			"We recommend using DynamoDB global tables version 2019.11.21, instead of version 2017.11.29 (Legacy).")
+	}, func(in *wire.CreateGlobalTableInput) error {
+		var v validator
+		v.globalTableName(in.GlobalTableName)
+		v.notNull("replicationGroup", in.ReplicationGroup == nil)
+		return v.err()
 	})
-	updateGlobalTable = legacyGlobalTable(func(in *wire.UpdateGlobalTableInput, v *validator) {
+	updateGlobalTable = op(func(_ Backend, _ context.Context, in *wire.UpdateGlobalTableInput) (*wire.UpdateGlobalTableOutput, error) {
+		return nil, globalTableNotFound(in.GlobalTableName)
+	}, func(in *wire.UpdateGlobalTableInput) error {
+		var v validator
 		v.globalTableName(in.GlobalTableName)
 		v.notNull("replicaUpdates", in.ReplicaUpdates == nil)
-	}, func(in *wire.UpdateGlobalTableInput) (any, error) {
-		return nil, globalTableNotFound(in.GlobalTableName)
+		return v.err()
 	})
-	describeGlobalTable = legacyGlobalTable(func(in *wire.DescribeGlobalTableInput, v *validator) {
-		v.globalTableName(in.GlobalTableName)
-	}, func(in *wire.DescribeGlobalTableInput) (any, error) {
+	describeGlobalTable = op(func(_ Backend, _ context.Context, in *wire.DescribeGlobalTableInput) (*wire.DescribeGlobalTableOutput, error) {
 		return nil, globalTableNotFound(in.GlobalTableName)
-	})
-	describeGlobalTableSettings = legacyGlobalTable(func(in *wire.DescribeGlobalTableSettingsInput, v *validator) {
-		v.globalTableName(in.GlobalTableName)
-	}, func(in *wire.DescribeGlobalTableSettingsInput) (any, error) {
+	}, func(in *wire.DescribeGlobalTableInput) error { return onlyGlobalTableName(in.GlobalTableName) })
+	describeGlobalTableSettings = op(func(_ Backend, _ context.Context, in *wire.DescribeGlobalTableSettingsInput) (*wire.DescribeGlobalTableSettingsOutput, error) {
 		return nil, globalTableNotFound(in.GlobalTableName)
-	})
-	updateGlobalTableSettings = legacyGlobalTable(func(in *wire.UpdateGlobalTableSettingsInput, v *validator) {
+	}, func(in *wire.DescribeGlobalTableSettingsInput) error { return onlyGlobalTableName(in.GlobalTableName) })
+	updateGlobalTableSettings = op(func(_ Backend, _ context.Context, in *wire.UpdateGlobalTableSettingsInput) (*wire.UpdateGlobalTableSettingsOutput, error) {
+		return nil, globalTableNotFound(in.GlobalTableName)
+	}, func(in *wire.UpdateGlobalTableSettingsInput) error {
+		var v validator
 		v.globalTableName(in.GlobalTableName)
 		v.enum("globalTableBillingMode", in.GlobalTableBillingMode, enumBillingMode)
-	}, func(in *wire.UpdateGlobalTableSettingsInput) (any, error) {
-		return nil, globalTableNotFound(in.GlobalTableName)
+		return v.err()
 	})
-	listGlobalTables = legacyGlobalTable(func(in *wire.ListGlobalTablesInput, v *validator) {
+	listGlobalTables = op(func(Backend, context.Context, *wire.ListGlobalTablesInput) (*noGlobalTables, error) {
+		return &noGlobalTables{GlobalTables: []wire.GlobalTable{}}, nil
+	}, func(in *wire.ListGlobalTablesInput) error {
+		var v validator
 		if s := in.ExclusiveStartGlobalTableName; s != nil {
 			v.plainName("exclusiveStartGlobalTableName", *s)
 		}
 		v.intRange("limit", in.Limit, 1, 100)
-	}, func(*wire.ListGlobalTablesInput) (any, error) {
-		// The list is present and empty (the generated output omits an
-		// empty one).
-		return &struct {
-			GlobalTables []wire.GlobalTable `json:"GlobalTables"`
-		}{GlobalTables: []wire.GlobalTable{}}, nil
+		return v.err()
 	})
 )
 
-// legacyGlobalTable builds a handler that decodes the body into a fresh I,
-// checks its members and answers, without the backend.
-func legacyGlobalTable[I any](check func(*I, *validator), answer func(*I) (any, error)) handler {
-	return func(_ context.Context, _ Backend, body []byte) (any, error) {
-		in := new(I)
-		if err := decode(body, in); err != nil {
-			return nil, err
-		}
-		var v validator
-		check(in, &v)
-		if err := v.err(); err != nil {
-			return nil, err
-		}
-		return answer(in)
-	}
+// noGlobalTables is ListGlobalTables' answer: the list present and empty
+// (the generated output omits an empty one).
+type noGlobalTables struct {
+	GlobalTables []wire.GlobalTable `json:"GlobalTables"`
 }
 
 // globalTableName checks a required GlobalTableName (a table name, never
@@ -82,6 +72,12 @@ func (v *validator) globalTableName(p *string) {
 	if p != nil {
 		v.plainName("globalTableName", *p)
 	}
+}
+
+func onlyGlobalTableName(p *string) error {
+	var v validator
+	v.globalTableName(p)
+	return v.err()
 }
 
 func globalTableNotFound(name *string) error {
