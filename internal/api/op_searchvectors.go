@@ -32,32 +32,14 @@ var searchVectors = strictRequired(searchVectorsMembers, searchVectorNumbers(op(
 // (eu-west-2 and us-east-1, 2026-08-13, captured by another emulator's
 // authors). nil when body's TopK is not a fractional number.
 func topKFloatFault(body []byte) *ddberr.Error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return nil
-		}
+	var fault *ddberr.Error
+	topLevelMembers(body, func(key string, raw json.RawMessage, end int) bool {
 		if key != "TopK" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil
-			}
-			continue
+			return true
 		}
-		v, err := dec.Token()
-		n, ok := v.(json.Number)
-		if err != nil || !ok || !strings.ContainsAny(string(n), ".eE") {
-			return nil
-		}
-		f, err := n.Float64()
-		if err != nil {
-			return nil
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || !strings.ContainsAny(string(raw), ".eE") {
+			return false
 		}
 		// Rust prints a float without an exponent, and serde keeps a
 		// decimal point on an integral one.
@@ -65,9 +47,36 @@ func topKFloatFault(body []byte) *ddberr.Error {
 		if !strings.Contains(text, ".") {
 			text += ".0"
 		}
-		return ddberr.Serialization("invalid type: floating point `" + text + "`, expected i32 at " + lineColumn(body, int(dec.InputOffset())))
+		fault = ddberr.Serialization("invalid type: floating point `" + text + "`, expected i32 at " + lineColumn(body, end))
+		return false
+	})
+	return fault
+}
+
+// topLevelMembers calls visit with each member of the JSON object body, in
+// document order: its key, its raw value and the offset just after the
+// value; visit returns false to stop. It reports the offset after the
+// closing brace and whether the whole object was read.
+func topLevelMembers(body []byte, visit func(key string, raw json.RawMessage, end int) bool) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, false
 	}
-	return nil
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		var raw json.RawMessage
+		if err != nil || !ok || dec.Decode(&raw) != nil {
+			return 0, false
+		}
+		if !visit(key, raw, int(dec.InputOffset())) {
+			return 0, false
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return 0, false
+	}
+	return int(dec.InputOffset()), true
 }
 
 // searchVectorNumbers answers a fractional TopK in the deserialiser's
@@ -142,34 +151,27 @@ func isSerialization(err error) bool {
 // requiredMembersFault reads the top level of body: the first required
 // member given as null, else the first one missing.
 func requiredMembersFault(body []byte, members []requiredMember) *ddberr.Error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
+	var fault *ddberr.Error
 	seen := make(map[string]bool, len(members))
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		var raw json.RawMessage
-		if err != nil || !ok || dec.Decode(&raw) != nil {
-			return nil
-		}
+	end, whole := topLevelMembers(body, func(key string, raw json.RawMessage, at int) bool {
 		for _, m := range members {
 			if m.name != key {
 				continue
 			}
 			seen[key] = true
 			if string(raw) == "null" {
-				return ddberr.Serialization("invalid type: null, expected " + m.expected + " at " + lineColumn(body, int(dec.InputOffset())))
+				fault = ddberr.Serialization("invalid type: null, expected " + m.expected + " at " + lineColumn(body, at))
+				return false
 			}
 		}
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil
+		return true
+	})
+	if fault != nil || !whole {
+		return fault
 	}
 	for _, m := range members {
 		if !seen[m.name] {
-			return ddberr.Validation("missing field `" + m.name + "` at " + lineColumn(body, int(dec.InputOffset())))
+			return ddberr.Validation("missing field `" + m.name + "` at " + lineColumn(body, end))
 		}
 	}
 	return nil
