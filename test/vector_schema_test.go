@@ -51,6 +51,17 @@ func vecCreate(name, attr string, dims int64, schema ...types.SearchSchemaElemen
 		SearchSchema: schema}}
 }
 
+// addGSI sends an UpdateTable creating GSI name (ALL) keyed on attribute
+// a of type S, defined in the request.
+func addGSI(c *dynamodb.Client, table, name, a string) error {
+	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String(name),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String(a), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+	return err
+}
+
 // addVector sends an UpdateTable creating the vector index u describes,
 // with the attribute definitions defs.
 func addVector(c *dynamodb.Client, table string, u types.VectorIndexUpdate, defs ...types.AttributeDefinition) error {
@@ -96,12 +107,7 @@ func TestVectorProjectionLimits(t *testing.T) {
 func TestUpdateTableGSIOnVectorAttribute(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil, vecIndex("vix", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeKeysOnly))
-	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("v"), AttributeType: types.ScalarAttributeTypeS}},
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("gsi"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("v"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
-	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
+	wantAPIError(t, addGSI(c, table, "gsi", "v"), "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+
 		"Please check that your attribute has the same type as previously defined. "+
 		"Existing schema: VectorIndexSchema:[VectorAttribute: key{v:L:3}] New schema: Schema:[SchemaElement: key{v:S:HASH}]")
 	wantAPIError(t, addVector(c, table, vecCreate("vix2", "v", 4)), "ValidationException", "One or more parameter values were invalid: Attributes cannot be redefined. "+

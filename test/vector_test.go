@@ -643,12 +643,7 @@ func TestSearchVectorsScoreOverflow(t *testing.T) {
 func TestGSINamedLikeVectorIndex(t *testing.T) {
 	c := ddb()
 	table := createVectorTable(t, c, false, nil, vecIndex("vec", "v", 3, types.VectorDistanceFunctionCosine, types.ProjectionTypeAll))
-	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("vec"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
-	wantAPIError(t, err, "ValidationException", "Attempting to create an index which already exists")
+	wantAPIError(t, addGSI(c, table, "vec", "g"), "ValidationException", "Attempting to create an index which already exists")
 }
 
 // The vector attribute can be asked for from any index, as the key can,
