@@ -195,6 +195,26 @@ func ContinuousBackupsUnavailable(table string) *Error {
 	return newErr(nsDynamo, "ContinuousBackupsUnavailableException", 400, "Backups are being enabled for the table: "+table+". Please retry later")
 }
 
+// TableInUse is the backup APIs' TableInUseException.
+func TableInUse(msg string) *Error {
+	return newErr(nsDynamo, "TableInUseException", 400, msg)
+}
+
+// TableAlreadyExists is the restore APIs' TableAlreadyExistsException.
+func TableAlreadyExists(table string) *Error {
+	return newErr(nsDynamo, "TableAlreadyExistsException", 400, "Table already exists: "+table)
+}
+
+// BackupNotFound is DynamoDB's BackupNotFoundException.
+func BackupNotFound(msg string) *Error {
+	return newErr(nsDynamo, "BackupNotFoundException", 400, msg)
+}
+
+// BackupInUse is DynamoDB's BackupInUseException.
+func BackupInUse(msg string) *Error {
+	return newErr(nsDynamo, "BackupInUseException", 400, msg)
+}
+
 // ResourceInUse is DynamoDB's ResourceInUseException.
 func ResourceInUse(msg string) *Error {
 	return newErr(nsDynamo, "ResourceInUseException", 400, msg)

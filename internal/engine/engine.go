@@ -82,6 +82,8 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
+	bk backupState // on-demand backups (backup_store.go)
+
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
 	closed  bool
@@ -120,6 +122,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.openVectors(); err != nil {
+		return nil, err
+	}
+	if err := e.loadBackups(); err != nil {
 		return nil, err
 	}
 	e.startTTL()

@@ -219,6 +219,11 @@ type itemWrite struct {
 	// in it is written, so checked, even one equal to the stored value
 	// (vector_write.go).
 	whole bool
+	// verbatim marks a restore's copy of an item its source table held
+	// (backup_restore.go): it is written as it was, without the checks of
+	// written vector values (an index created after the item was written
+	// leaves an unfit vector unindexed rather than refused).
+	verbatim bool
 }
 
 // writeResult is the outcome of writeItem.
@@ -361,7 +366,7 @@ func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, old, new attr.Item)
 	if err := e.indexWrites(txn, t, old, new); err != nil {
 		return err
 	}
-	if err := e.vectorWrites(txn, t, old, new, w.whole); err != nil {
+	if err := e.vectorWrites(txn, t, old, new, w.whole, w.verbatim); err != nil {
 		return err
 	}
 	return e.streamWrites(txn, t, old, new, w.ttl)

@@ -50,15 +50,7 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	}
 
 	now := e.clock.Now()
-	rec := &tableRecord{Name: name, BillingMode: billing}
-	rec.Desc = e.newDescription(in, billing, now)
-	for _, l := range rec.Desc.LocalSecondaryIndexes {
-		rec.addIndexID(cpDeref(l.IndexName))
-	}
-	for _, g := range rec.Desc.GlobalSecondaryIndexes {
-		rec.addIndexID(cpDeref(g.IndexName))
-	}
-	rec.Tags = slices.Clone(in.Tags)
+	rec := e.newTableRecord(in, billing, now)
 	if e.cfg.CreateDelay > 0 {
 		rec.setStatus(StatusCreating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)
@@ -69,24 +61,10 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		setGSIStatus(&rec.Desc, StatusActive)
 		addCreateVectors(rec, in, StatusActive)
 	}
-
-	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
-		id, err := e.allocTableID(txn)
-		if err != nil {
-			return err
-		}
-		rec.ID = id
-		return putRecord(txn, rec)
-	})
+	t, err := e.storeNewTable(rec)
 	if err != nil {
 		return nil, err
 	}
-	e.nextID = rec.ID + 1
-	t, err := e.installTable(rec)
-	if err != nil {
-		return nil, err
-	}
-	e.startVectorWork(t, nil)
 
 	// The response shows the table (and its indexes) CREATING; DynamoDB
 	// leaves the indexes' WarmThroughput out of it, the table's unless the
@@ -111,6 +89,44 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		d.VectorIndexes[i].IndexStatus = StatusCreating
 	}
 	return &wire.CreateTableOutput{TableDescription: d}, nil
+}
+
+// newTableRecord is the catalog record of a validated CreateTable request
+// (or a restore's), before its status is set.
+func (e *Engine) newTableRecord(in *wire.CreateTableInput, billing string, now time.Time) *tableRecord {
+	rec := &tableRecord{Name: cpDeref(in.TableName), BillingMode: billing}
+	rec.Desc = e.newDescription(in, billing, now)
+	for _, l := range rec.Desc.LocalSecondaryIndexes {
+		rec.addIndexID(cpDeref(l.IndexName))
+	}
+	for _, g := range rec.Desc.GlobalSecondaryIndexes {
+		rec.addIndexID(cpDeref(g.IndexName))
+	}
+	rec.Tags = slices.Clone(in.Tags)
+	return rec
+}
+
+// storeNewTable gives a new table record its ID, stores it and installs
+// the table. Callers hold e.ddl.
+func (e *Engine) storeNewTable(rec *tableRecord) (*Table, error) {
+	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+		id, err := e.allocTableID(txn)
+		if err != nil {
+			return err
+		}
+		rec.ID = id
+		return putRecord(txn, rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.nextID = rec.ID + 1
+	t, err := e.installTable(rec)
+	if err != nil {
+		return nil, err
+	}
+	e.startVectorWork(t, nil)
+	return t, nil
 }
 
 func setGSIStatus(d *wire.TableDescription, s string) {

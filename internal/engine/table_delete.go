@@ -11,14 +11,7 @@ import (
 
 // inUse is the ResourceInUseException for a table in a transitional state.
 func inUse(t *Table) *ddberr.Error {
-	what := "updated"
-	switch t.Status {
-	case StatusCreating:
-		what = "created"
-	case StatusDeleting:
-		what = "deleted"
-	}
-	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being " + what + ": " + t.Name)
+	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being " + statusVerb(t.Status) + ": " + t.Name)
 }
 
 // indexesChanging reports whether an index of the table (GSI or vector

@@ -227,12 +227,13 @@ func (t *Table) vectorViewChanged(vx *VectorIndex, old, new attr.Item) bool {
 // vectorWrites is the derivedWrites part of vector indexes: inside the
 // item's transaction it validates the vector attributes, maintains the
 // item ↔ ID mapping and marks the ID dirty; the in-memory index is updated
-// by vectorApply once the transaction has committed.
-func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item, whole bool) error {
+// by vectorApply once the transaction has committed. verbatim skips the
+// validation (itemWrite.verbatim).
+func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item, whole, verbatim bool) error {
 	if len(t.Vectors) == 0 {
 		return nil
 	}
-	if new != nil {
+	if new != nil && !verbatim {
 		written := old
 		if whole {
 			written = nil // a Put writes every attribute it holds

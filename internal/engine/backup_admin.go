@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// backupNotFound is the BackupNotFoundException for an ARN that names no
+// backup.
+func backupNotFound(arn string) *ddberr.Error {
+	return ddberr.BackupNotFound("Backup not found: " + arn)
+}
+
+// DescribeBackup describes a backup.
+func (e *Engine) DescribeBackup(ctx context.Context, in *wire.DescribeBackupInput) (*wire.DescribeBackupOutput, error) {
+	arn := cpDeref(in.BackupArn)
+	if !isBackupARN(arn) {
+		return nil, ddberr.Validation("Invalid Backup ARN")
+	}
+	b, ok := e.backup(arn)
+	if !ok {
+		return nil, backupNotFound(arn)
+	}
+	return &wire.DescribeBackupOutput{BackupDescription: backupDescription(b)}, nil
+}
+
+// DeleteBackup deletes a backup: its record at once, its items in the
+// background. A backup that is still being created, or that a restore is
+// reading, cannot be deleted.
+func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (*wire.DeleteBackupOutput, error) {
+	arn := cpDeref(in.BackupArn)
+	if !isBackupARN(arn) {
+		return nil, ddberr.Validation("Invalid Backup ARN")
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	b, ok := e.backup(arn)
+	if !ok {
+		return nil, backupNotFound(arn)
+	}
+	if b.Status == backupCreating {
+		return nil, ddberr.BackupInUse("Backup is being created: " + arn)
+	}
+	if e.restoresFrom(b.ARN) > 0 {
+		return nil, ddberr.BackupInUse("Backup is being used to restore table: " + arn)
+	}
+	if err := e.removeBackup(b); err != nil {
+		return nil, err
+	}
+	e.goBackground(func() { e.purgeBackupItems(b.ID) })
+	gone := *b
+	gone.Status = backupDeleted
+	return &wire.DeleteBackupOutput{BackupDescription: backupDescription(&gone)}, nil
+}
+
+// ListBackups lists the user backups, oldest first, optionally only those
+// of one table and those created within a time range (lower bound
+// inclusive, upper bound exclusive, to the millisecond, as DynamoDB).
+// ExclusiveStartBackupArn is a position: the listing resumes after the
+// place its ARN's creation time gives it, whether or not that backup
+// still exists. SYSTEM and AWS_BACKUP backups do not exist here.
+func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*wire.ListBackupsOutput, error) {
+	lo, hi := in.TimeRangeLowerBound, in.TimeRangeUpperBound
+	if lo != nil && hi != nil && hi.Before(lo.Time) {
+		return nil, ddberr.Validation("Time range lower bound must be less than or equal to upper bound")
+	}
+	var match []*backupRecord
+	if in.BackupType == "" || in.BackupType == "USER" || in.BackupType == "ALL" {
+		for _, b := range e.backupsOf(cpDeref(in.TableName)) {
+			ms := b.Created.UnixMilli()
+			if lo != nil && ms < lo.UnixMilli() || hi != nil && ms >= hi.UnixMilli() {
+				continue
+			}
+			if s := in.ExclusiveStartBackupArn; s != nil && backupOrder(b, backupPosition(*s)) <= 0 {
+				continue
+			}
+			match = append(match, b)
+		}
+	}
+	out := &wire.ListBackupsOutput{BackupSummaries: []wire.BackupSummary{}}
+	if limit := int(cpDeref(in.Limit)); limit > 0 && len(match) > limit {
+		match = match[:limit]
+		out.LastEvaluatedBackupArn = cpPtr(match[limit-1].ARN)
+	}
+	for _, b := range match {
+		out.BackupSummaries = append(out.BackupSummaries, backupSummary(b))
+	}
+	return out, nil
+}
+
+// position is a place in ListBackups' order: creation time (ms), then
+// the ARN's resource part.
+type position struct {
+	ms  int64
+	res string
+}
+
+// backupPosition is the place of a backup ARN in ListBackups' order: the
+// creation time written in its ID.
+func backupPosition(arn string) position {
+	res := backupResource(arn)
+	_, id, _ := strings.Cut(res, "/backup/")
+	digits, _, _ := strings.Cut(id, "-")
+	ms, _ := strconv.ParseInt(digits, 10, 64)
+	return position{ms, res}
+}
+
+// backupOrder compares a backup with a position.
+func backupOrder(b *backupRecord, p position) int {
+	if c := cmp.Compare(b.Created.UnixMilli(), p.ms); c != 0 {
+		return c
+	}
+	return strings.Compare(backupResource(b.ARN), p.res)
+}
+
+// backupsOf returns the backups of the named table (a name or a table
+// ARN; every backup when empty), oldest first.
+func (e *Engine) backupsOf(table string) []*backupRecord {
+	name := tableNameOf(table)
+	e.bk.mu.Lock()
+	list := make([]*backupRecord, 0, len(e.bk.byRes))
+	for _, b := range e.bk.byRes {
+		if table == "" || b.Source.Name == name {
+			list = append(list, b)
+		}
+	}
+	e.bk.mu.Unlock()
+	slices.SortFunc(list, func(a, b *backupRecord) int { return backupOrder(a, backupPosition(b.ARN)) })
+	return list
+}
+
+func backupSummary(b *backupRecord) wire.BackupSummary {
+	d := &b.Source.Desc
+	return wire.BackupSummary{
+		BackupArn:              cpPtr(b.ARN),
+		BackupName:             cpPtr(b.Name),
+		BackupSizeBytes:        cpPtr(b.SizeBytes),
+		BackupStatus:           b.Status,
+		BackupType:             "USER",
+		BackupCreationDateTime: wire.NewTime(b.Created),
+		TableArn:               d.TableArn,
+		TableId:                d.TableId,
+		TableName:              d.TableName,
+	}
+}
+
+// backupDescription is the BackupDescription of a backup: the backup, and
+// the table it was taken of as it was then.
+func backupDescription(b *backupRecord) *wire.BackupDescription {
+	d := &b.Source.Desc
+	src := &wire.SourceTableDetails{
+		TableName:             d.TableName,
+		TableId:               d.TableId,
+		TableArn:              d.TableArn,
+		TableSizeBytes:        cpPtr(b.SizeBytes),
+		ItemCount:             cpPtr(b.ItemCount),
+		KeySchema:             d.KeySchema,
+		TableCreationDateTime: d.CreationDateTime,
+		BillingMode:           cmp.Or(b.Source.BillingMode, "PROVISIONED"),
+		OnDemandThroughput:    d.OnDemandThroughput,
+	}
+	if pt := d.ProvisionedThroughput; pt != nil {
+		src.ProvisionedThroughput = &wire.ProvisionedThroughput{ReadCapacityUnits: pt.ReadCapacityUnits, WriteCapacityUnits: pt.WriteCapacityUnits}
+	}
+	return &wire.BackupDescription{
+		BackupDetails:             backupDetails(b),
+		SourceTableDetails:        src,
+		SourceTableFeatureDetails: backupFeatures(&b.Source),
+	}
+}
+
+// backupFeatures is what a backup keeps of its table besides the keys:
+// indexes, stream and TTL settings, encryption ({} for a table with none
+// of them, as DynamoDB describes it).
+func backupFeatures(rec *tableRecord) *wire.SourceTableFeatureDetails {
+	d := &rec.Desc
+	f := &wire.SourceTableFeatureDetails{SSEDescription: d.SSEDescription}
+	for _, l := range d.LocalSecondaryIndexes {
+		f.LocalSecondaryIndexes = append(f.LocalSecondaryIndexes, wire.LocalSecondaryIndexInfo{IndexName: l.IndexName, KeySchema: l.KeySchema, Projection: l.Projection})
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexStatus == StatusDeleting {
+			continue
+		}
+		gi := wire.GlobalSecondaryIndexInfo{IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection, OnDemandThroughput: g.OnDemandThroughput}
+		if pt := g.ProvisionedThroughput; pt != nil {
+			gi.ProvisionedThroughput = &wire.ProvisionedThroughput{ReadCapacityUnits: pt.ReadCapacityUnits, WriteCapacityUnits: pt.WriteCapacityUnits}
+		}
+		f.GlobalSecondaryIndexes = append(f.GlobalSecondaryIndexes, gi)
+	}
+	for _, v := range d.VectorIndexes {
+		if v.IndexStatus == StatusDeleting {
+			continue
+		}
+		f.VectorIndexes = append(f.VectorIndexes, wire.VectorIndexInfo{IndexName: v.IndexName, Dimensions: v.Dimensions,
+			DistanceFunction: v.DistanceFunction, Projection: v.Projection, SearchSchema: v.SearchSchema, VectorAttribute: v.VectorAttribute})
+	}
+	if s := d.StreamSpecification; s != nil && cpDeref(s.StreamEnabled) {
+		f.StreamDescription = &wire.StreamSpecification{StreamEnabled: s.StreamEnabled, StreamViewType: s.StreamViewType}
+	}
+	if rec.TTL != nil && rec.TTL.Enabled {
+		f.TimeToLiveDescription = &wire.TimeToLiveDescription{TimeToLiveStatus: "ENABLED", AttributeName: cpPtr(rec.TTL.Attribute)}
+	}
+	return f
+}

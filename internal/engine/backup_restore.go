@@ -1,0 +1,452 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// RestoreTableFromBackup creates a table from a backup. The new table is
+// CREATING (DescribeTable shows its RestoreSummary) while the backup's
+// items are written into it with their index entries; then it turns
+// ACTIVE and the RestoreSummary goes, as in DynamoDB. What a restore keeps
+// and drops follows DynamoDB: keys, indexes (or the overrides' choice of
+// them), billing mode, throughput and encryption are restored; streams,
+// TTL, point-in-time recovery, tags, deletion protection and the table
+// class are not.
+func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTableFromBackupInput) (*wire.RestoreTableFromBackupOutput, error) {
+	arn := cpDeref(in.BackupArn)
+	target := cpDeref(in.TargetTableName)
+	if !isBackupARN(arn) {
+		return nil, ddberr.Validation("Invalid Backup ARN")
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	b, ok := e.backup(arn)
+	if !ok {
+		return nil, backupNotFound(arn)
+	}
+	cin, verr := restoreRequest(b, in)
+	if verr != nil {
+		return nil, verr
+	}
+	if t, exists := e.lookupTable(target); exists {
+		if rs := t.Desc.RestoreSummary; rs != nil && t.Status == StatusCreating {
+			return nil, ddberr.TableInUse("Table: " + target + " is already being restored from backup: " + cpDeref(rs.SourceBackupArn))
+		}
+		return nil, ddberr.TableAlreadyExists(target)
+	}
+	if e.restoresFrom(b.ARN) > 0 {
+		return nil, ddberr.BackupInUse("Backup is being used to restore another table: " + b.ARN)
+	}
+	billing, verr := validateCreateTable(cin)
+	if verr != nil {
+		return nil, verr
+	}
+	if verr := e.checkCreateCaps(cin); verr != nil {
+		return nil, verr
+	}
+	if verr := validateCreateVectors(cin, billing); verr != nil {
+		return nil, verr
+	}
+
+	rec := e.newTableRecord(cin, billing, e.clock.Now())
+	rec.setStatus(StatusCreating) // no ReadyAt: runRestore ends it
+	setGSIStatus(&rec.Desc, StatusCreating)
+	addCreateVectors(rec, cin, StatusCreating)
+	rec.Desc.RestoreSummary = &wire.RestoreSummary{
+		SourceBackupArn:   cpPtr(b.ARN),
+		SourceTableArn:    b.Source.Desc.TableArn,
+		RestoreDateTime:   wire.NewTime(b.Created),
+		RestoreInProgress: cpPtr(true),
+	}
+	t, err := e.storeNewTable(rec)
+	if err != nil {
+		return nil, err
+	}
+	e.bk.mu.Lock()
+	e.bk.restoring[b.ARN]++
+	e.bk.mu.Unlock()
+	e.goBackground(func() { e.runRestore(t, b) })
+
+	d := e.describe(t)
+	d.WarmThroughput = nil
+	for i := range d.GlobalSecondaryIndexes {
+		d.GlobalSecondaryIndexes[i].WarmThroughput = nil
+	}
+	return &wire.RestoreTableFromBackupOutput{TableDescription: d}, nil
+}
+
+// isBackupARN reports whether s has the form of a backup ARN:
+// arn:<partition>:dynamodb:<region>:<account>:table/<name>/backup/<id>.
+func isBackupARN(s string) bool {
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return false
+	}
+	name, id, ok := strings.Cut(rest, "/backup/")
+	return ok && name != "" && id != "" && !strings.Contains(id, "/")
+}
+
+// restoresFrom is the number of restores reading the backup.
+func (e *Engine) restoresFrom(arn string) int {
+	e.bk.mu.Lock()
+	defer e.bk.mu.Unlock()
+	return e.bk.restoring[arn]
+}
+
+// restoreRequest is the CreateTable request a restore amounts to: the
+// backup's table with the request's overrides.
+func restoreRequest(b *backupRecord, in *wire.RestoreTableFromBackupInput) (*wire.CreateTableInput, *ddberr.Error) {
+	src := &b.Source.Desc
+	srcBilling := cmp.Or(b.Source.BillingMode, BillingProvisioned)
+	billing := cmp.Or(in.BillingModeOverride, srcBilling)
+	if in.ProvisionedThroughputOverride != nil && billing != BillingProvisioned {
+		return nil, ddberr.Validation("Cannot override ProvisionedThroughput unless BillingMode is PROVISIONED")
+	}
+	if in.BillingModeOverride == BillingProvisioned && srcBilling != BillingProvisioned && in.ProvisionedThroughputOverride == nil {
+		return nil, ddberr.Validation("Must override ProvisionedThroughput if BillingMode is overridden to PROVISIONED")
+	}
+	cin := &wire.CreateTableInput{
+		TableName:   in.TargetTableName,
+		KeySchema:   slices.Clone(src.KeySchema),
+		BillingMode: billing,
+	}
+	if billing == BillingProvisioned {
+		cin.ProvisionedThroughput = cmp.Or(in.ProvisionedThroughputOverride, recordedThroughput(src.ProvisionedThroughput))
+	} else {
+		cin.OnDemandThroughput = cmp.Or(in.OnDemandThroughputOverride, src.OnDemandThroughput)
+	}
+	gsis, err := restoredGSIs(src, in.GlobalSecondaryIndexOverride, billing)
+	if err != nil {
+		return nil, err
+	}
+	cin.GlobalSecondaryIndexes = gsis
+	lsis, err := restoredLSIs(src, in.LocalSecondaryIndexOverride)
+	if err != nil {
+		return nil, err
+	}
+	cin.LocalSecondaryIndexes = lsis
+	vecs, err := restoredVectors(src, in.VectorIndexOverride)
+	if err != nil {
+		return nil, err
+	}
+	cin.VectorIndexes = vecs
+	// An empty list is no index (CreateTable refuses empty lists).
+	if len(cin.GlobalSecondaryIndexes) == 0 {
+		cin.GlobalSecondaryIndexes = nil
+	}
+	if len(cin.LocalSecondaryIndexes) == 0 {
+		cin.LocalSecondaryIndexes = nil
+	}
+	if len(cin.VectorIndexes) == 0 {
+		cin.VectorIndexes = nil
+	}
+	cin.AttributeDefinitions = usedDefinitions(src.AttributeDefinitions, cin)
+	switch s := in.SSESpecificationOverride; {
+	case s != nil:
+		cin.SSESpecification = s
+	case src.SSEDescription != nil && src.SSEDescription.Status == "ENABLED":
+		cin.SSESpecification = &wire.SSESpecification{Enabled: cpPtr(true), SSEType: "KMS", KMSMasterKeyId: src.SSEDescription.KMSMasterKeyArn}
+	}
+	return cin, nil
+}
+
+// recordedThroughput is the provisioned throughput a backup recorded.
+func recordedThroughput(pt *wire.ProvisionedThroughputDescription) *wire.ProvisionedThroughput {
+	if pt == nil {
+		return nil
+	}
+	return &wire.ProvisionedThroughput{ReadCapacityUnits: pt.ReadCapacityUnits, WriteCapacityUnits: pt.WriteCapacityUnits}
+}
+
+// noNewIndex is the error for an index override that matches no index of
+// the backup.
+func noNewIndex(name string) *ddberr.Error {
+	return ddberr.Validation("Index " + name + " does not match a secondary index that existed in the source table and cannot be created during the restore operation")
+}
+
+// sameIndexShape reports whether two indexes have the same key schema and
+// projection: an override may rename an index of the backup, not change it.
+func sameIndexShape(ka, kb []wire.KeySchemaElement, pa, pb *wire.Projection) bool {
+	if !slices.EqualFunc(ka, kb, func(a, b wire.KeySchemaElement) bool {
+		return cpDeref(a.AttributeName) == cpDeref(b.AttributeName) && a.KeyType == b.KeyType
+	}) {
+		return false
+	}
+	var x, y wire.Projection
+	if pa != nil {
+		x = *pa
+	}
+	if pb != nil {
+		y = *pb
+	}
+	if cmp.Or(x.ProjectionType, "ALL") != cmp.Or(y.ProjectionType, "ALL") {
+		return false
+	}
+	nx, ny := slices.Sorted(slices.Values(x.NonKeyAttributes)), slices.Sorted(slices.Values(y.NonKeyAttributes))
+	return slices.Equal(nx, ny)
+}
+
+// restoredGSIs are the GSIs of the restored table: the backup's (all of
+// them when the override is absent, none when it is empty), with the
+// throughput the backup recorded unless an override gives one; on-demand
+// tables have none.
+func restoredGSIs(src *wire.TableDescription, override []wire.GlobalSecondaryIndex, billing string) ([]wire.GlobalSecondaryIndex, *ddberr.Error) {
+	var out []wire.GlobalSecondaryIndex
+	for _, g := range src.GlobalSecondaryIndexes {
+		if g.IndexStatus == StatusDeleting {
+			continue
+		}
+		out = append(out, wire.GlobalSecondaryIndex{IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+			ProvisionedThroughput: recordedThroughput(g.ProvisionedThroughput), OnDemandThroughput: g.OnDemandThroughput})
+	}
+	if override != nil {
+		chosen := make([]wire.GlobalSecondaryIndex, 0, len(override))
+		for _, o := range override {
+			i := slices.IndexFunc(out, func(g wire.GlobalSecondaryIndex) bool {
+				return sameIndexShape(g.KeySchema, o.KeySchema, g.Projection, o.Projection)
+			})
+			if i < 0 {
+				return nil, noNewIndex(cpDeref(o.IndexName))
+			}
+			g := out[i]
+			g.IndexName = o.IndexName
+			if o.ProvisionedThroughput != nil {
+				g.ProvisionedThroughput = o.ProvisionedThroughput
+			}
+			if o.OnDemandThroughput != nil {
+				g.OnDemandThroughput = o.OnDemandThroughput
+			}
+			chosen = append(chosen, g)
+		}
+		out = chosen
+	}
+	for i := range out {
+		if billing != BillingProvisioned {
+			out[i].ProvisionedThroughput = nil
+		} else {
+			out[i].OnDemandThroughput = nil
+		}
+	}
+	return out, nil
+}
+
+// restoredLSIs are the LSIs of the restored table, chosen as restoredGSIs
+// chooses GSIs.
+func restoredLSIs(src *wire.TableDescription, override []wire.LocalSecondaryIndex) ([]wire.LocalSecondaryIndex, *ddberr.Error) {
+	var out []wire.LocalSecondaryIndex
+	for _, l := range src.LocalSecondaryIndexes {
+		out = append(out, wire.LocalSecondaryIndex{IndexName: l.IndexName, KeySchema: l.KeySchema, Projection: l.Projection})
+	}
+	if override == nil {
+		return out, nil
+	}
+	chosen := make([]wire.LocalSecondaryIndex, 0, len(override))
+	for _, o := range override {
+		i := slices.IndexFunc(out, func(l wire.LocalSecondaryIndex) bool {
+			return sameIndexShape(l.KeySchema, o.KeySchema, l.Projection, o.Projection)
+		})
+		if i < 0 {
+			return nil, noNewIndex(cpDeref(o.IndexName))
+		}
+		l := out[i]
+		l.IndexName = o.IndexName
+		chosen = append(chosen, l)
+	}
+	return chosen, nil
+}
+
+// restoredVectors are the vector indexes of the restored table: the
+// backup's, or those of them the override names (SDK: "the indexes
+// provided must match existing vector indexes from the backup").
+func restoredVectors(src *wire.TableDescription, override []wire.VectorIndex) ([]wire.VectorIndex, *ddberr.Error) {
+	var out []wire.VectorIndex
+	for _, v := range src.VectorIndexes {
+		if v.IndexStatus == StatusDeleting {
+			continue
+		}
+		out = append(out, wire.VectorIndex{IndexName: v.IndexName, Dimensions: v.Dimensions, DistanceFunction: v.DistanceFunction,
+			Projection: v.Projection, VectorAttribute: v.VectorAttribute, SearchSchema: v.SearchSchema})
+	}
+	if override == nil {
+		return out, nil
+	}
+	chosen := make([]wire.VectorIndex, 0, len(override))
+	for _, o := range override {
+		i := slices.IndexFunc(out, func(v wire.VectorIndex) bool { return cpDeref(v.IndexName) == cpDeref(o.IndexName) })
+		if i < 0 {
+			return nil, noNewIndex(cpDeref(o.IndexName))
+		}
+		chosen = append(chosen, out[i])
+	}
+	return chosen, nil
+}
+
+// usedDefinitions keeps the attribute definitions the restored table's
+// keys, index keys and vector indexes use (a dropped index's key
+// attributes would otherwise be unused definitions, which CreateTable
+// refuses).
+func usedDefinitions(defs []wire.AttributeDefinition, in *wire.CreateTableInput) []wire.AttributeDefinition {
+	used := map[string]bool{}
+	keys := func(ks []wire.KeySchemaElement) {
+		for _, k := range ks {
+			used[cpDeref(k.AttributeName)] = true
+		}
+	}
+	keys(in.KeySchema)
+	for _, g := range in.GlobalSecondaryIndexes {
+		keys(g.KeySchema)
+	}
+	for _, l := range in.LocalSecondaryIndexes {
+		keys(l.KeySchema)
+	}
+	for _, v := range in.VectorIndexes {
+		for _, s := range v.SearchSchema {
+			used[cpDeref(s.AttributeName)] = true
+		}
+		if v.VectorAttribute != nil {
+			used[cpDeref(v.VectorAttribute.AttributeName)] = true
+		}
+	}
+	var out []wire.AttributeDefinition
+	for _, d := range defs {
+		if used[cpDeref(d.AttributeName)] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// runRestore writes a backup's items into the restored table t, then
+// makes it ACTIVE. It waits for a backup still being copied. Stopped by
+// Close, it starts over at the next Open (loadBackups): writing an item
+// again changes nothing.
+func (e *Engine) runRestore(t *Table, b *backupRecord) {
+	defer func() {
+		e.bk.mu.Lock()
+		if e.bk.restoring[b.ARN]--; e.bk.restoring[b.ARN] <= 0 {
+			delete(e.bk.restoring, b.ARN)
+		}
+		e.bk.mu.Unlock()
+	}()
+	for {
+		cur, ok := e.backup(b.ARN)
+		if !ok {
+			return
+		}
+		if cur.Status == backupAvailable {
+			break
+		}
+		if !e.sleep(10 * time.Millisecond) {
+			return
+		}
+	}
+	if done, err := e.restoreItems(t, b); err != nil || !done {
+		return
+	}
+	e.finishRestore(t)
+}
+
+// restoreItems writes the backup's items into t, backupChunk items per
+// storage transaction; false when Close stopped it.
+func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return false, err
+	}
+	defer snap.Close()
+	it, err := snap.NewIterator(storage.IterOptions{Lower: backupItemPrefix(b.ID), Upper: backupItemPrefix(b.ID + 1)})
+	if err != nil {
+		return false, err
+	}
+	defer it.Close()
+	var items []attr.Item
+	for it.Next() {
+		item, err := attr.DecodeItem(it.Value())
+		if err != nil {
+			return false, err
+		}
+		items = append(items, item)
+		if len(items) == backupChunk {
+			if err := e.restoreChunk(t, items); err != nil {
+				return false, err
+			}
+			items = items[:0]
+			if !e.sleep(0) {
+				return false, nil
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return false, err
+	}
+	return true, e.restoreChunk(t, items)
+}
+
+// restoreChunk writes items into t in one storage transaction, through
+// the same stageWrite as every item write, so index entries and vector
+// marks are written with them.
+func (e *Engine) restoreChunk(t *Table, items []attr.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	for attempt := 0; ; attempt++ {
+		txn, err := e.store.Begin()
+		if err != nil {
+			return err
+		}
+		results := make([]writeResult, 0, len(items))
+		for _, item := range items {
+			pk := t.primaryKeyOf(item)
+			w := itemWrite{table: t, key: pk, verbatim: true, apply: func(attr.Item) (attr.Item, error) { return item, nil }}
+			res, _, err := e.stageWrite(txn, w, t.storageKey(pk))
+			if err != nil {
+				txn.Rollback()
+				return err
+			}
+			results = append(results, res)
+		}
+		err = txn.Commit(storage.CommitOptions{})
+		txn.Rollback()
+		if errors.Is(err, storage.ErrConflict) && attempt < maxConflictRetries {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, res := range results {
+			e.writeStats(t, res)
+		}
+		return nil
+	}
+}
+
+// finishRestore makes a restored table ACTIVE (durably), without its
+// RestoreSummary.
+func (e *Engine) finishRestore(t *Table) {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cur, ok := e.lookupTable(t.Name)
+	if !ok || cur.ID != t.ID || cur.Status != StatusCreating {
+		return
+	}
+	now := e.clock.Now()
+	rec := cur.rec.clone()
+	rec.ReadyAt = now
+	rec.settle(now)
+	rec.Desc.RestoreSummary = nil
+	_, _ = e.saveRecord(rec) // on failure the table stays CREATING; the next Open restores again
+}

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/storage/memory"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// withoutBackground runs f with background work held back (goBackground
+// starts nothing while the engine counts as closed): the state a stop
+// leaves when it comes right after the request.
+func withoutBackground(e *Engine, f func()) {
+	e.ddl.Lock()
+	e.closed = true
+	e.ddl.Unlock()
+	defer func() {
+		e.ddl.Lock()
+		e.closed = false
+		e.ddl.Unlock()
+	}()
+	f()
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("%s: timed out", what)
+}
+
+// A backup whose copy a stop interrupted is copied at the next Open, and a
+// restore a stop interrupted starts over and ends ACTIVE with every item
+// and its index entries.
+func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
+	store := memory.New()
+	e, err := Open(store, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ctlPPR("t")
+	in.AttributeDefinitions = append(in.AttributeDefinitions, ctlDefs("g", "S")...)
+	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ctlKS("g"),
+		Projection: &wire.Projection{ProjectionType: ProjectAll}}}
+	if _, err := e.CreateTable(dpCtx, in); err != nil {
+		t.Fatal(err)
+	}
+	const n = 600
+	for i := 0; i < n; i++ {
+		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint(i)), "g": dpS(fmt.Sprint(i % 4))})
+	}
+	var arn *string
+	withoutBackground(e, func() {
+		out, err := e.CreateBackup(dpCtx, &wire.CreateBackupInput{TableName: dpStr("t"), BackupName: dpStr("bk")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		arn = out.BackupDetails.BackupArn
+	})
+	if b, _ := e.backup(*arn); b.Status != backupCreating {
+		t.Fatalf("backup status %s before the stop", b.Status)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if e, err = Open(store, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "backup AVAILABLE", func() bool {
+		out, err := e.DescribeBackup(dpCtx, &wire.DescribeBackupInput{BackupArn: arn})
+		return err == nil && out.BackupDescription.BackupDetails.BackupStatus == backupAvailable
+	})
+	withoutBackground(e, func() {
+		out, err := e.RestoreTableFromBackup(dpCtx, &wire.RestoreTableFromBackupInput{BackupArn: arn, TargetTableName: dpStr("r")})
+		if err != nil || out.TableDescription.TableStatus != StatusCreating {
+			t.Fatalf("restore: %v %+v", err, out)
+		}
+	})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if e, err = Open(store, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	waitFor(t, "restored table ACTIVE", func() bool {
+		out, err := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("r")})
+		return err == nil && out.Table.TableStatus == StatusActive && out.Table.RestoreSummary == nil
+	})
+	scan, err := e.Scan(dpCtx, &wire.ScanInput{TableName: dpStr("r"), Select: "COUNT"})
+	if err != nil || cpDeref(scan.Count) != n {
+		t.Fatalf("restored items: %v %+v", err, scan)
+	}
+	q, err := e.Query(dpCtx, &wire.QueryInput{TableName: dpStr("r"), IndexName: dpStr("G"), Select: "COUNT",
+		KeyConditionExpression: dpStr("g = :g"), ExpressionAttributeValues: map[string]attr.Value{":g": dpS("1")}})
+	if err != nil || cpDeref(q.Count) != n/4 {
+		t.Fatalf("restored GSI: %v %+v", err, q)
+	}
+	// The backup is free again: it can be deleted.
+	if _, err := e.DeleteBackup(dpCtx, &wire.DeleteBackupInput{BackupArn: arn}); err != nil {
+		t.Fatal(err)
+	}
+}
