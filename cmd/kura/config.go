@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/vector"
 )
@@ -55,6 +58,10 @@ type config struct {
 	ItemCacheMB int
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// Credentials switch authentication on: every request must be signed
+	// (SigV4) with one of them (--credentials and --credentials-file
+	// together).
+	Credentials []auth.Credential
 	// SysmonSlack is the timer slack given to the Go runtime's monitor
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
@@ -103,6 +110,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.SysmonSlack, "sysmon-slack", time.Millisecond, "Linux: timer slack for the Go runtime's monitor thread, so it wakes at most about once per this interval instead of every 20 microseconds under bursty load (needs CAP_SYS_NICE, skipped without; 0 leaves it alone)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
+	var creds, credsFile string
+	fs.StringVar(&creds, "credentials", "", "switch authentication on: accept only requests signed (AWS Signature Version 4) with one of these credentials, a comma-separated list of ACCESS_KEY_ID:SECRET[:SESSION_TOKEN] (prefer --credentials-file or KURA_CREDENTIALS: a command line is visible to other users)")
+	fs.StringVar(&credsFile, "credentials-file", "", "switch authentication on with the credentials in this file: one ACCESS_KEY_ID:SECRET[:SESSION_TOKEN] per line, # comments")
 	var quant string
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
@@ -156,5 +166,37 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if _, _, err := net.SplitHostPort(c.Addr()); err != nil {
 		return nil, fmt.Errorf("invalid --listen %q: %v", c.Listen, err)
 	}
+	if c.Credentials, err = readCredentials(creds, credsFile); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// readCredentials gathers --credentials and --credentials-file. Either one
+// given but naming no credential is an error: it would leave the server
+// open while its operator meant to close it.
+func readCredentials(list, file string) ([]auth.Credential, error) {
+	out, err := auth.ParseCredentials(list)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --credentials: %v", err)
+	}
+	if list != "" && len(out) == 0 {
+		return nil, errors.New("invalid --credentials: no credential given")
+	}
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("--credentials-file: %v", err)
+		}
+		defer f.Close()
+		more, err := auth.ReadCredentials(f)
+		if err != nil {
+			return nil, fmt.Errorf("--credentials-file %s: %v", file, err)
+		}
+		if len(more) == 0 {
+			return nil, fmt.Errorf("--credentials-file %s: no credential in it", file)
+		}
+		out = append(out, more...)
+	}
+	return out, nil
 }

@@ -85,6 +85,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		PerCredential:     !cfg.SharedDB,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
+		Credentials:       cfg.Credentials,
 		Logger:            log,
 
 		VectorQuantization:     cfg.VectorQuantization,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
+
+	"github.com/kura-db/kura/internal/auth"
 )
 
 // The connection server (httpserver.go) reads the requests the AWS SDKs
@@ -104,6 +106,22 @@ func parseHead(buf []byte, h *requestHead) int {
 		return -1
 	}
 	return pos
+}
+
+// headFields appends the header fields of a head parseHead accepted (for
+// checking its signature: auth.Request).
+func headFields(head []byte, dst []auth.Field) []auth.Field {
+	_, rest, _ := bytes.Cut(head, []byte("\r\n")) // the request line
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		dst = append(dst, auth.Field{Name: string(name), Value: string(trimOWS(value))})
+	}
+	return dst
 }
 
 // keepFirst sets *dst to v unless an earlier header set it (net/http's

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
@@ -341,6 +342,10 @@ func (c *fastConn) serveOne(n int) bool {
 		// request, so a copy each time).
 		c.x.authorization = string(h.authorization)
 	}
+	if c.srv.api.auth != nil {
+		head, _ := c.br.Peek(n)
+		c.x.signed = auth.Request{Method: "POST", Path: "/", Fields: headFields(head, c.x.signed.Fields[:0])}
+	}
 	length := h.contentLength
 	c.br.Discard(n)
 
@@ -352,6 +357,7 @@ func (c *fastConn) serveOne(n int) bool {
 		return false
 	}
 	c.werr = nil
+	c.x.signed.Body = body
 	if !acceptedContentType(contentType) {
 		c.srv.api.writeError(&c.x, ddberr.UnknownOperation(), http.StatusNotFound)
 	} else {

@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
+	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
@@ -44,6 +46,10 @@ type Options struct {
 	// Authorization header (one database per credential); the Backend
 	// given to NewServer is then unused.
 	Databases func(authorization string) (Backend, error)
+	// Auth, when set, checks every request's SigV4 signature before its
+	// operation runs (after the checks of its target and body that
+	// DynamoDB makes first).
+	Auth *auth.Verifier
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -53,11 +59,12 @@ type Server struct {
 	log       *slog.Logger
 	maxBody   int64
 	admin     bool
+	auth      *auth.Verifier
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
-	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases}
+	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -76,6 +83,9 @@ type exchange struct {
 	acceptEncoding string
 	authorization  string
 	out            replier
+	// signed is what the signature covers; filled only when auth is on
+	// (its Body is the body as received, before any decompression).
+	signed auth.Request
 }
 
 // replier writes the response to an exchange.
@@ -135,6 +145,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.writeError(x, err, 0)
 		return
+	}
+	if s.auth != nil {
+		x.signed = signedRequest(r, buf.Bytes())
 	}
 	body, err := s.decodeContent(r.Header.Get("Content-Encoding"), buf.Bytes())
 	if err != nil {
@@ -259,6 +272,12 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 			s.writeError(x, ddberr.Internal("Internal server error"), 0)
 		}
 	}()
+	if s.auth != nil {
+		if _, err := s.auth.Verify(&x.signed); err != nil {
+			s.writeError(x, err, 0)
+			return
+		}
+	}
 	b, err := s.backendFor(x.authorization)
 	if err != nil {
 		s.writeError(x, err, 0)
@@ -277,6 +296,23 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 		return
 	}
 	s.send(x, http.StatusOK, ob.Bytes())
+}
+
+// signedRequest is what a net/http request's signature covers: Host (not
+// among net/http's header fields) and Content-Length (when net/http took
+// it out) are added back.
+func signedRequest(r *http.Request, body []byte) auth.Request {
+	sr := auth.Request{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Body: body,
+		Fields: []auth.Field{{Name: "Host", Value: r.Host}}}
+	for name, vals := range r.Header {
+		for _, v := range vals {
+			sr.Fields = append(sr.Fields, auth.Field{Name: name, Value: v})
+		}
+	}
+	if _, ok := r.Header["Content-Length"]; !ok && r.ContentLength >= 0 {
+		sr.Fields = append(sr.Fields, auth.Field{Name: "Content-Length", Value: strconv.FormatInt(r.ContentLength, 10)})
+	}
+	return sr
 }
 
 // readBody reads the request body into buf, refusing more than maxBody

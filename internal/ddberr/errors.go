@@ -195,6 +195,12 @@ func ContinuousBackupsUnavailable(table string) *Error {
 	return newErr(nsDynamo, "ContinuousBackupsUnavailableException", 400, "Backups are being enabled for the table: "+table+". Please retry later")
 }
 
+// Service is an error of DynamoDB's service layer (namespace
+// com.amazon.coral.service#, HTTP 400): the authentication errors.
+func Service(typ, msg string) *Error {
+	return newErr(nsService, typ, 400, msg)
+}
+
 // TableInUse is the backup APIs' TableInUseException.
 func TableInUse(msg string) *Error {
 	return newErr(nsDynamo, "TableInUseException", 400, msg)

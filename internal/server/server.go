@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/api"
+	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/storage"
@@ -62,7 +63,10 @@ type Config struct {
 	ItemCacheBytes int64
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
-	Logger    *slog.Logger // nil: discard
+	// Credentials, when any, switch authentication on: every request must
+	// be signed (SigV4) with one of them, for Region (internal/auth).
+	Credentials []auth.Credential
+	Logger      *slog.Logger // nil: discard
 }
 
 // Server is a running instance.
@@ -94,6 +98,17 @@ func Start(cfg Config) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	opts := api.Options{Logger: s.log, Admin: cfg.Admin}
+	if len(cfg.Credentials) > 0 {
+		region := cfg.Region
+		if region == "" {
+			region = "us-east-1" // the engine's default
+		}
+		if cfg.PerCredential {
+			region = "" // a database per access key and region: any region
+		}
+		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
+		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+	}
 	var backend api.Backend
 	if cfg.PerCredential {
 		opts.Databases = s.databaseFor

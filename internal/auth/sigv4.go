@@ -1,0 +1,296 @@
+package auth
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+)
+
+// Field is one request header field as received.
+type Field struct{ Name, Value string }
+
+// Request is what a signature covers: the request line, the header fields
+// (Host among them) and the body, all as received (a compressed body
+// before it is decompressed).
+type Request struct {
+	Method string
+	Path   string // as sent, still percent-encoded
+	Query  string // raw query string
+	Fields []Field
+	Body   []byte
+}
+
+// header returns the values of the fields named name (case-insensitive),
+// in order.
+func (r *Request) header(name string) (vals []string, ok bool) {
+	for _, f := range r.Fields {
+		if strings.EqualFold(f.Name, name) {
+			vals = append(vals, f.Value)
+			ok = true
+		}
+	}
+	return vals, ok
+}
+
+func (r *Request) first(name string) string {
+	for _, f := range r.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+const (
+	algorithm = "AWS4-HMAC-SHA256"
+	service   = "dynamodb"
+	// terminator ends every credential scope.
+	terminator = "aws4_request"
+	// maxSkew is how far a request's time may be from the server's.
+	maxSkew = 15 * time.Minute
+	// basicFormat is ISO 8601's basic format, as X-Amz-Date carries it.
+	basicFormat = "20060102T150405Z"
+)
+
+// Verifier checks request signatures against a set of credentials.
+type Verifier struct {
+	region string
+	keys   map[string]Credential
+	now    func() time.Time
+
+	mu   sync.Mutex
+	keyc map[scopeKey][]byte // signing keys by access key and scope date
+}
+
+type scopeKey struct{ id, date, region string }
+
+// NewVerifier returns a Verifier for requests to region, signed with one of
+// creds; now is the clock (nil: time.Now). An empty region accepts every
+// region a request's credential scope names (a server that keeps one
+// database per access key and region).
+func NewVerifier(region string, creds []Credential, now func() time.Time) *Verifier {
+	if now == nil {
+		now = time.Now
+	}
+	v := &Verifier{region: region, keys: map[string]Credential{}, now: now, keyc: map[scopeKey][]byte{}}
+	for _, c := range creds {
+		v.keys[c.AccessKeyID] = c
+	}
+	return v
+}
+
+// Errors, all HTTP 400 as DynamoDB answers them.
+func missingToken() *ddberr.Error {
+	return ddberr.Service("MissingAuthenticationTokenException", "Request is missing Authentication Token")
+}
+
+func incomplete(msg string) *ddberr.Error {
+	return ddberr.Service("IncompleteSignatureException", msg)
+}
+
+func invalidSignature(msg string) *ddberr.Error {
+	return ddberr.Service("InvalidSignatureException", msg)
+}
+
+func unrecognized(msg string) *ddberr.Error {
+	return ddberr.Service("UnrecognizedClientException", msg)
+}
+
+const mismatch = "The request signature we calculated does not match the signature you provided. " +
+	"Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+
+// authHeader is a parsed Authorization header.
+type authHeader struct {
+	raw, alg                         string
+	credential, signed, signature    string
+	hasCred, hasSigned, hasSignature bool
+}
+
+// Verify checks r's signature. It returns the access key ID that signed
+// it, or DynamoDB's error for the first thing wrong, checked in
+// DynamoDB's order: the header's presence, its parts and the request
+// time, the clock skew, the credential scope, that Host is signed, the
+// access key, the session token, and last the signature itself.
+func (v *Verifier) Verify(r *Request) (string, error) {
+	raw, ok := r.header("Authorization")
+	if !ok || !strings.HasPrefix(raw[0], "AWS4-") {
+		return "", missingToken()
+	}
+	h, err := parseAuthorization(raw[0])
+	if err != nil {
+		return "", err
+	}
+	at, stamp, err := requestTime(r, h)
+	if err != nil {
+		return "", err
+	}
+	if h.alg != algorithm {
+		return "", incomplete("Unsupported AWS 'algorithm': '" + h.alg + "' (only " + algorithm + " for now). ")
+	}
+	if err := v.checkSkew(at); err != nil {
+		return "", err
+	}
+	scope := strings.Split(h.credential, "/")
+	if len(scope) != 5 {
+		return "", incomplete("Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '" + h.credential + "'")
+	}
+	if err := v.checkScope(scope, stamp); err != nil {
+		return "", err
+	}
+	signed := strings.Split(h.signed, ";")
+	if !slices.Contains(signed, "host") && !slices.Contains(signed, ":authority") {
+		return "", incomplete("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+	}
+	cred, known := v.keys[scope[0]]
+	if !known {
+		return "", unrecognized("The security token included in the request is invalid.")
+	}
+	if tok := r.first("X-Amz-Security-Token"); subtle.ConstantTimeCompare([]byte(tok), []byte(cred.SessionToken)) != 1 {
+		return "", unrecognized("The security token included in the request is invalid")
+	}
+	want := v.signature(r, cred, scope, signed, stamp)
+	got, err := hex.DecodeString(h.signature)
+	if err != nil || !hmac.Equal(got, want) {
+		return "", invalidSignature(mismatch)
+	}
+	return cred.AccessKeyID, nil
+}
+
+// parseAuthorization splits "ALG Credential=..., SignedHeaders=...,
+// Signature=..." (parts separated by commas and/or spaces). Missing parts
+// are reported later, with the request time (requestTime).
+func parseAuthorization(raw string) (authHeader, error) {
+	h := authHeader{raw: raw}
+	alg, rest, _ := strings.Cut(raw, " ")
+	h.alg = alg
+	for _, tok := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, val, ok := strings.Cut(tok, "=")
+		if !ok {
+			return h, incomplete("'" + tok + "' not a valid key=value pair (missing equal-sign) in Authorization header: '" + raw + "'.")
+		}
+		switch k {
+		case "Credential":
+			h.credential, h.hasCred = val, true
+		case "SignedHeaders":
+			h.signed, h.hasSigned = val, true
+		case "Signature":
+			h.signature, h.hasSignature = val, true
+		}
+	}
+	return h, nil
+}
+
+// requestTime reads X-Amz-Date (or Date) and reports the header's missing
+// parts with a missing date, as DynamoDB does, in one message.
+func requestTime(r *Request, h authHeader) (time.Time, string, error) {
+	amz := r.first("X-Amz-Date")
+	date := r.first("Date")
+	var msg strings.Builder
+	if !h.hasCred {
+		msg.WriteString("Authorization header requires 'Credential' parameter. ")
+	}
+	if !h.hasSignature {
+		msg.WriteString("Authorization header requires 'Signature' parameter. ")
+	}
+	if !h.hasSigned {
+		msg.WriteString("Authorization header requires 'SignedHeaders' parameter. ")
+	}
+	if amz == "" && date == "" {
+		msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
+	}
+	if msg.Len() > 0 {
+		return time.Time{}, "", incomplete(msg.String() + "Authorization=" + h.raw)
+	}
+	if amz != "" {
+		t, err := time.Parse(basicFormat, amz)
+		if err != nil {
+			return time.Time{}, "", incomplete("Date must be in ISO-8601 'basic format'. Got '" + amz + "'. See http://en.wikipedia.org/wiki/ISO_8601")
+		}
+		return t, amz, nil
+	}
+	t, err := http.ParseTime(date)
+	if err != nil {
+		return time.Time{}, "", incomplete("Date must be in ISO-8601 'basic format'. Got '" + date + "'. See http://en.wikipedia.org/wiki/ISO_8601")
+	}
+	return t.UTC(), t.UTC().Format(basicFormat), nil
+}
+
+// checkSkew refuses a request time more than 15 minutes from the clock.
+func (v *Verifier) checkSkew(at time.Time) error {
+	now := v.now().UTC().Truncate(time.Second)
+	if at.Before(now.Add(-maxSkew)) {
+		return invalidSignature("Signature expired: " + at.Format(basicFormat) + " is now earlier than " +
+			now.Add(-maxSkew).Format(basicFormat) + " (" + now.Format(basicFormat) + " - 15 min.)")
+	}
+	if at.After(now.Add(maxSkew)) {
+		return invalidSignature("Signature not yet current: " + at.Format(basicFormat) + " is still later than " +
+			now.Add(maxSkew).Format(basicFormat) + " (" + now.Format(basicFormat) + " + 15 min.)")
+	}
+	return nil
+}
+
+// checkScope checks the credential scope keyid/date/region/service/term,
+// every wrong part in one message.
+func (v *Verifier) checkScope(scope []string, stamp string) error {
+	var msg strings.Builder
+	if v.region != "" && scope[2] != v.region {
+		msg.WriteString("Credential should be scoped to a valid region, not '" + scope[2] + "'. ")
+	}
+	if scope[3] != service {
+		msg.WriteString("Credential should be scoped to correct service: '" + service + "'. ")
+	}
+	if scope[4] != terminator {
+		msg.WriteString("Credential should be scoped with a valid terminator: '" + terminator + "', not '" + scope[4] + "'. ")
+	}
+	if day := stamp[:8]; scope[1] != day {
+		msg.WriteString("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" +
+			scope[1] + "' != '" + day + "', from '" + stamp + "'.")
+	}
+	if msg.Len() > 0 {
+		return invalidSignature(msg.String())
+	}
+	return nil
+}
+
+// signature computes the request's SigV4 signature.
+func (v *Verifier) signature(r *Request, cred Credential, scope, signed []string, stamp string) []byte {
+	sum := sha256.Sum256(canonicalRequest(r, signed))
+	var sts strings.Builder
+	sts.WriteString(algorithm + "\n" + stamp + "\n" + strings.Join(scope[1:], "/") + "\n")
+	sts.WriteString(hex.EncodeToString(sum[:]))
+	return hmacSHA256(v.signingKey(cred, scope[1], scope[2]), []byte(sts.String()))
+}
+
+// signingKey derives (and caches, per key, day and region) the key that signs the
+// string to sign.
+func (v *Verifier) signingKey(cred Credential, date, region string) []byte {
+	k := scopeKey{cred.AccessKeyID, date, region}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if key, ok := v.keyc[k]; ok {
+		return key
+	}
+	key := hmacSHA256([]byte("AWS4"+cred.Secret), []byte(date))
+	key = hmacSHA256(key, []byte(region))
+	key = hmacSHA256(key, []byte(service))
+	key = hmacSHA256(key, []byte(terminator))
+	if len(v.keyc) > 1024 {
+		clear(v.keyc)
+	}
+	v.keyc[k] = key
+	return key
+}
+
+func hmacSHA256(key, data []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return m.Sum(nil)
+}

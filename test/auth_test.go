@@ -1,0 +1,119 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// clientAs is an SDK client of k signing with the given key and secret.
+func clientAs(k *kura, key, secret string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:           "us-east-1",
+		BaseEndpoint:     aws.String(k.endpoint),
+		Credentials:      credentials.NewStaticCredentialsProvider(key, secret, ""),
+		RetryMaxAttempts: 1,
+	})
+}
+
+// With credentials configured, only requests signed with one of them get
+// in; the others get DynamoDB's authentication errors. The health check
+// stays open.
+func TestAuthentication(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "creds")
+	if err := os.WriteFile(file, []byte("# operators\nAKIDFILE:file-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := startKura(t, "--in-memory", "--credentials", "AKIDKURA:kura-secret", "--credentials-file", file)
+
+	for _, c := range []*dynamodb.Client{clientAs(k, "AKIDKURA", "kura-secret"), clientAs(k, "AKIDFILE", "file-secret")} {
+		if _, err := c.ListTables(bg, &dynamodb.ListTablesInput{}); err != nil {
+			t.Fatalf("a signed request: %v", err)
+		}
+	}
+	_, err := clientAs(k, "AKIDKURA", "wrong-secret").ListTables(bg, &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "InvalidSignatureException", "The request signature we calculated does not match the signature you provided. "+
+		"Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
+	_, err = clientAs(k, "AKIDSTRANGER", "kura-secret").ListTables(bg, &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "UnrecognizedClientException", "The security token included in the request is invalid.")
+
+	// Unsigned: no Authorization header at all.
+	typ, msg := rawCall(t, k, "ListTables", `{}`)
+	if typ != "MissingAuthenticationTokenException" || msg != "Request is missing Authentication Token" {
+		t.Fatalf("unsigned: %s %q", typ, msg)
+	}
+	resp, err := http.Get(k.endpoint + "/")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health check: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}
+
+// A signed request that net/http serves (one with an Origin header, say)
+// is checked the same way, its signature covering the body as sent.
+func TestAuthenticationSlowPath(t *testing.T) {
+	k := startKura(t, "--in-memory", "--credentials", "AKIDKURA:kura-secret")
+	send := func(secret, body string, tamper bool) (int, string) {
+		req, err := http.NewRequest("POST", k.endpoint+"/", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+		req.Header.Set("Origin", "http://example.test")
+		sum := sha256.Sum256([]byte(body))
+		creds := aws.Credentials{AccessKeyID: "AKIDKURA", SecretAccessKey: secret}
+		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if tamper {
+			req.Body = io.NopCloser(bytes.NewReader([]byte(`{"Limit":7}`)))
+			req.ContentLength = int64(len(`{"Limit":7}`))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := send("kura-secret", `{"Limit":5}`, false); code != 200 {
+		t.Fatalf("signed: %d %s", code, body)
+	}
+	if code, body := send("kura-secret", `{"Limit":5}`, true); code != 400 || !strings.Contains(body, "InvalidSignatureException") {
+		t.Fatalf("tampered body: %d %s", code, body)
+	}
+}
+
+// A flag that names no credential is refused rather than leaving the
+// server open.
+func TestAuthenticationFlags(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, []byte("# nobody\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--credentials", ","}, {"--credentials", "AKIDONLY"}, {"--credentials-file", empty}} {
+		ctx, cancel := context.WithTimeout(bg, 10*time.Second)
+		out, err := exec.CommandContext(ctx, kuraBin, append([]string{"--in-memory", "--listen", "127.0.0.1:0"}, args...)...).CombinedOutput()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if err == nil || timedOut || !strings.Contains(string(out), "credential") {
+			t.Fatalf("kura with %v: %v %s", args, err, out)
+		}
+	}
+}
