@@ -528,3 +528,115 @@ func TestRestoreVectorIndex(t *testing.T) {
 		t.Fatalf("restore without vector indexes: %+v", td)
 	}
 }
+
+// A table with point-in-time recovery on can be restored to any time of
+// its window: each item as it was then, its indexes with it. The window
+// runs from the enabling to five minutes ago (the server's clock is
+// advanced through its admin endpoint).
+func TestRestoreToPointInTime(t *testing.T) {
+	k := startKura(t, "--in-memory", "--admin")
+	c := k.client()
+	table := backupTable(t, c, 0)
+	item := func(tbl, pk string, sk int) map[string]types.AttributeValue {
+		t.Helper()
+		out, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(tbl), Key: map[string]types.AttributeValue{"pk": S(pk), "sk": N(strconv.Itoa(sk))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	restore := func(target string, at *time.Time) {
+		t.Helper()
+		in := &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table), TargetTableName: aws.String(target)}
+		if at != nil {
+			in.RestoreDateTime = at
+		} else {
+			in.UseLatestRestorableTime = aws.Bool(true)
+		}
+		out, err := c.RestoreTableToPointInTime(bg, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs := out.TableDescription.RestoreSummary; rs == nil || rs.SourceBackupArn != nil || !aws.ToBool(rs.RestoreInProgress) {
+			t.Fatalf("RestoreSummary %+v", rs)
+		}
+		waitTableActive(t, c, target)
+	}
+
+	_, err := c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table),
+		TargetTableName: aws.String(table + "-x"), UseLatestRestorableTime: aws.Bool(true)})
+	wantAPIError(t, err, "PointInTimeRecoveryUnavailableException", "Point in time recovery is not enabled for table '"+table+"'")
+	if _, err := c.UpdateContinuousBackups(bg, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(table),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		putItem(t, c, table, i) // items 0, 1, 2: v "value i"
+	}
+	k.admin(t, "/admin/clock/advance?by=10m")
+	cb, err := c.DescribeContinuousBackups(bg, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enabled := *cb.ContinuousBackupsDescription.PointInTimeRecoveryDescription.EarliestRestorableDateTime
+	then := enabled.Add(5 * time.Minute)
+	if _, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("p0"), "sk": N("0")},
+		UpdateExpression: aws.String("SET v = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": S("changed")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteItem(bg, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("p1"), "sk": N("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	putItem(t, c, table, 3)
+	k.admin(t, "/admin/clock/advance?by=10m")
+
+	early := table + "-early"
+	restore(early, &then)
+	if got := item(early, "p0", 0); got == nil || got["v"].(*types.AttributeValueMemberS).Value != "value 0" {
+		t.Fatalf("item 0 as it was: %v", got)
+	}
+	if item(early, "p1", 1) == nil || item(early, "p3", 3) != nil || scanCount(t, c, early) != 3 {
+		t.Fatal("items deleted or added since are not as they were")
+	}
+	q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(early), IndexName: aws.String("byG"),
+		KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": S("g1")}})
+	if err != nil || len(q.Items) != 1 {
+		t.Fatalf("restored GSI: %v %+v", err, q)
+	}
+
+	latest := table + "-latest"
+	restore(latest, nil)
+	if got := item(latest, "p0", 0); got == nil || got["v"].(*types.AttributeValueMemberS).Value != "changed" {
+		t.Fatalf("item 0 at the latest time: %v", got)
+	}
+	if item(latest, "p1", 1) != nil || item(latest, "p3", 3) == nil || scanCount(t, c, latest) != 3 {
+		t.Fatal("latest restore misses the changes")
+	}
+
+	// Errors, in DynamoDB's order and words.
+	before := enabled.Add(-time.Hour)
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table),
+		TargetTableName: aws.String(table), RestoreDateTime: &before})
+	cb, _ = c.DescribeContinuousBackups(bg, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+	last := *cb.ContinuousBackupsDescription.PointInTimeRecoveryDescription.LatestRestorableDateTime
+	iso := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+	wantAPIError(t, err, "InvalidRestoreTimeException", "RestoreDateTime '"+iso(before)+"' must be within EarliestRestorableDateTime '"+
+		iso(enabled)+"' and LatestRestorableDateTime '"+iso(last)+"'")
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table),
+		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
+	wantAPIError(t, err, "TableAlreadyExistsException", "Table already exists: "+early)
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table),
+		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true), RestoreDateTime: &then})
+	wantAPIError(t, err, "ValidationException", "Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request. "+
+		"Please specify either RestoreDateTime time or UseLatestRestorableTime")
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table), TargetTableName: aws.String(early)})
+	wantAPIError(t, err, "ValidationException", "Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be specified, but not both")
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
+	wantAPIError(t, err, "ValidationException", "The parameter 'TableName' is required")
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table), SourceTableArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/" + table),
+		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
+	wantAPIError(t, err, "ValidationException", "Must provide exactly one of: sourceTableArn, sourceTableName")
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table + "-none"),
+		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
+	wantAPIError(t, err, "TableNotFoundException", "Table not found: "+table+"-none")
+}

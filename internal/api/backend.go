@@ -29,6 +29,7 @@ type Backend interface {
 	DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (*wire.DeleteBackupOutput, error)
 	ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*wire.ListBackupsOutput, error)
 	RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTableFromBackupInput) (*wire.RestoreTableFromBackupOutput, error)
+	RestoreTableToPointInTime(ctx context.Context, in *wire.RestoreTableToPointInTimeInput) (*wire.RestoreTableToPointInTimeOutput, error)
 	DescribeTimeToLive(ctx context.Context, in *wire.DescribeTimeToLiveInput) (*wire.DescribeTimeToLiveOutput, error)
 	PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutItemOutput, error)
 	GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetItemOutput, error)

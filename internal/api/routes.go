@@ -24,6 +24,7 @@ var routes = map[string]handler{
 	"DeleteBackup":              deleteBackup,
 	"ListBackups":               listBackups,
 	"RestoreTableFromBackup":    restoreTableFromBackup,
+	"RestoreTableToPointInTime": restoreTableToPointInTime,
 	"DescribeTimeToLive":        describeTimeToLive,
 	"UpdateTimeToLive":          updateTimeToLive,
 	"PutItem":                   putItem,

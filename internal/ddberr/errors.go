@@ -216,6 +216,17 @@ func BackupNotFound(msg string) *Error {
 	return newErr(nsDynamo, "BackupNotFoundException", 400, msg)
 }
 
+// PointInTimeRecoveryUnavailable is DynamoDB's
+// PointInTimeRecoveryUnavailableException.
+func PointInTimeRecoveryUnavailable(msg string) *Error {
+	return newErr(nsDynamo, "PointInTimeRecoveryUnavailableException", 400, msg)
+}
+
+// InvalidRestoreTime is DynamoDB's InvalidRestoreTimeException.
+func InvalidRestoreTime(msg string) *Error {
+	return newErr(nsDynamo, "InvalidRestoreTimeException", 400, msg)
+}
+
 // BackupInUse is DynamoDB's BackupInUseException.
 func BackupInUse(msg string) *Error {
 	return newErr(nsDynamo, "BackupInUseException", 400, msg)

@@ -34,41 +34,21 @@ func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTab
 	if !ok {
 		return nil, backupNotFound(arn)
 	}
-	cin, verr := restoreRequest(b, in)
+	cin, verr := restoreRequest(&b.Source, in.TargetTableName, restoreOverrides{
+		billing: in.BillingModeOverride, throughput: in.ProvisionedThroughputOverride, onDemand: in.OnDemandThroughputOverride,
+		gsis: in.GlobalSecondaryIndexOverride, lsis: in.LocalSecondaryIndexOverride, sse: in.SSESpecificationOverride, vectors: in.VectorIndexOverride,
+	})
 	if verr != nil {
 		return nil, verr
 	}
-	if t, exists := e.lookupTable(target); exists {
-		if rs := t.Desc.RestoreSummary; rs != nil && t.Status == StatusCreating {
-			return nil, ddberr.TableInUse("Table: " + target + " is already being restored from backup: " + cpDeref(rs.SourceBackupArn))
-		}
-		return nil, ddberr.TableAlreadyExists(target)
+	if err := e.restoreTargetFree(target); err != nil {
+		return nil, err
 	}
 	if e.restoresFrom(b.ARN) > 0 {
 		return nil, ddberr.BackupInUse("Backup is being used to restore another table: " + b.ARN)
 	}
-	billing, verr := validateCreateTable(cin)
-	if verr != nil {
-		return nil, verr
-	}
-	if verr := e.checkCreateCaps(cin); verr != nil {
-		return nil, verr
-	}
-	if verr := validateCreateVectors(cin, billing); verr != nil {
-		return nil, verr
-	}
-
-	rec := e.newTableRecord(cin, billing, e.clock.Now())
-	rec.setStatus(StatusCreating) // no ReadyAt: runRestore ends it
-	setGSIStatus(&rec.Desc, StatusCreating)
-	addCreateVectors(rec, cin, StatusCreating)
-	rec.Desc.RestoreSummary = &wire.RestoreSummary{
-		SourceBackupArn:   cpPtr(b.ARN),
-		SourceTableArn:    b.Source.Desc.TableArn,
-		RestoreDateTime:   wire.NewTime(b.Created),
-		RestoreInProgress: cpPtr(true),
-	}
-	t, err := e.storeNewTable(rec)
+	summary := &wire.RestoreSummary{SourceBackupArn: cpPtr(b.ARN), SourceTableArn: b.Source.Desc.TableArn, RestoreDateTime: wire.NewTime(b.Created)}
+	t, d, err := e.createRestoreTarget(cin, summary, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -76,13 +56,59 @@ func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTab
 	e.bk.restoring[b.ARN]++
 	e.bk.mu.Unlock()
 	e.goBackground(func() { e.runRestore(t, b) })
+	return &wire.RestoreTableFromBackupOutput{TableDescription: d}, nil
+}
 
+// restoreTargetFree refuses a restore into the name of an existing table:
+// TableInUseException while that table is itself being restored,
+// TableAlreadyExistsException otherwise (DELETING included).
+func (e *Engine) restoreTargetFree(target string) error {
+	t, exists := e.lookupTable(target)
+	if !exists {
+		return nil
+	}
+	if rs := t.Desc.RestoreSummary; rs != nil && t.Status == StatusCreating {
+		from := cpDeref(rs.SourceBackupArn)
+		if from == "" {
+			from = cpDeref(rs.SourceTableArn)
+		}
+		return ddberr.TableInUse("Table: " + target + " is already being restored from backup: " + from)
+	}
+	return ddberr.TableAlreadyExists(target)
+}
+
+// createRestoreTarget creates the table a restore fills: CREATING, with
+// the RestoreSummary (in progress) and, for a point-in-time restore, the
+// ID of the table it reads (pitrSource). It returns the table and the
+// description the restore answers with. Callers hold e.ddl.
+func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.RestoreSummary, pitrSource uint64) (*Table, *wire.TableDescription, error) {
+	billing, verr := validateCreateTable(cin)
+	if verr != nil {
+		return nil, nil, verr
+	}
+	if verr := e.checkCreateCaps(cin); verr != nil {
+		return nil, nil, verr
+	}
+	if verr := validateCreateVectors(cin, billing); verr != nil {
+		return nil, nil, verr
+	}
+	rec := e.newTableRecord(cin, billing, e.clock.Now())
+	rec.setStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
+	setGSIStatus(&rec.Desc, StatusCreating)
+	addCreateVectors(rec, cin, StatusCreating)
+	summary.RestoreInProgress = cpPtr(true)
+	rec.Desc.RestoreSummary = summary
+	rec.RestoreSource = pitrSource
+	t, err := e.storeNewTable(rec)
+	if err != nil {
+		return nil, nil, err
+	}
 	d := e.describe(t)
 	d.WarmThroughput = nil
 	for i := range d.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes[i].WarmThroughput = nil
 	}
-	return &wire.RestoreTableFromBackupOutput{TableDescription: d}, nil
+	return t, d, nil
 }
 
 // isBackupARN reports whether s has the form of a backup ARN:
@@ -107,39 +133,51 @@ func (e *Engine) restoresFrom(arn string) int {
 	return e.bk.restoring[arn]
 }
 
+// restoreOverrides are a restore request's overrides.
+type restoreOverrides struct {
+	billing    string
+	throughput *wire.ProvisionedThroughput
+	onDemand   *wire.OnDemandThroughput
+	gsis       []wire.GlobalSecondaryIndex
+	lsis       []wire.LocalSecondaryIndex
+	sse        *wire.SSESpecification
+	vectors    []wire.VectorIndex
+}
+
 // restoreRequest is the CreateTable request a restore amounts to: the
-// backup's table with the request's overrides.
-func restoreRequest(b *backupRecord, in *wire.RestoreTableFromBackupInput) (*wire.CreateTableInput, *ddberr.Error) {
-	src := &b.Source.Desc
-	srcBilling := cmp.Or(b.Source.BillingMode, BillingProvisioned)
-	billing := cmp.Or(in.BillingModeOverride, srcBilling)
-	if in.ProvisionedThroughputOverride != nil && billing != BillingProvisioned {
+// source table (as a backup recorded it, or as it is now) with the
+// request's overrides.
+func restoreRequest(source *tableRecord, target *string, o restoreOverrides) (*wire.CreateTableInput, *ddberr.Error) {
+	src := &source.Desc
+	srcBilling := cmp.Or(source.BillingMode, BillingProvisioned)
+	billing := cmp.Or(o.billing, srcBilling)
+	if o.throughput != nil && billing != BillingProvisioned {
 		return nil, ddberr.Validation("Cannot override ProvisionedThroughput unless BillingMode is PROVISIONED")
 	}
-	if in.BillingModeOverride == BillingProvisioned && srcBilling != BillingProvisioned && in.ProvisionedThroughputOverride == nil {
+	if o.billing == BillingProvisioned && srcBilling != BillingProvisioned && o.throughput == nil {
 		return nil, ddberr.Validation("Must override ProvisionedThroughput if BillingMode is overridden to PROVISIONED")
 	}
 	cin := &wire.CreateTableInput{
-		TableName:   in.TargetTableName,
+		TableName:   target,
 		KeySchema:   slices.Clone(src.KeySchema),
 		BillingMode: billing,
 	}
 	if billing == BillingProvisioned {
-		cin.ProvisionedThroughput = cmp.Or(in.ProvisionedThroughputOverride, recordedThroughput(src.ProvisionedThroughput))
+		cin.ProvisionedThroughput = cmp.Or(o.throughput, recordedThroughput(src.ProvisionedThroughput))
 	} else {
-		cin.OnDemandThroughput = cmp.Or(in.OnDemandThroughputOverride, src.OnDemandThroughput)
+		cin.OnDemandThroughput = cmp.Or(o.onDemand, src.OnDemandThroughput)
 	}
-	gsis, err := restoredGSIs(src, in.GlobalSecondaryIndexOverride, billing)
+	gsis, err := restoredGSIs(src, o.gsis, billing)
 	if err != nil {
 		return nil, err
 	}
 	cin.GlobalSecondaryIndexes = gsis
-	lsis, err := restoredLSIs(src, in.LocalSecondaryIndexOverride)
+	lsis, err := restoredLSIs(src, o.lsis)
 	if err != nil {
 		return nil, err
 	}
 	cin.LocalSecondaryIndexes = lsis
-	vecs, err := restoredVectors(src, in.VectorIndexOverride)
+	vecs, err := restoredVectors(src, o.vectors)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +193,7 @@ func restoreRequest(b *backupRecord, in *wire.RestoreTableFromBackupInput) (*wir
 		cin.VectorIndexes = nil
 	}
 	cin.AttributeDefinitions = usedDefinitions(src.AttributeDefinitions, cin)
-	switch s := in.SSESpecificationOverride; {
+	switch s := o.sse; {
 	case s != nil:
 		cin.SSESpecification = s
 	case src.SSEDescription != nil && src.SSEDescription.Status == "ENABLED":
@@ -448,5 +486,6 @@ func (e *Engine) finishRestore(t *Table) {
 	rec.ReadyAt = now
 	rec.settle(now)
 	rec.Desc.RestoreSummary = nil
+	rec.RestoreSource = 0
 	_, _ = e.saveRecord(rec) // on failure the table stays CREATING; the next Open restores again
 }

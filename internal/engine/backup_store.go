@@ -122,7 +122,8 @@ func (e *Engine) setBackup(arn string, b *backupRecord) {
 // loadBackups reads the backup records at Open and resumes what a stop
 // interrupted: a backup still CREATING is copied again (from the table as
 // it is now: the snapshot of the request did not survive the restart), or
-// dropped when its table is gone; restores in progress start over.
+// dropped when its table is gone; restores in progress (from a backup or
+// to a point in time) start over.
 func (e *Engine) loadBackups() error {
 	e.bk.byRes = map[string]*backupRecord{}
 	e.bk.restoring = map[string]int{}
@@ -156,11 +157,16 @@ func (e *Engine) loadBackups() error {
 		e.resumeBackup(b)
 	}
 	for _, t := range e.snapshotTables() {
-		if rs := t.Desc.RestoreSummary; rs != nil && cpDeref(rs.RestoreInProgress) && t.Status == StatusCreating {
-			if b, ok := e.bk.byRes[backupResource(cpDeref(rs.SourceBackupArn))]; ok {
-				e.bk.restoring[b.ARN]++
-				e.goBackground(func() { e.runRestore(t, b) })
-			}
+		rs := t.Desc.RestoreSummary
+		if rs == nil || !cpDeref(rs.RestoreInProgress) || t.Status != StatusCreating {
+			continue
+		}
+		if rs.SourceBackupArn == nil {
+			src, at := t.rec.RestoreSource, rs.RestoreDateTime.Time
+			e.goBackground(func() { e.runPITRRestore(t, src, at) })
+		} else if b, ok := e.bk.byRes[backupResource(*rs.SourceBackupArn)]; ok {
+			e.bk.restoring[b.ARN]++
+			e.goBackground(func() { e.runRestore(t, b) })
 		}
 	}
 	return nil

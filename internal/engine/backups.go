@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -22,25 +23,29 @@ func (e *Engine) continuousBackups(t *Table) *wire.ContinuousBackupsDescription 
 	p := t.rec.PITR
 	d := &wire.PointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "DISABLED"}
 	if p.Enabled {
-		now := e.clock.Now()
-		days := p.RecoveryPeriodInDays
-		if days == 0 {
-			days = defaultRecoveryPeriodDays
-		}
-		earliest := p.EnabledAt
-		if w := now.AddDate(0, 0, -int(days)); w.After(earliest) {
-			earliest = w
-		}
-		latest := now.Add(-pitrLag)
-		if latest.Before(earliest) {
-			latest = earliest
-		}
+		earliest, latest := pitrWindow(p, e.clock.Now())
 		d.PointInTimeRecoveryStatus = "ENABLED"
-		d.RecoveryPeriodInDays = cpPtr(days)
+		d.RecoveryPeriodInDays = cpPtr(cmp.Or(p.RecoveryPeriodInDays, defaultRecoveryPeriodDays))
 		d.EarliestRestorableDateTime = wire.NewTime(earliest)
 		d.LatestRestorableDateTime = wire.NewTime(latest)
 	}
 	return &wire.ContinuousBackupsDescription{ContinuousBackupsStatus: "ENABLED", PointInTimeRecoveryDescription: d}
+}
+
+// pitrWindow is the span a table with point-in-time recovery on can be
+// restored to: from its enabling (or the start of its recovery period)
+// to five minutes ago (or the enabling, early on), as DynamoDB reports it.
+func pitrWindow(p pitrRecord, now time.Time) (earliest, latest time.Time) {
+	days := cmp.Or(p.RecoveryPeriodInDays, defaultRecoveryPeriodDays)
+	earliest = p.EnabledAt
+	if w := now.AddDate(0, 0, -int(days)); w.After(earliest) {
+		earliest = w
+	}
+	latest = now.Add(-pitrLag)
+	if latest.Before(earliest) {
+		latest = earliest
+	}
+	return earliest, latest
 }
 
 // DescribeContinuousBackups reports the table's point-in-time recovery.
@@ -53,8 +58,9 @@ func (e *Engine) DescribeContinuousBackups(ctx context.Context, in *wire.Describ
 	return &wire.DescribeContinuousBackupsOutput{ContinuousBackupsDescription: e.continuousBackups(t)}, nil
 }
 
-// UpdateContinuousBackups enables or disables point-in-time recovery. The
-// setting is stored and described; no restores are offered.
+// UpdateContinuousBackups enables or disables point-in-time recovery:
+// while it is on, every item change keeps the image it replaced
+// (pitr_log.go) for RestoreTableToPointInTime.
 func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateContinuousBackupsInput) (*wire.UpdateContinuousBackupsOutput, error) {
 	name := cpDeref(in.TableName)
 	spec := in.PointInTimeRecoverySpecification
@@ -88,6 +94,12 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 	nt, err := e.saveRecord(rec)
 	if err != nil {
 		return nil, err
+	}
+	if !enable && t.rec.PITR.Enabled {
+		// The window is gone: drop its images, every one taken so far (a
+		// re-enabled window's images come after `until`).
+		id, until := t.ID, time.Unix(0, e.pitrTime.next(e.clock.Now()))
+		e.goBackground(func() { e.trimPITR(id, until) })
 	}
 	return &wire.UpdateContinuousBackupsOutput{ContinuousBackupsDescription: e.continuousBackups(nt)}, nil
 }

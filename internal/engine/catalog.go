@@ -77,6 +77,9 @@ type tableRecord struct {
 	// UpdateKind is the kind of update an UPDATING table is going through
 	// (table_updating.go); cleared when it settles.
 	UpdateKind string `json:"updateKind,omitempty"`
+	// RestoreSource is the ID of the table a point-in-time restore into
+	// this table reads, while it runs (pitr_restore.go).
+	RestoreSource uint64 `json:"restoreSource,omitempty"`
 }
 
 type indexRecord struct {
@@ -489,6 +492,7 @@ func (e *Engine) purge(id uint64) {
 	ranges := [][2][]byte{
 		{itemPrefix(id), itemPrefix(id + 1)},
 		{indexRangePrefix(id), indexRangePrefix(id + 1)},
+		{pitrPrefix(id), pitrPrefix(id + 1)},
 	}
 	for _, r := range ranges {
 		for {

@@ -82,7 +82,8 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk backupState // on-demand backups (backup_store.go)
+	bk       backupState // on-demand backups (backup_store.go)
+	pitrTime pitrClock   // times of point-in-time recovery entries (pitr_log.go)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -127,6 +128,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.loadBackups(); err != nil {
 		return nil, err
 	}
+	e.startPITRTrim()
 	e.startTTL()
 	return e, nil
 }

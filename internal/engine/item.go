@@ -358,8 +358,8 @@ func (e *Engine) writeStats(t *Table, res writeResult) {
 
 // derivedWrites is the hook where writes derived from an item change join
 // the item's own transaction: secondary-index entries (index_write.go),
-// vector index marks (vector_write.go) and stream records
-// (stream_write.go). old and new are the item before and after w (nil when
+// vector index marks (vector_write.go), point-in-time recovery images
+// (pitr_log.go) and stream records (stream_write.go). old and new are the item before and after w (nil when
 // absent).
 func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, old, new attr.Item) error {
 	t := w.table
@@ -367,6 +367,9 @@ func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, old, new attr.Item)
 		return err
 	}
 	if err := e.vectorWrites(txn, t, old, new, w.whole, w.verbatim); err != nil {
+		return err
+	}
+	if err := e.pitrWrites(txn, t, old, new); err != nil {
 		return err
 	}
 	return e.streamWrites(txn, t, old, new, w.ttl)

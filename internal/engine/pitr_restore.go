@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// RestoreTableToPointInTime creates a table holding a table's items as
+// they were at a time within its point-in-time recovery window
+// (RestoreDateTime, or the latest restorable time). Like a restore from a
+// backup, the new table is CREATING until its items are written; it keeps
+// the source's keys, indexes, billing mode, throughput and encryption as
+// they are now (overrides as for RestoreTableFromBackup), not its stream,
+// TTL, recovery, tags, deletion protection or table class.
+//
+// Checks run in DynamoDB's order: the request's shape, the source table,
+// point-in-time recovery on, the time, the target name.
+func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.RestoreTableToPointInTimeInput) (*wire.RestoreTableToPointInTimeOutput, error) {
+	latest := cpDeref(in.UseLatestRestorableTime)
+	if in.RestoreDateTime != nil && latest {
+		return nil, ddberr.Validation("Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request. Please specify either RestoreDateTime time or UseLatestRestorableTime")
+	}
+	if in.RestoreDateTime == nil && !latest {
+		return nil, ddberr.Validation("Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be specified, but not both")
+	}
+	name, err := pitrSourceName(in)
+	if err != nil {
+		return nil, err
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	src, ok := e.lookupTable(name)
+	if !ok || src.Status == StatusCreating {
+		return nil, ddberr.TableNotFoundException(name)
+	}
+	if !src.rec.PITR.Enabled {
+		return nil, ddberr.PointInTimeRecoveryUnavailable("Point in time recovery is not enabled for table '" + src.Name + "'")
+	}
+	earliest, last := pitrWindow(src.rec.PITR, e.clock.Now())
+	at := last
+	if in.RestoreDateTime != nil {
+		at = in.RestoreDateTime.Time
+		if at.Before(earliest) || at.After(last) {
+			return nil, ddberr.InvalidRestoreTime("RestoreDateTime '" + isoSeconds(at) + "' must be within EarliestRestorableDateTime '" +
+				isoSeconds(earliest) + "' and LatestRestorableDateTime '" + isoSeconds(last) + "'")
+		}
+	}
+	cin, verr := restoreRequest(src.rec, in.TargetTableName, restoreOverrides{
+		billing: in.BillingModeOverride, throughput: in.ProvisionedThroughputOverride, onDemand: in.OnDemandThroughputOverride,
+		gsis: in.GlobalSecondaryIndexOverride, lsis: in.LocalSecondaryIndexOverride, sse: in.SSESpecificationOverride, vectors: in.VectorIndexOverride,
+	})
+	if verr != nil {
+		return nil, verr
+	}
+	if err := e.restoreTargetFree(cpDeref(in.TargetTableName)); err != nil {
+		return nil, err
+	}
+	summary := &wire.RestoreSummary{SourceTableArn: src.Desc.TableArn, RestoreDateTime: wire.NewTime(at)}
+	t, d, err := e.createRestoreTarget(cin, summary, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	e.goBackground(func() { e.runPITRRestore(t, src.ID, at) })
+	return &wire.RestoreTableToPointInTimeOutput{TableDescription: d}, nil
+}
+
+// pitrSourceName is the source table a point-in-time restore names:
+// exactly one of SourceTableName and SourceTableArn.
+func pitrSourceName(in *wire.RestoreTableToPointInTimeInput) (string, error) {
+	switch {
+	case in.SourceTableName != nil && in.SourceTableArn != nil:
+		return "", ddberr.Validation("Must provide exactly one of: sourceTableArn, sourceTableName")
+	case in.SourceTableName != nil:
+		return *in.SourceTableName, nil
+	case in.SourceTableArn == nil:
+		return "", ddberr.Validation("The parameter 'TableName' is required")
+	}
+	arn := *in.SourceTableArn
+	name := tableNameOf(arn)
+	if name == arn {
+		return "", ddberr.Validation("sourceTableArn is not a valid ARN")
+	}
+	return name, nil
+}
+
+// isoSeconds formats a time as DynamoDB's restore errors quote it.
+func isoSeconds(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// runPITRRestore writes the source table's items as they were at `at` into
+// t, then makes t ACTIVE. Stopped by Close, it starts over at the next
+// Open (loadBackups): the recovery window still covers `at`.
+func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time) {
+	if done, err := e.restoreAt(t, sourceID, at); err != nil || !done {
+		return
+	}
+	e.finishRestore(t)
+}
+
+// restoreAt reads, from one snapshot, the source's items and the images
+// its changes after `at` replaced: each item changed since is restored as
+// its first change after `at` found it (or left out if that change created
+// it); the others as they are.
+func (e *Engine) restoreAt(t *Table, sourceID uint64, at time.Time) (bool, error) {
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return false, err
+	}
+	defer snap.Close()
+	then, err := pitrState(snap, sourceID, at)
+	if err != nil {
+		return false, err
+	}
+	var items []attr.Item
+	flush := func(force bool) (bool, error) {
+		if len(items) < backupChunk && !force {
+			return true, nil
+		}
+		if err := e.restoreChunk(t, items); err != nil {
+			return false, err
+		}
+		items = items[:0]
+		return e.sleep(0), nil
+	}
+	add := func(stored []byte) (bool, error) {
+		item, err := attr.DecodeItem(stored)
+		if err != nil {
+			return false, err
+		}
+		items = append(items, item)
+		return flush(false)
+	}
+	it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(sourceID), Upper: itemPrefix(sourceID + 1)})
+	if err != nil {
+		return false, err
+	}
+	defer it.Close()
+	for it.Next() {
+		stored := it.Value()
+		suffix := string(itemSuffix(it.Key()))
+		if img, changed := then[suffix]; changed {
+			delete(then, suffix)
+			if stored = img; stored == nil {
+				continue // created after `at`
+			}
+		}
+		if ok, err := add(stored); !ok || err != nil {
+			return false, err
+		}
+	}
+	if err := it.Err(); err != nil {
+		return false, err
+	}
+	for _, img := range then { // deleted after `at`
+		if img == nil {
+			continue
+		}
+		if ok, err := add(img); !ok || err != nil {
+			return false, err
+		}
+	}
+	return flush(true)
+}
+
+// pitrState maps the key suffix of every item changed after `at` to the
+// image its first change after `at` replaced (nil: the item did not exist
+// at `at`).
+func pitrState(r storage.Reader, tableID uint64, at time.Time) (map[string][]byte, error) {
+	it, err := r.NewIterator(storage.IterOptions{Lower: pitrKey(tableID, at.UnixNano()+1), Upper: pitrPrefix(tableID + 1)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	then := map[string][]byte{}
+	for it.Next() {
+		suffix, stored, err := decodePITR(it.Value())
+		if err != nil {
+			return nil, err
+		}
+		if _, seen := then[string(suffix)]; !seen {
+			then[string(suffix)] = bytes.Clone(stored)
+		}
+	}
+	return then, it.Err()
+}
