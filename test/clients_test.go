@@ -7,6 +7,11 @@ import (
 	"testing"
 )
 
+// clientCredentials switches authentication on for the other clients'
+// runs: every request they sign (with the key and secret "local") is
+// checked, so each client's own SigV4 signer is tested against Kura's.
+var clientCredentials = []string{"--credentials", "local:local"}
+
 // TestBoto3 runs the seed workload flows written for Python's boto3
 // (test/clients/python) against a real Kura. boto3 is part of Kura's
 // machine image; the test is skipped where python3 or boto3 is missing.
@@ -14,7 +19,7 @@ func TestBoto3(t *testing.T) {
 	if exec.Command("python3", "-c", "import boto3").Run() != nil {
 		t.Skip("python3 with boto3 not available")
 	}
-	k := startKura(t, "--in-memory", "--admin")
+	k := startKura(t, append([]string{"--in-memory", "--admin"}, clientCredentials...)...)
 	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_boto3")
 	cmd.Dir = "clients/python"
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "PYTHONDONTWRITEBYTECODE=1")
@@ -50,7 +55,7 @@ func TestAWSCLI(t *testing.T) {
 	if _, err := exec.LookPath("aws"); err != nil {
 		t.Skip("aws CLI not available")
 	}
-	k := startKura(t, "--in-memory")
+	k := startKura(t, append([]string{"--in-memory"}, clientCredentials...)...)
 	out := awsCLI(t, k.endpoint, "create-table", "--table-name", "ChatMessages",
 		"--attribute-definitions", "AttributeName=conversation_id,AttributeType=S",
 		"AttributeName=timestamp,AttributeType=S", "AttributeName=gsi_pk_user,AttributeType=S",
@@ -100,7 +105,7 @@ func TestJavaScriptSDK(t *testing.T) {
 	if _, err := os.Stat("clients/js/node_modules/@aws-sdk/client-dynamodb"); err != nil {
 		t.Skip("JavaScript SDK not installed (run npm ci in test/clients/js)")
 	}
-	k := startKura(t, "--in-memory")
+	k := startKura(t, append([]string{"--in-memory"}, clientCredentials...)...)
 	cmd := exec.Command("node", "--test")
 	cmd.Dir = "clients/js"
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)
