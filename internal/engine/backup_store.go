@@ -163,7 +163,7 @@ func (e *Engine) loadBackups() error {
 		}
 		if rs.SourceBackupArn == nil {
 			src, at := t.rec.RestoreSource, rs.RestoreDateTime.Time
-			e.goBackground(func() { e.runPITRRestore(t, src, at) })
+			e.goBackground(func() { e.runPITRRestore(t, src, at, nil) })
 		} else if b, ok := e.bk.byRes[backupResource(*rs.SourceBackupArn)]; ok {
 			e.bk.restoring[b.ARN]++
 			e.goBackground(func() { e.runRestore(t, b) })

@@ -61,12 +61,19 @@ func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.Restore
 	if err := e.restoreTargetFree(cpDeref(in.TargetTableName)); err != nil {
 		return nil, err
 	}
-	summary := &wire.RestoreSummary{SourceTableArn: src.Desc.TableArn, RestoreDateTime: wire.NewTime(at)}
-	t, d, err := e.createRestoreTarget(cin, summary, src.ID)
+	// The snapshot is taken now, so a DeleteTable of the source right after
+	// this request cannot take items or images from under the restore.
+	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return nil, err
 	}
-	e.goBackground(func() { e.runPITRRestore(t, src.ID, at) })
+	summary := &wire.RestoreSummary{SourceTableArn: src.Desc.TableArn, RestoreDateTime: wire.NewTime(at)}
+	t, d, err := e.createRestoreTarget(cin, summary, src.ID)
+	if err != nil {
+		snap.Close()
+		return nil, err
+	}
+	e.goBackground(func() { e.runPITRRestore(t, src.ID, at, snap) })
 	return &wire.RestoreTableToPointInTimeOutput{TableDescription: d}, nil
 }
 
@@ -93,25 +100,28 @@ func pitrSourceName(in *wire.RestoreTableToPointInTimeInput) (string, error) {
 func isoSeconds(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // runPITRRestore writes the source table's items as they were at `at` into
-// t, then makes t ACTIVE. Stopped by Close, it starts over at the next
-// Open (loadBackups): the recovery window still covers `at`.
-func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time) {
-	if done, err := e.restoreAt(t, sourceID, at); err != nil || !done {
+// t, reading snap (it owns it; nil: it takes one), then makes t ACTIVE.
+// Stopped by Close, it starts over at the next Open (loadBackups): the
+// recovery window still covers `at`.
+func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time, snap storage.Snapshot) {
+	if snap == nil {
+		var err error
+		if snap, err = e.store.NewSnapshot(); err != nil {
+			return
+		}
+	}
+	defer snap.Close()
+	if done, err := e.restoreAt(t, snap, sourceID, at); err != nil || !done {
 		return
 	}
 	e.finishRestore(t)
 }
 
-// restoreAt reads, from one snapshot, the source's items and the images
-// its changes after `at` replaced: each item changed since is restored as
-// its first change after `at` found it (or left out if that change created
+// restoreAt reads, from snap, the source's items and the images its
+// changes after `at` replaced: each item changed since is restored as its
+// first change after `at` found it (or left out if that change created
 // it); the others as they are.
-func (e *Engine) restoreAt(t *Table, sourceID uint64, at time.Time) (bool, error) {
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		return false, err
-	}
-	defer snap.Close()
+func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at time.Time) (bool, error) {
 	then, err := pitrState(snap, sourceID, at)
 	if err != nil {
 		return false, err
