@@ -13,19 +13,26 @@ var restoreTableFromBackup = op(Backend.RestoreTableFromBackup, func(in *wire.Re
 		v.plainName("targetTableName", *in.TargetTableName)
 	}
 	v.backupArn("backupArn", in.BackupArn, true)
-	v.enum("billingModeOverride", in.BillingModeOverride, enumBillingMode)
-	for i, x := range in.GlobalSecondaryIndexOverride {
+	v.restoreOverrides(in.BillingModeOverride, in.GlobalSecondaryIndexOverride, in.LocalSecondaryIndexOverride,
+		in.ProvisionedThroughputOverride, in.SSESpecificationOverride)
+	return v.err()
+})
+
+// restoreOverrides checks the overrides both restore operations take.
+func (v *validator) restoreOverrides(billing string, gsis []wire.GlobalSecondaryIndex, lsis []wire.LocalSecondaryIndex,
+	pt *wire.ProvisionedThroughput, sse *wire.SSESpecification) {
+	v.enum("billingModeOverride", billing, enumBillingMode)
+	for i, x := range gsis {
 		p := "globalSecondaryIndexOverride." + strconv.Itoa(i+1) + ".member."
 		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, maxGSIKeySchema)
 		v.throughput(p+"provisionedThroughput", x.ProvisionedThroughput)
 	}
-	for i, x := range in.LocalSecondaryIndexOverride {
+	for i, x := range lsis {
 		p := "localSecondaryIndexOverride." + strconv.Itoa(i+1) + ".member."
 		v.indexDef(p, x.IndexName, x.KeySchema, x.Projection, 2)
 	}
-	v.throughput("provisionedThroughputOverride", in.ProvisionedThroughputOverride)
-	if s := in.SSESpecificationOverride; s != nil {
-		v.enum("sSESpecificationOverride.sSEType", s.SSEType, enumSSEType)
+	v.throughput("provisionedThroughputOverride", pt)
+	if sse != nil {
+		v.enum("sSESpecificationOverride.sSEType", sse.SSEType, enumSSEType)
 	}
-	return v.err()
-})
+}

@@ -17,15 +17,25 @@ func backupNotFound(arn string) *ddberr.Error {
 	return ddberr.BackupNotFound("Backup not found: " + arn)
 }
 
-// DescribeBackup describes a backup.
-func (e *Engine) DescribeBackup(ctx context.Context, in *wire.DescribeBackupInput) (*wire.DescribeBackupOutput, error) {
-	arn := cpDeref(in.BackupArn)
+// findBackup is the backup a BackupArn member names: "Invalid Backup ARN"
+// when it is not a backup ARN, BackupNotFoundException when no backup
+// has it.
+func (e *Engine) findBackup(arn string) (*backupRecord, error) {
 	if !isBackupARN(arn) {
 		return nil, ddberr.Validation("Invalid Backup ARN")
 	}
 	b, ok := e.backup(arn)
 	if !ok {
 		return nil, backupNotFound(arn)
+	}
+	return b, nil
+}
+
+// DescribeBackup describes a backup.
+func (e *Engine) DescribeBackup(ctx context.Context, in *wire.DescribeBackupInput) (*wire.DescribeBackupOutput, error) {
+	b, err := e.findBackup(cpDeref(in.BackupArn))
+	if err != nil {
+		return nil, err
 	}
 	return &wire.DescribeBackupOutput{BackupDescription: backupDescription(b)}, nil
 }
@@ -35,14 +45,11 @@ func (e *Engine) DescribeBackup(ctx context.Context, in *wire.DescribeBackupInpu
 // reading, cannot be deleted.
 func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (*wire.DeleteBackupOutput, error) {
 	arn := cpDeref(in.BackupArn)
-	if !isBackupARN(arn) {
-		return nil, ddberr.Validation("Invalid Backup ARN")
-	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	b, ok := e.backup(arn)
-	if !ok {
-		return nil, backupNotFound(arn)
+	b, err := e.findBackup(arn)
+	if err != nil {
+		return nil, err
 	}
 	if b.Status == backupCreating {
 		return nil, ddberr.BackupInUse("Backup is being created: " + arn)
@@ -135,15 +142,17 @@ func (e *Engine) backupsOf(table string) []*backupRecord {
 	return list
 }
 
+// backupSummary is ListBackups' line for a backup: its BackupDetails and
+// its table's name, ID and ARN.
 func backupSummary(b *backupRecord) wire.BackupSummary {
-	d := &b.Source.Desc
+	bd, d := backupDetails(b), &b.Source.Desc
 	return wire.BackupSummary{
-		BackupArn:              cpPtr(b.ARN),
-		BackupName:             cpPtr(b.Name),
-		BackupSizeBytes:        cpPtr(b.SizeBytes),
-		BackupStatus:           b.Status,
-		BackupType:             "USER",
-		BackupCreationDateTime: wire.NewTime(b.Created),
+		BackupArn:              bd.BackupArn,
+		BackupName:             bd.BackupName,
+		BackupSizeBytes:        bd.BackupSizeBytes,
+		BackupStatus:           bd.BackupStatus,
+		BackupType:             bd.BackupType,
+		BackupCreationDateTime: bd.BackupCreationDateTime,
 		TableArn:               d.TableArn,
 		TableId:                d.TableId,
 		TableName:              d.TableName,

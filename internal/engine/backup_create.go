@@ -41,11 +41,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 		ItemCount: cpDeref(d.ItemCount),
 		Source:    *t.rec.clone(),
 	}
-	err = e.commit(e.cfg.Sync, func(txn storage.Txn) error {
-		id, err := e.allocTableID(txn)
-		if err != nil {
-			return err
-		}
+	_, err = e.commitNewID(func(txn storage.Txn, id uint64) error {
 		b.ID = id
 		return putBackup(txn, b)
 	})
@@ -53,7 +49,6 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 		snap.Close()
 		return nil, err
 	}
-	e.nextID = b.ID + 1
 	e.setBackup(b.ARN, b)
 	e.goBackground(func() { e.copyBackup(b, snap) })
 	return &wire.CreateBackupOutput{BackupDetails: backupDetails(b)}, nil

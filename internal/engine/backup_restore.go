@@ -23,16 +23,11 @@ import (
 // TTL, point-in-time recovery, tags, deletion protection and the table
 // class are not.
 func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTableFromBackupInput) (*wire.RestoreTableFromBackupOutput, error) {
-	arn := cpDeref(in.BackupArn)
-	target := cpDeref(in.TargetTableName)
-	if !isBackupARN(arn) {
-		return nil, ddberr.Validation("Invalid Backup ARN")
-	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	b, ok := e.backup(arn)
-	if !ok {
-		return nil, backupNotFound(arn)
+	b, err := e.findBackup(cpDeref(in.BackupArn))
+	if err != nil {
+		return nil, err
 	}
 	cin, verr := restoreRequest(&b.Source, in.TargetTableName, restoreOverrides{
 		billing: in.BillingModeOverride, throughput: in.ProvisionedThroughputOverride, onDemand: in.OnDemandThroughputOverride,
@@ -41,7 +36,7 @@ func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTab
 	if verr != nil {
 		return nil, verr
 	}
-	if err := e.restoreTargetFree(target); err != nil {
+	if err := e.restoreTargetFree(cpDeref(in.TargetTableName)); err != nil {
 		return nil, err
 	}
 	if e.restoresFrom(b.ARN) > 0 {

@@ -205,18 +205,7 @@ func (e *Engine) removeBackup(b *backupRecord) error {
 // purgeBackupItems deletes a removed backup's items. Stopped by Close,
 // the rest stays behind unreachable (space only).
 func (e *Engine) purgeBackupItems(id uint64) {
-	lower, upper := backupItemPrefix(id), backupItemPrefix(id+1)
-	for {
-		select {
-		case <-e.closing:
-			return
-		default:
-		}
-		n, err := e.purgeSome(lower, upper)
-		if err != nil || n < purgeChunk {
-			return
-		}
-	}
+	e.purgeUntilClose(backupItemPrefix(id), backupItemPrefix(id+1))
 }
 
 // itemSuffix is an item's storage key without its table's prefix.

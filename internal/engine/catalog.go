@@ -455,6 +455,24 @@ func (e *Engine) allocTableID(txn storage.Txn) (uint64, error) {
 	return id, nil
 }
 
+// commitNewID allocates the next ID of the counter tables and backups
+// share and commits what put writes under it. Callers hold e.ddl.
+func (e *Engine) commitNewID(put func(txn storage.Txn, id uint64) error) (uint64, error) {
+	var id uint64
+	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+		var err error
+		if id, err = e.allocTableID(txn); err != nil {
+			return err
+		}
+		return put(txn, id)
+	})
+	if err != nil {
+		return 0, err
+	}
+	e.nextID = id + 1
+	return id, nil
+}
+
 // scheduleRemoval drops a DELETING table's catalog entry at deleteAt.
 // Callers hold e.ddl or are in Open.
 func (e *Engine) scheduleRemoval(name string, id uint64, at time.Time) {
@@ -495,19 +513,8 @@ func (e *Engine) purge(id uint64) {
 		{pitrPrefix(id), pitrPrefix(id + 1)},
 	}
 	for _, r := range ranges {
-		for {
-			select {
-			case <-e.closing:
-				return
-			default:
-			}
-			n, err := e.purgeSome(r[0], r[1])
-			if err != nil {
-				return
-			}
-			if n < purgeChunk {
-				break
-			}
+		if !e.purgeUntilClose(r[0], r[1]) {
+			return
 		}
 	}
 	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
@@ -524,6 +531,27 @@ func (e *Engine) purge(id uint64) {
 	e.statsMu.Lock()
 	delete(e.stats, id)
 	e.statsMu.Unlock()
+}
+
+// purgeUntilClose deletes every key of [lower, upper), purgeChunk keys
+// per transaction, as background work: false when Close or an error
+// stopped it first (purgeRange is the same without the stop, for Close's
+// own work).
+func (e *Engine) purgeUntilClose(lower, upper []byte) bool {
+	for {
+		select {
+		case <-e.closing:
+			return false
+		default:
+		}
+		n, err := e.purgeSome(lower, upper)
+		if err != nil {
+			return false
+		}
+		if n < purgeChunk {
+			return true
+		}
+	}
 }
 
 func (e *Engine) purgeSome(lower, upper []byte) (int, error) {

@@ -331,20 +331,8 @@ func (e *Engine) purgeIndex(tableID uint64, indexID uint32, fresh bool) {
 		}
 		e.barrier()
 	}
-	lower, upper := indexPrefix(tableID, indexID), indexPrefix(tableID, indexID+1)
-	for {
-		select {
-		case <-e.closing:
-			return
-		default:
-		}
-		n, err := e.purgeSome(lower, upper)
-		if err != nil {
-			return
-		}
-		if n < purgeChunk {
-			break
-		}
+	if !e.purgeUntilClose(indexPrefix(tableID, indexID), indexPrefix(tableID, indexID+1)) {
+		return
 	}
 	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return txn.Delete(marker) }); err != nil {
 		return

@@ -43,12 +43,18 @@ func waitIndexGone(t *testing.T, e *Engine, table, name string) {
 // indexEntries counts the stored entries in an index's key range.
 func indexEntries(t *testing.T, e *Engine, tableID uint64, indexID uint32) int {
 	t.Helper()
+	return keysIn(t, e, indexPrefix(tableID, indexID), indexPrefix(tableID, indexID+1))
+}
+
+// keysIn counts the stored keys in [lower, upper).
+func keysIn(t *testing.T, e *Engine, lower, upper []byte) int {
+	t.Helper()
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{Lower: indexPrefix(tableID, indexID), Upper: indexPrefix(tableID, indexID+1)})
+	it, err := snap.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,18 +95,7 @@ func decodePITR(v []byte) (suffix, stored []byte, err error) {
 
 // trimPITR deletes a table's entries older than before.
 func (e *Engine) trimPITR(tableID uint64, before time.Time) {
-	lower, upper := pitrPrefix(tableID), pitrKey(tableID, before.UnixNano())
-	for {
-		select {
-		case <-e.closing:
-			return
-		default:
-		}
-		n, err := e.purgeSome(lower, upper)
-		if err != nil || n < purgeChunk {
-			return
-		}
-	}
+	e.purgeUntilClose(pitrPrefix(tableID), pitrKey(tableID, before.UnixNano()))
 }
 
 // startPITRTrim runs the background pass that keeps each table's entries

@@ -6,28 +6,13 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 func pitrEntries(t *testing.T, e *Engine, tableID uint64) int {
 	t.Helper()
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{Lower: pitrPrefix(tableID), Upper: pitrPrefix(tableID + 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	n := 0
-	for it.Next() {
-		n++
-	}
-	return n
+	return keysIn(t, e, pitrPrefix(tableID), pitrPrefix(tableID+1))
 }
 
 func setPITR(t *testing.T, e *Engine, table string, on bool, days int32) {

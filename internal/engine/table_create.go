@@ -109,18 +109,13 @@ func (e *Engine) newTableRecord(in *wire.CreateTableInput, billing string, now t
 // storeNewTable gives a new table record its ID, stores it and installs
 // the table. Callers hold e.ddl.
 func (e *Engine) storeNewTable(rec *tableRecord) (*Table, error) {
-	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
-		id, err := e.allocTableID(txn)
-		if err != nil {
-			return err
-		}
+	_, err := e.commitNewID(func(txn storage.Txn, id uint64) error {
 		rec.ID = id
 		return putRecord(txn, rec)
 	})
 	if err != nil {
 		return nil, err
 	}
-	e.nextID = rec.ID + 1
 	t, err := e.installTable(rec)
 	if err != nil {
 		return nil, err
