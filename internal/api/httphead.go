@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/kura-db/kura/internal/auth"
 )
@@ -109,17 +110,18 @@ func parseHead(buf []byte, h *requestHead) int {
 }
 
 // headFields appends the header fields of a head parseHead accepted (for
-// checking its signature: auth.Request).
+// checking its signature: auth.Request). The head is copied once; the
+// fields' names and values are slices of that copy.
 func headFields(head []byte, dst []auth.Field) []auth.Field {
-	_, rest, _ := bytes.Cut(head, []byte("\r\n")) // the request line
-	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, value, ok := bytes.Cut(line, []byte(":"))
+	_, rest, _ := strings.Cut(string(head), "\r\n") // the request line
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		name, value, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
 		}
-		dst = append(dst, auth.Field{Name: string(name), Value: string(trimOWS(value))})
+		dst = append(dst, auth.Field{Name: name, Value: strings.Trim(value, " \t")})
 	}
 	return dst
 }

@@ -8,40 +8,66 @@ import (
 	"strings"
 )
 
-// canonicalRequest is SigV4's canonical form of r for the signed headers
-// (lower-case names, as the Authorization header lists them).
-func canonicalRequest(r *Request, signed []string) []byte {
-	var b strings.Builder
-	b.WriteString(r.Method)
-	b.WriteByte('\n')
-	b.WriteString(canonicalURI(r.Path))
-	b.WriteByte('\n')
-	b.WriteString(canonicalQuery(r.Query))
-	b.WriteByte('\n')
+// canonicalRequest appends SigV4's canonical form of r for the signed
+// headers (lower-case names, as the Authorization header lists them) to b.
+func canonicalRequest(b []byte, r *Request, signed []string) []byte {
+	b = append(b, r.Method...)
+	b = append(b, '\n')
+	b = append(b, canonicalURI(r.Path)...)
+	b = append(b, '\n')
+	b = append(b, canonicalQuery(r.Query)...)
+	b = append(b, '\n')
 	for _, name := range signed {
-		vals, _ := r.header(name)
-		b.WriteString(name)
-		b.WriteByte(':')
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteByte(',')
+		b = append(b, name...)
+		b = append(b, ':')
+		n := 0
+		for _, f := range r.Fields {
+			if strings.EqualFold(f.Name, name) {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = appendCollapsed(b, f.Value)
+				n++
 			}
-			b.WriteString(strings.Join(strings.Fields(v), " "))
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	b.WriteByte('\n')
-	b.WriteString(strings.Join(signed, ";"))
-	b.WriteByte('\n')
+	b = append(b, '\n')
+	for i, name := range signed {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = append(b, name...)
+	}
+	b = append(b, '\n')
 	sum := sha256.Sum256(r.Body)
-	b.WriteString(hex.EncodeToString(sum[:]))
-	return []byte(b.String())
+	return hex.AppendEncode(b, sum[:])
+}
+
+// appendCollapsed appends v trimmed, each run of spaces and tabs as one
+// space (SigV4's canonical header value).
+func appendCollapsed(b []byte, v string) []byte {
+	v = strings.TrimSpace(v)
+	space := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == ' ' || c == '\t' {
+			if !space {
+				b = append(b, ' ')
+				space = true
+			}
+			continue
+		}
+		b = append(b, c)
+		space = false
+	}
+	return b
 }
 
 // canonicalURI escapes the path as sent once more, as SigV4 does for every
 // service but S3.
 func canonicalURI(path string) string {
-	if path == "" {
+	if path == "" || path == "/" {
 		return "/"
 	}
 	return escape(path, false)

@@ -28,25 +28,20 @@ type Request struct {
 	Body   []byte
 }
 
-// header returns the values of the fields named name (case-insensitive),
-// in order.
-func (r *Request) header(name string) (vals []string, ok bool) {
+// field returns the value of the first field named name
+// (case-insensitive).
+func (r *Request) field(name string) (string, bool) {
 	for _, f := range r.Fields {
 		if strings.EqualFold(f.Name, name) {
-			vals = append(vals, f.Value)
-			ok = true
+			return f.Value, true
 		}
 	}
-	return vals, ok
+	return "", false
 }
 
 func (r *Request) first(name string) string {
-	for _, f := range r.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return f.Value
-		}
-	}
-	return ""
+	v, _ := r.field(name)
+	return v
 }
 
 const (
@@ -120,11 +115,11 @@ type authHeader struct {
 // time, the clock skew, the credential scope, that Host is signed, the
 // access key, the session token, and last the signature itself.
 func (v *Verifier) Verify(r *Request) (string, error) {
-	raw, ok := r.header("Authorization")
-	if !ok || !strings.HasPrefix(raw[0], "AWS4-") {
+	raw, ok := r.field("Authorization")
+	if !ok || !strings.HasPrefix(raw, "AWS4-") {
 		return "", missingToken()
 	}
-	h, err := parseAuthorization(raw[0])
+	h, err := parseAuthorization(raw)
 	if err != nil {
 		return "", err
 	}
@@ -171,7 +166,17 @@ func parseAuthorization(raw string) (authHeader, error) {
 	h := authHeader{raw: raw}
 	alg, rest, _ := strings.Cut(raw, " ")
 	h.alg = alg
-	for _, tok := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' }) {
+	for rest != "" {
+		i := strings.IndexAny(rest, ", ")
+		tok := rest
+		if i >= 0 {
+			tok, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if tok == "" {
+			continue
+		}
 		k, val, ok := strings.Cut(tok, "=")
 		if !ok {
 			return h, incomplete("'" + tok + "' not a valid key=value pair (missing equal-sign) in Authorization header: '" + raw + "'.")
@@ -260,14 +265,30 @@ func (v *Verifier) checkScope(scope []string, stamp string) error {
 	return nil
 }
 
-// signature computes the request's SigV4 signature.
+// signature computes the request's SigV4 signature. The canonical request
+// and the string to sign are built in a pooled buffer.
 func (v *Verifier) signature(r *Request, cred Credential, scope, signed []string, stamp string) []byte {
-	sum := sha256.Sum256(canonicalRequest(r, signed))
-	var sts strings.Builder
-	sts.WriteString(algorithm + "\n" + stamp + "\n" + strings.Join(scope[1:], "/") + "\n")
-	sts.WriteString(hex.EncodeToString(sum[:]))
-	return hmacSHA256(v.signingKey(cred, scope[1], scope[2]), []byte(sts.String()))
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b := canonicalRequest((*bp)[:0], r, signed)
+	sum := sha256.Sum256(b)
+	b = append(b[:0], algorithm+"\n"...)
+	b = append(b, stamp...)
+	b = append(b, '\n')
+	for i, part := range scope[1:] {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, part...)
+	}
+	b = append(b, '\n')
+	b = hex.AppendEncode(b, sum[:])
+	*bp = b
+	return hmacSHA256(v.signingKey(cred, scope[1], scope[2]), b)
 }
+
+// buffers recycles signature buffers.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // signingKey derives (and caches, per key, day and region) the key that signs the
 // string to sign.
