@@ -640,3 +640,34 @@ func TestRestoreToPointInTime(t *testing.T) {
 		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
 	wantAPIError(t, err, "TableNotFoundException", "Table not found: "+table+"-none")
 }
+
+// An on-demand table with a GSI restored as provisioned: the table takes
+// the override's throughput and its GSI, which recorded none, the same.
+func TestRestoreOnDemandAsProvisioned(t *testing.T) {
+	c := ddb()
+	table := uniqueTable("bkod")
+	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.CreateBackup(bg, &dynamodb.CreateBackupInput{TableName: aws.String(table), BackupName: aws.String("ondemand")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := table + "-prov"
+	if _, err := c.RestoreTableFromBackup(bg, &dynamodb.RestoreTableFromBackupInput{BackupArn: out.BackupDetails.BackupArn, TargetTableName: aws.String(target),
+		BillingModeOverride: types.BillingModeProvisioned, ProvisionedThroughputOverride: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(4), WriteCapacityUnits: aws.Int64(2)}}); err != nil {
+		t.Fatal(err)
+	}
+	td := waitTableActive(t, c, target)
+	if td.BillingModeSummary == nil || td.BillingModeSummary.BillingMode != types.BillingModeProvisioned ||
+		aws.ToInt64(td.ProvisionedThroughput.ReadCapacityUnits) != 4 || len(td.GlobalSecondaryIndexes) != 1 ||
+		aws.ToInt64(td.GlobalSecondaryIndexes[0].ProvisionedThroughput.WriteCapacityUnits) != 2 {
+		t.Fatalf("restored as provisioned: %+v %+v", td, td.GlobalSecondaryIndexes)
+	}
+}

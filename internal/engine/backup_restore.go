@@ -162,7 +162,7 @@ func restoreRequest(source *tableRecord, target *string, o restoreOverrides) (*w
 	} else {
 		cin.OnDemandThroughput = cmp.Or(o.onDemand, src.OnDemandThroughput)
 	}
-	gsis, err := restoredGSIs(src, o.gsis, billing)
+	gsis, err := restoredGSIs(src, o.gsis, billing, cin.ProvisionedThroughput)
 	if err != nil {
 		return nil, err
 	}
@@ -235,9 +235,9 @@ func sameIndexShape(ka, kb []wire.KeySchemaElement, pa, pb *wire.Projection) boo
 
 // restoredGSIs are the GSIs of the restored table: the backup's (all of
 // them when the override is absent, none when it is empty), with the
-// throughput the backup recorded unless an override gives one; on-demand
-// tables have none.
-func restoredGSIs(src *wire.TableDescription, override []wire.GlobalSecondaryIndex, billing string) ([]wire.GlobalSecondaryIndex, *ddberr.Error) {
+// throughput the backup recorded unless an override gives one (the
+// table's when it recorded none); on-demand tables have none.
+func restoredGSIs(src *wire.TableDescription, override []wire.GlobalSecondaryIndex, billing string, tableThroughput *wire.ProvisionedThroughput) ([]wire.GlobalSecondaryIndex, *ddberr.Error) {
 	var out []wire.GlobalSecondaryIndex
 	for _, g := range src.GlobalSecondaryIndexes {
 		if g.IndexStatus == StatusDeleting {
@@ -270,8 +270,13 @@ func restoredGSIs(src *wire.TableDescription, override []wire.GlobalSecondaryInd
 	for i := range out {
 		if billing != BillingProvisioned {
 			out[i].ProvisionedThroughput = nil
-		} else {
-			out[i].OnDemandThroughput = nil
+			continue
+		}
+		out[i].OnDemandThroughput = nil
+		if pt := out[i].ProvisionedThroughput; pt == nil || cpDeref(pt.ReadCapacityUnits) == 0 {
+			// An on-demand backup restored as provisioned: its GSIs
+			// recorded no throughput; they take the table's.
+			out[i].ProvisionedThroughput = tableThroughput
 		}
 	}
 	return out, nil
