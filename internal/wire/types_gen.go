@@ -444,7 +444,7 @@ type ListBackupsInput struct {
 }
 
 type ListBackupsOutput struct {
-	BackupSummaries        []BackupSummary `json:"BackupSummaries,omitempty"`
+	BackupSummaries        []BackupSummary `json:"BackupSummaries,omitzero"`
 	LastEvaluatedBackupArn *string         `json:"LastEvaluatedBackupArn,omitempty"`
 }
 
@@ -465,7 +465,7 @@ type ListContributorInsightsInput struct {
 }
 
 type ListContributorInsightsOutput struct {
-	ContributorInsightsSummaries []ContributorInsightsSummary `json:"ContributorInsightsSummaries,omitempty"`
+	ContributorInsightsSummaries []ContributorInsightsSummary `json:"ContributorInsightsSummaries,omitzero"`
 	NextToken                    *string                      `json:"NextToken,omitempty"`
 }
 

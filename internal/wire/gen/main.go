@@ -40,6 +40,10 @@ var alwaysPresent = map[string]bool{
 	"GetRecordsOutput.Records":              true,
 	"ListStreamsOutput.Streams":             true,
 	"StreamDescription.Shards":              true,
+	// Sent as [] when empty, as the other List operations' lists are
+	// (no capture of these two says so either way).
+	"ListBackupsOutput.BackupSummaries":                          true,
+	"ListContributorInsightsOutput.ContributorInsightsSummaries": true,
 }
 
 // wireNames lists the members whose wire name differs from the SDK field
