@@ -80,6 +80,9 @@ type tableRecord struct {
 	// RestoreSource is the ID of the table a point-in-time restore into
 	// this table reads, while it runs (pitr_restore.go).
 	RestoreSource uint64 `json:"restoreSource,omitempty"`
+	// Insights is the Contributor Insights state of the table ("") and
+	// of its GSIs (by name) once configured (insights.go).
+	Insights map[string]*insightsRecord `json:"insights,omitempty"`
 }
 
 type indexRecord struct {
@@ -137,6 +140,8 @@ func (r *tableRecord) settle(now time.Time) {
 	for _, g := range r.Desc.GlobalSecondaryIndexes {
 		if g.IndexStatus != StatusDeleting {
 			kept = append(kept, g)
+		} else {
+			delete(r.Insights, cpDeref(g.IndexName)) // its rules go with it
 		}
 	}
 	r.Desc.GlobalSecondaryIndexes = kept
