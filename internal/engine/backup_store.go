@@ -183,7 +183,15 @@ func (e *Engine) resumeBackup(b *backupRecord) {
 	if err != nil {
 		return
 	}
-	e.goBackground(func() { e.copyBackup(b, snap) })
+	e.goBackground(func() {
+		// What the interrupted copy wrote goes first: an item deleted
+		// since must not stay behind in the backup.
+		if !e.purgeUntilClose(backupItemPrefix(b.ID), backupItemPrefix(b.ID+1)) {
+			snap.Close()
+			return
+		}
+		e.copyBackup(b, snap)
+	})
 }
 
 // dropBackup removes a backup's record and then its items.
