@@ -671,3 +671,52 @@ func TestRestoreOnDemandAsProvisioned(t *testing.T) {
 		t.Fatalf("restored as provisioned: %+v %+v", td, td.GlobalSecondaryIndexes)
 	}
 }
+
+// Deleting a table with point-in-time recovery on leaves a SYSTEM backup
+// of it, as DynamoDB does: listed only when SYSTEM or ALL backups are
+// asked for, restorable, not deletable, expiring after 35 days.
+func TestSystemBackupOfDeletedTable(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	if _, err := c.UpdateContinuousBackups(bg, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(table),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S(strconv.Itoa(i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.ListBackups(bg, &dynamodb.ListBackupsInput{TableName: aws.String(table)})
+	if err != nil || len(l.BackupSummaries) != 0 {
+		t.Fatalf("USER backups after the delete: %v %+v", err, l)
+	}
+	l, err = c.ListBackups(bg, &dynamodb.ListBackupsInput{TableName: aws.String(table), BackupType: types.BackupTypeFilterSystem})
+	if err != nil || len(l.BackupSummaries) != 1 {
+		t.Fatalf("SYSTEM backups after the delete: %v %+v", err, l)
+	}
+	s := l.BackupSummaries[0]
+	arn := aws.ToString(s.BackupArn)
+	if aws.ToString(s.BackupName) != table+"$DeletedTableBackup" || s.BackupType != types.BackupTypeSystem || !regexp.MustCompile(`/backup/\d{14}-00000000$`).MatchString(arn) ||
+		s.BackupExpiryDateTime == nil || !s.BackupExpiryDateTime.Equal(s.BackupCreationDateTime.AddDate(0, 0, 35)) {
+		t.Fatalf("system backup %+v", s)
+	}
+	d, err := c.DescribeBackup(bg, &dynamodb.DescribeBackupInput{BackupArn: s.BackupArn})
+	if err != nil || d.BackupDescription.SourceTableFeatureDetails == nil || d.BackupDescription.SourceTableFeatureDetails.TimeToLiveDescription != nil ||
+		aws.ToInt64(d.BackupDescription.SourceTableDetails.ItemCount) != 5 {
+		t.Fatalf("DescribeBackup: %v %+v", err, d)
+	}
+	_, err = c.DeleteBackup(bg, &dynamodb.DeleteBackupInput{BackupArn: s.BackupArn})
+	wantAPIError(t, err, "ValidationException", "User is not allowed to delete the system backup with arn "+arn+
+		". It will automatically expire on "+s.BackupExpiryDateTime.UTC().Format(time.RFC3339))
+	if _, err := c.RestoreTableFromBackup(bg, &dynamodb.RestoreTableFromBackupInput{BackupArn: s.BackupArn, TargetTableName: aws.String(table)}); err != nil {
+		t.Fatal(err)
+	}
+	waitTableActive(t, c, table)
+	if n := scanCount(t, c, table); n != 5 {
+		t.Fatalf("restored %d items of 5", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
@@ -51,6 +52,10 @@ func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (
 	if err != nil {
 		return nil, err
 	}
+	if b.System {
+		return nil, ddberr.Validation("User is not allowed to delete the system backup with arn " + arn +
+			". It will automatically expire on " + b.Expires.UTC().Format(time.RFC3339))
+	}
 	if b.Status == backupCreating {
 		return nil, ddberr.BackupInUse("Backup is being created: " + arn)
 	}
@@ -60,7 +65,7 @@ func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (
 	if err := e.removeBackup(b); err != nil {
 		return nil, err
 	}
-	e.goBackground(func() { e.purgeBackupItems(b.ID) })
+	e.goBackground(func() { e.purgeUntilClose(b.itemRange()) })
 	gone := *b
 	gone.Status = backupDeleted
 	return &wire.DeleteBackupOutput{BackupDescription: backupDescription(&gone)}, nil
@@ -78,17 +83,18 @@ func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*w
 		return nil, ddberr.Validation("Time range lower bound must be less than or equal to upper bound")
 	}
 	var match []*backupRecord
-	if in.BackupType == "" || in.BackupType == "USER" || in.BackupType == "ALL" {
-		for _, b := range e.backupsOf(cpDeref(in.TableName)) {
-			ms := b.Created.UnixMilli()
-			if lo != nil && ms < lo.UnixMilli() || hi != nil && ms >= hi.UnixMilli() {
-				continue
-			}
-			if s := in.ExclusiveStartBackupArn; s != nil && backupOrder(b, backupPosition(*s)) <= 0 {
-				continue
-			}
-			match = append(match, b)
+	for _, b := range e.backupsOf(cpDeref(in.TableName)) {
+		if !backupTypeMatches(b, in.BackupType) {
+			continue
 		}
+		ms := b.Created.UnixMilli()
+		if lo != nil && ms < lo.UnixMilli() || hi != nil && ms >= hi.UnixMilli() {
+			continue
+		}
+		if s := in.ExclusiveStartBackupArn; s != nil && backupOrder(b, backupPosition(*s)) <= 0 {
+			continue
+		}
+		match = append(match, b)
 	}
 	out := &wire.ListBackupsOutput{BackupSummaries: []wire.BackupSummary{}}
 	if limit := int(cpDeref(in.Limit)); limit > 0 && len(match) > limit {
@@ -99,6 +105,20 @@ func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*w
 		out.BackupSummaries = append(out.BackupSummaries, backupSummary(b))
 	}
 	return out, nil
+}
+
+// backupTypeMatches is ListBackups' BackupType filter: USER (the
+// default), SYSTEM, AWS_BACKUP (none here) or ALL.
+func backupTypeMatches(b *backupRecord, filter string) bool {
+	switch filter {
+	case "ALL":
+		return true
+	case "SYSTEM":
+		return b.System
+	case "AWS_BACKUP":
+		return false
+	}
+	return !b.System
 }
 
 // position is a place in ListBackups' order: creation time (ms), then
@@ -153,6 +173,7 @@ func backupSummary(b *backupRecord) wire.BackupSummary {
 		BackupStatus:           bd.BackupStatus,
 		BackupType:             bd.BackupType,
 		BackupCreationDateTime: bd.BackupCreationDateTime,
+		BackupExpiryDateTime:   bd.BackupExpiryDateTime,
 		TableArn:               d.TableArn,
 		TableId:                d.TableId,
 		TableName:              d.TableName,
@@ -180,14 +201,18 @@ func backupDescription(b *backupRecord) *wire.BackupDescription {
 	return &wire.BackupDescription{
 		BackupDetails:             backupDetails(b),
 		SourceTableDetails:        src,
-		SourceTableFeatureDetails: backupFeatures(&b.Source),
+		SourceTableFeatureDetails: backupFeatures(b),
 	}
 }
 
 // backupFeatures is what a backup keeps of its table besides the keys:
 // indexes, stream and TTL settings, encryption ({} for a table with none
 // of them, as DynamoDB describes it).
-func backupFeatures(rec *tableRecord) *wire.SourceTableFeatureDetails {
+func backupFeatures(b *backupRecord) *wire.SourceTableFeatureDetails {
+	if b.System {
+		return &wire.SourceTableFeatureDetails{} // DynamoDB describes none for a system backup
+	}
+	rec := &b.Source
 	d := &rec.Desc
 	f := &wire.SourceTableFeatureDetails{SSEDescription: d.SSEDescription}
 	for _, l := range d.LocalSecondaryIndexes {

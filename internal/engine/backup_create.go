@@ -92,7 +92,7 @@ func (e *Engine) copyBackup(b *backupRecord, snap storage.Snapshot) {
 
 // backupDetails is the BackupDetails of a backup.
 func backupDetails(b *backupRecord) *wire.BackupDetails {
-	return &wire.BackupDetails{
+	d := &wire.BackupDetails{
 		BackupArn:              cpPtr(b.ARN),
 		BackupName:             cpPtr(b.Name),
 		BackupSizeBytes:        cpPtr(b.SizeBytes),
@@ -100,4 +100,9 @@ func backupDetails(b *backupRecord) *wire.BackupDetails {
 		BackupType:             "USER",
 		BackupCreationDateTime: wire.NewTime(b.Created),
 	}
+	if b.System {
+		d.BackupType = "SYSTEM"
+		d.BackupExpiryDateTime = wire.NewTime(b.Expires)
+	}
+	return d
 }

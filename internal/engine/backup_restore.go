@@ -406,7 +406,8 @@ func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
 		return false, err
 	}
 	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{Lower: backupItemPrefix(b.ID), Upper: backupItemPrefix(b.ID + 1)})
+	lower, upper := b.itemRange()
+	it, err := snap.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
 	if err != nil {
 		return false, err
 	}

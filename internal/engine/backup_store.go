@@ -50,6 +50,19 @@ type backupRecord struct {
 	// schema, indexes, throughput and settings, and the ID its items were
 	// copied from.
 	Source tableRecord `json:"source"`
+	// System marks the backup DynamoDB makes when a table with
+	// point-in-time recovery on is deleted (backup_system.go): its items
+	// stay where the table kept them, and it expires.
+	System  bool      `json:"system,omitempty"`
+	Expires time.Time `json:"expires,omitzero"`
+}
+
+// itemRange is where a backup's items are stored.
+func (b *backupRecord) itemRange() (lower, upper []byte) {
+	if b.System {
+		return itemPrefix(b.Source.ID), itemPrefix(b.Source.ID + 1)
+	}
+	return backupItemPrefix(b.ID), backupItemPrefix(b.ID + 1)
 }
 
 // backupState is the engine's in-memory view of its backups.
@@ -197,7 +210,7 @@ func (e *Engine) resumeBackup(b *backupRecord) {
 // dropBackup removes a backup's record and then its items.
 func (e *Engine) dropBackup(b *backupRecord) {
 	if e.removeBackup(b) == nil {
-		e.purgeBackupItems(b.ID)
+		e.purgeUntilClose(b.itemRange())
 	}
 }
 
@@ -208,12 +221,6 @@ func (e *Engine) removeBackup(b *backupRecord) error {
 	}
 	e.setBackup(b.ARN, nil)
 	return nil
-}
-
-// purgeBackupItems deletes a removed backup's items. Stopped by Close,
-// the rest stays behind unreachable (space only).
-func (e *Engine) purgeBackupItems(id uint64) {
-	e.purgeUntilClose(backupItemPrefix(id), backupItemPrefix(id+1))
 }
 
 // itemSuffix is an item's storage key without its table's prefix.

@@ -117,3 +117,46 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A system backup keeps the deleted table's items through the table's
+// purge, also one resumed at Open, and drops them when it expires.
+func TestSystemBackupKeepsItemsUntilExpiry(t *testing.T) {
+	clk := &ctlClock{}
+	store := memory.New()
+	e, err := Open(store, Config{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateTable(dpCtx, ctlPPR("t")); err != nil {
+		t.Fatal(err)
+	}
+	setPITR(t, e, "t", true, 0)
+	for i := 0; i < 700; i++ {
+		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint(i))})
+	}
+	id := mustTable(t, e, "t").ID
+	withoutBackground(e, func() { // the purge starts only at the next Open
+		if _, err := e.DeleteTable(dpCtx, &wire.DeleteTableInput{TableName: dpStr("t")}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Open(store, Config{Clock: clk}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	waitFor(t, "purge finished", func() bool { return keysIn(t, e, metaPurgeKey(id), metaPurgeKey(id+1)) == 0 })
+	if n := keysIn(t, e, itemPrefix(id), itemPrefix(id+1)); n != 700 {
+		t.Fatalf("%d items kept for the system backup, want 700", n)
+	}
+	clk.advance(35*24*time.Hour + time.Second)
+	e.expireSystemBackups()
+	if out, _ := e.ListBackups(dpCtx, &wire.ListBackupsInput{BackupType: "ALL"}); len(out.BackupSummaries) != 0 {
+		t.Fatalf("expired system backup still listed: %+v", out.BackupSummaries)
+	}
+	if n := keysIn(t, e, itemPrefix(id), itemPrefix(id+1)); n != 0 {
+		t.Fatalf("%d items left after the system backup expired", n)
+	}
+}

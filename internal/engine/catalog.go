@@ -426,10 +426,14 @@ func (e *Engine) loadCatalog() error {
 	if err != nil {
 		return err
 	}
-	var purges []uint64
+	type pending struct {
+		id        uint64
+		keepItems bool
+	}
+	var purges []pending
 	for pit.Next() {
 		if k := pit.Key(); len(k) == len("mpurge/")+8 {
-			purges = append(purges, binary.BigEndian.Uint64(k[len("mpurge/"):]))
+			purges = append(purges, pending{binary.BigEndian.Uint64(k[len("mpurge/"):]), bytes.Equal(pit.Value(), purgeKeepItems)})
 		}
 	}
 	err = pit.Err()
@@ -437,11 +441,11 @@ func (e *Engine) loadCatalog() error {
 	if err != nil {
 		return err
 	}
-	for _, id := range purges {
-		if id >= e.nextID {
-			e.nextID = id + 1
+	for _, p := range purges {
+		if p.id >= e.nextID {
+			e.nextID = p.id + 1
 		}
-		e.goBackground(func() { e.purge(id) })
+		e.goBackground(func() { e.purge(p.id, p.keepItems) })
 	}
 	for _, rec := range recs {
 		if rec.Status == StatusDeleting {
@@ -508,14 +512,21 @@ func (e *Engine) scheduleRemoval(name string, id uint64, at time.Time) {
 // deleting a large table does not hold up other traffic.
 const purgeChunk = 512
 
+// purgeKeepItems is the value of a purge marker whose table's items a
+// system backup keeps (backup_system.go).
+var purgeKeepItems = []byte{1}
+
 // purge removes every item and index entry of a deleted table, in chunks,
-// then its statistics and purge marker. It stops early on Close (the
-// marker makes the next Open resume it).
-func (e *Engine) purge(id uint64) {
+// then its statistics and purge marker; keepItems leaves the items to the
+// system backup that holds them. It stops early on Close (the marker makes
+// the next Open resume it).
+func (e *Engine) purge(id uint64, keepItems bool) {
 	ranges := [][2][]byte{
-		{itemPrefix(id), itemPrefix(id + 1)},
 		{indexRangePrefix(id), indexRangePrefix(id + 1)},
 		{pitrPrefix(id), pitrPrefix(id + 1)},
+	}
+	if !keepItems {
+		ranges = append(ranges, [2][]byte{itemPrefix(id), itemPrefix(id + 1)})
 	}
 	for _, r := range ranges {
 		if !e.purgeUntilClose(r[0], r[1]) {

@@ -98,12 +98,13 @@ func (e *Engine) trimPITR(tableID uint64, before time.Time) {
 	e.purgeUntilClose(pitrPrefix(tableID), pitrKey(tableID, before.UnixNano()))
 }
 
-// startPITRTrim runs the background pass that keeps each table's entries
-// within its recovery window.
+// startPITRTrim runs the hourly background pass that keeps each table's
+// entries within its recovery window and drops expired system backups.
 func (e *Engine) startPITRTrim() {
 	e.goBackground(func() {
 		for e.sleep(pitrTrimEvery) {
 			e.trimPITRWindows()
+			e.expireSystemBackups()
 		}
 	})
 }

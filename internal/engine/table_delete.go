@@ -67,8 +67,20 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if !immediate {
 		rec.DeleteAt = now.Add(e.cfg.DeleteDelay)
 	}
+	sys := e.systemBackup(t, now)
 	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
-		if err := txn.Set(metaPurgeKey(rec.ID), nil); err != nil {
+		var marker []byte
+		if sys != nil {
+			id, err := e.allocTableID(txn)
+			if err != nil {
+				return err
+			}
+			sys.ID, marker = id, purgeKeepItems
+			if err := putBackup(txn, sys); err != nil {
+				return err
+			}
+		}
+		if err := txn.Set(metaPurgeKey(rec.ID), marker); err != nil {
 			return err
 		}
 		if immediate {
@@ -96,7 +108,11 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	}
 	id := rec.ID
 	e.items.dropPrefix(itemPrefix(id))
-	e.goBackground(func() { e.purge(id) })
+	if sys != nil {
+		e.nextID = sys.ID + 1
+		e.setBackup(sys.ARN, sys)
+	}
+	e.goBackground(func() { e.purge(id, sys != nil) })
 
 	return &wire.DeleteTableOutput{TableDescription: deletedDescription(e.describe(gone))}, nil
 }

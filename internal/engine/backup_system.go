@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// systemBackupDays is how long DynamoDB keeps the system backup of a
+// deleted table that had point-in-time recovery on.
+const systemBackupDays = 35
+
+// systemBackup is the backup DynamoDB makes when a table with
+// point-in-time recovery on is deleted (probe reports captured from
+// DynamoDB, 2026-10-09): named "<table>$DeletedTableBackup", of type
+// SYSTEM, listed only when ListBackups asks for SYSTEM or ALL backups,
+// restorable like any backup, undeletable, gone after 35 days. Its ARN
+// ends in -00000000. Its items are the deleted table's own: the table's
+// purge leaves them (purgeKeepItems) until the backup expires. nil when
+// the table has recovery off. The caller stores it with the DeleteTable.
+func (e *Engine) systemBackup(t *Table, now time.Time) *backupRecord {
+	if !t.rec.PITR.Enabled {
+		return nil
+	}
+	d := e.describe(t)
+	return &backupRecord{
+		ARN: fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/backup/%014d-00000000",
+			e.cfg.Region, e.cfg.AccountID, t.Name, now.UnixMilli()),
+		Name:      t.Name + "$DeletedTableBackup",
+		Status:    backupAvailable,
+		Created:   now,
+		SizeBytes: cpDeref(d.TableSizeBytes),
+		ItemCount: cpDeref(d.ItemCount),
+		Source:    *t.rec.clone(),
+		System:    true,
+		Expires:   now.AddDate(0, 0, systemBackupDays),
+	}
+}
+
+// expireSystemBackups drops the system backups past their expiry, with
+// their items (run with the hourly point-in-time trim).
+func (e *Engine) expireSystemBackups() {
+	now := e.clock.Now()
+	var expired []*backupRecord
+	e.bk.mu.Lock()
+	for _, b := range e.bk.byRes {
+		if b.System && !now.Before(b.Expires) {
+			expired = append(expired, b)
+		}
+	}
+	e.bk.mu.Unlock()
+	for _, b := range expired {
+		e.dropBackup(b)
+	}
+}
