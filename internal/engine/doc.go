@@ -13,6 +13,8 @@
 //	item:     "i" + tableID(8) + hash(pk)(2) + key(pk) + key(sk)  → encoded item
 //	index:    "x" + tableID(8) + indexID(4) + ...     → index entries (indexes issue)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (stream_store.go)
+//	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
+//	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (pitr_log.go)
 //
 // hash(pk) spreads partitions like DynamoDB's hashing, so Scan order is not
 // key order, and parallel Scan segments are contiguous hash ranges.
