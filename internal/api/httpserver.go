@@ -357,7 +357,9 @@ func (c *fastConn) serveOne(n int) bool {
 		return false
 	}
 	c.werr = nil
-	c.x.signed.Body = body
+	if c.srv.api.auth != nil {
+		c.x.signed.Body = body // valid for this request only (a pooled buffer)
+	}
 	if !acceptedContentType(contentType) {
 		c.srv.api.writeError(&c.x, ddberr.UnknownOperation(), http.StatusNotFound)
 	} else {
