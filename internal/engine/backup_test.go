@@ -123,17 +123,8 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 func TestSystemBackupKeepsItemsUntilExpiry(t *testing.T) {
 	clk := &ctlClock{}
 	store := memory.New()
-	e, err := Open(store, Config{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.CreateTable(dpCtx, ctlPPR("t")); err != nil {
-		t.Fatal(err)
-	}
-	setPITR(t, e, "t", true, 0)
-	for i := 0; i < 700; i++ {
-		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint(i))})
-	}
+	e := openWithPITRTable(t, store, clk, 700, func(i int) attr.Item { return attr.Item{"pk": dpS(fmt.Sprint(i))} })
+	var err error
 	id := mustTable(t, e, "t").ID
 	withoutBackground(e, func() { // the purge starts only at the next Open
 		if _, err := e.DeleteTable(dpCtx, &wire.DeleteTableInput{TableName: dpStr("t")}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -66,6 +67,25 @@ func TestPITRImagesKeptForTheWindow(t *testing.T) {
 	waitFor(t, "images dropped with the table", func() bool { return pitrEntries(t, e, id) == 0 })
 }
 
+// openWithPITRTable opens an engine over store with the clock clk and
+// creates table t, with point-in-time recovery on, holding the n items
+// item gives. The caller closes the engine.
+func openWithPITRTable(t *testing.T, store storage.Store, clk Clock, n int, item func(int) attr.Item) *Engine {
+	t.Helper()
+	e, err := Open(store, Config{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateTable(dpCtx, ctlPPR("t")); err != nil {
+		t.Fatal(err)
+	}
+	setPITR(t, e, "t", true, 0)
+	for i := 0; i < n; i++ {
+		dpPut(t, e, "t", item(i))
+	}
+	return e
+}
+
 func mustTable(t *testing.T, e *Engine, name string) *Table {
 	t.Helper()
 	tb, ok := e.lookupTable(name)
@@ -80,17 +100,8 @@ func mustTable(t *testing.T, e *Engine, name string) *Table {
 func TestPITRRestoreResumesAfterStop(t *testing.T) {
 	clk := &ctlClock{}
 	store := memory.New()
-	e, err := Open(store, Config{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.CreateTable(dpCtx, ctlPPR("t")); err != nil {
-		t.Fatal(err)
-	}
-	setPITR(t, e, "t", true, 0)
-	for i := 0; i < 300; i++ {
-		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint(i)), "v": dpS("old")})
-	}
+	e := openWithPITRTable(t, store, clk, 300, func(i int) attr.Item { return attr.Item{"pk": dpS(fmt.Sprint(i)), "v": dpS("old")} })
+	var err error
 	clk.advance(10 * time.Minute)
 	at := clk.Now().Add(-time.Minute)
 	for i := 0; i < 300; i += 2 {
