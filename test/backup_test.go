@@ -239,6 +239,14 @@ func TestBackupARNRegionIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	arn := aws.ToString(out.BackupDetails.BackupArn)
+	// Backups carry no tags.
+	notResource := "One or more parameter values were invalid: Provided Arn is not a DynamoDB resource arn: " + arn
+	_, err = c.TagResource(bg, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+	wantAPIError(t, err, "ValidationException", notResource)
+	_, err = c.ListTagsOfResource(bg, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn)})
+	wantAPIError(t, err, "ValidationException", notResource)
+	_, err = c.UntagResource(bg, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: []string{"k"}})
+	wantAPIError(t, err, "ValidationException", notResource)
 	other := regexp.MustCompile(`:us-east-1:`).ReplaceAllString(arn, ":eu-west-2:")
 	d, err := c.DescribeBackup(bg, &dynamodb.DescribeBackupInput{BackupArn: aws.String(other)})
 	if err != nil {

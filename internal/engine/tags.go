@@ -75,6 +75,11 @@ func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
 		return "", invalid
 	}
 	name, sub, hasSub := strings.Cut(res, "/")
+	if strings.HasPrefix(sub, "backup/") {
+		// Backups are not taggable; DynamoDB's words (a probe of
+		// DynamoDB, 2026-10-09).
+		return "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
+	}
 	if hasSub && !strings.HasPrefix(sub, "stream/") {
 		return "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
 	}
