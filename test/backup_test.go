@@ -647,6 +647,9 @@ func TestRestoreToPointInTime(t *testing.T) {
 	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(table + "-none"),
 		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
 	wantAPIError(t, err, "TableNotFoundException", "Table not found: "+table+"-none")
+	_, err = c.RestoreTableToPointInTime(bg, &dynamodb.RestoreTableToPointInTimeInput{SourceTableArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/" + table + "-none"),
+		TargetTableName: aws.String(early), UseLatestRestorableTime: aws.Bool(true)})
+	wantAPIError(t, err, "TableNotFoundException", "Table not found")
 }
 
 // An on-demand table with a GSI restored as provisioned: the table takes

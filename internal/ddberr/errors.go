@@ -189,6 +189,12 @@ func TableNotFoundException(table string) *Error {
 	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found: "+table)
 }
 
+// TableNotFoundBare is TableNotFoundException without the table, as
+// RestoreTableToPointInTime answers a missing source named by ARN.
+func TableNotFoundBare() *Error {
+	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found")
+}
+
 // ContinuousBackupsUnavailable is refused point-in-time recovery settings
 // of a table whose backups are not available yet.
 func ContinuousBackupsUnavailable(table string) *Error {

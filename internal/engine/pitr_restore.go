@@ -37,6 +37,11 @@ func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.Restore
 	defer e.ddl.Unlock()
 	src, ok := e.lookupTable(name)
 	if !ok || src.Status == StatusCreating {
+		if in.SourceTableArn != nil {
+			// Bare when the source was named by ARN (a probe of
+			// DynamoDB in us-east-1, 2026-10-09).
+			return nil, ddberr.TableNotFoundBare()
+		}
 		return nil, ddberr.TableNotFoundException(name)
 	}
 	if !src.rec.PITR.Enabled {
