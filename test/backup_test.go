@@ -252,6 +252,12 @@ func TestBackupARNRegionIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := aws.ToString(d.BackupDescription.BackupDetails.BackupArn); got != other {
+		t.Fatalf("BackupArn answered %s, want the ARN as given %s", got, other)
+	}
+	otherService := regexp.MustCompile(`:dynamodb:`).ReplaceAllString(arn, ":s3:")
+	_, err = c.DescribeBackup(bg, &dynamodb.DescribeBackupInput{BackupArn: aws.String(otherService)})
+	wantAPIError(t, err, "ValidationException", "BackupArn is not valid")
 	f := d.BackupDescription.SourceTableFeatureDetails
 	if f == nil || f.GlobalSecondaryIndexes != nil || f.LocalSecondaryIndexes != nil || f.StreamDescription != nil ||
 		f.TimeToLiveDescription != nil || f.SSEDescription != nil {

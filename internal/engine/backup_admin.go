@@ -18,12 +18,11 @@ func backupNotFound(arn string) *ddberr.Error {
 	return ddberr.BackupNotFound("Backup not found: " + arn)
 }
 
-// findBackup is the backup a BackupArn member names: "Invalid Backup ARN"
-// when it is not a backup ARN, BackupNotFoundException when no backup
-// has it.
+// findBackup is the backup a BackupArn member names: checkBackupARN's
+// refusals, BackupNotFoundException when no backup has it.
 func (e *Engine) findBackup(arn string) (*backupRecord, error) {
-	if !isBackupARN(arn) {
-		return nil, ddberr.Validation("Invalid Backup ARN")
+	if err := checkBackupARN(arn); err != nil {
+		return nil, err
 	}
 	b, ok := e.backup(arn)
 	if !ok {
@@ -32,13 +31,17 @@ func (e *Engine) findBackup(arn string) (*backupRecord, error) {
 	return b, nil
 }
 
-// DescribeBackup describes a backup.
+// DescribeBackup describes a backup. Its ARN is answered as the request
+// gave it (DynamoDB echoes an ARN naming another region back).
 func (e *Engine) DescribeBackup(ctx context.Context, in *wire.DescribeBackupInput) (*wire.DescribeBackupOutput, error) {
-	b, err := e.findBackup(cpDeref(in.BackupArn))
+	arn := cpDeref(in.BackupArn)
+	b, err := e.findBackup(arn)
 	if err != nil {
 		return nil, err
 	}
-	return &wire.DescribeBackupOutput{BackupDescription: backupDescription(b)}, nil
+	d := backupDescription(b)
+	d.BackupDetails.BackupArn = cpPtr(arn)
+	return &wire.DescribeBackupOutput{BackupDescription: d}, nil
 }
 
 // DeleteBackup deletes a backup: its record at once, its items in the
@@ -68,7 +71,9 @@ func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (
 	e.goBackground(func() { e.purgeUntilClose(b.itemRange()) })
 	gone := *b
 	gone.Status = backupDeleted
-	return &wire.DeleteBackupOutput{BackupDescription: backupDescription(&gone)}, nil
+	d := backupDescription(&gone)
+	d.BackupDetails.BackupArn = cpPtr(arn) // as given, like DescribeBackup
+	return &wire.DeleteBackupOutput{BackupDescription: d}, nil
 }
 
 // ListBackups lists the user backups, oldest first, optionally only those
