@@ -727,7 +727,7 @@ func TestSystemBackupOfDeletedTable(t *testing.T) {
 		t.Fatalf("DescribeBackup: %v %+v", err, d)
 	}
 	_, err = c.DeleteBackup(bg, &dynamodb.DeleteBackupInput{BackupArn: s.BackupArn})
-	wantAPIError(t, err, "ValidationException", "User is not allowed to delete the system backup with arn "+arn+
+	wantAPIError(t, err, "ValidationException", "Invalid Request: User is not allowed to delete the system backup with arn "+arn+
 		". It will automatically expire on "+s.BackupExpiryDateTime.UTC().Format(time.RFC3339))
 	if _, err := c.RestoreTableFromBackup(bg, &dynamodb.RestoreTableFromBackupInput{BackupArn: s.BackupArn, TargetTableName: aws.String(table)}); err != nil {
 		t.Fatal(err)

@@ -56,7 +56,9 @@ func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (
 		return nil, err
 	}
 	if b.System {
-		return nil, ddberr.Validation("User is not allowed to delete the system backup with arn " + arn +
+		// "Invalid Request: " as a probe of DynamoDB quotes it verbatim
+		// (2026-10-08; its date is cut off there: RFC 3339 here).
+		return nil, ddberr.Validation("Invalid Request: User is not allowed to delete the system backup with arn " + arn +
 			". It will automatically expire on " + b.Expires.UTC().Format(time.RFC3339))
 	}
 	if b.Status == backupCreating {
