@@ -84,6 +84,11 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 			days = defaultRecoveryPeriodDays
 		}
 		if !rec.PITR.Enabled {
+			// A write in flight may hold the table's previous version:
+			// images go on for every version first, those writes are
+			// waited for, and only then does the window start.
+			t.stats.pitr.Store(true)
+			e.barrier()
 			rec.PITR.EnabledAt = e.clock.Now()
 		}
 		rec.PITR.Enabled = true
@@ -93,6 +98,7 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 	}
 	nt, err := e.saveRecord(rec)
 	if err != nil {
+		t.stats.pitr.Store(t.rec.PITR.Enabled)
 		return nil, err
 	}
 	if !enable && t.rec.PITR.Enabled {

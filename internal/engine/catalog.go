@@ -215,6 +215,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, err
 	}
 	t.stats.live.Store(newLiveIndexes(t))
+	t.stats.pitr.Store(rec.PITR.Enabled)
 	return t, nil
 }
 

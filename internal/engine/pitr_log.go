@@ -53,8 +53,8 @@ func (c *pitrClock) next(now time.Time) int64 {
 // pitrWrites records the image a change replaces, inside the change's
 // transaction, when the table has point-in-time recovery on.
 func (e *Engine) pitrWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
-	if t.rec == nil || !t.rec.PITR.Enabled {
-		return nil
+	if t.stats == nil || !t.stats.pitr.Load() {
+		return nil // the flag every version of the table shares (a write may hold an older one)
 	}
 	it := new
 	if it == nil {

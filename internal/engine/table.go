@@ -118,6 +118,9 @@ type tableStats struct {
 	// indexes holds each index's statistics by index ID.
 	live    atomic.Pointer[liveIndexes]
 	indexes sync.Map
+	// pitr is whether item changes write point-in-time recovery images
+	// (pitr_log.go), for every version of the table at once.
+	pitr atomic.Bool
 }
 
 // pendingUntil is when a transitional status (CREATING/UPDATING) ends, or
