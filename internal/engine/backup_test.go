@@ -26,6 +26,19 @@ func withoutBackground(e *Engine, f func()) {
 	f()
 }
 
+// reopen closes e and opens a new engine over its store, as a restart.
+func reopen(t *testing.T, e *Engine, store storage.Store, cfg Config) *Engine {
+	t.Helper()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(store, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
@@ -74,13 +87,8 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
 
-	if e, err = Open(store, Config{}); err != nil {
-		t.Fatal(err)
-	}
+	e = reopen(t, e, store, Config{})
 	waitFor(t, "backup AVAILABLE", func() bool {
 		out, err := e.DescribeBackup(dpCtx, &wire.DescribeBackupInput{BackupArn: arn})
 		return err == nil && out.BackupDescription.BackupDetails.BackupStatus == backupAvailable
@@ -91,13 +99,8 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 			t.Fatalf("restore: %v %+v", err, out)
 		}
 	})
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
 
-	if e, err = Open(store, Config{}); err != nil {
-		t.Fatal(err)
-	}
+	e = reopen(t, e, store, Config{})
 	defer e.Close()
 	waitFor(t, "restored table ACTIVE", func() bool {
 		out, err := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("r")})
@@ -124,19 +127,13 @@ func TestSystemBackupKeepsItemsUntilExpiry(t *testing.T) {
 	clk := &ctlClock{}
 	store := memory.New()
 	e := openWithPITRTable(t, store, clk, 700, func(i int) attr.Item { return attr.Item{"pk": dpS(fmt.Sprint(i))} })
-	var err error
 	id := mustTable(t, e, "t").ID
 	withoutBackground(e, func() { // the purge starts only at the next Open
 		if _, err := e.DeleteTable(dpCtx, &wire.DeleteTableInput{TableName: dpStr("t")}); err != nil {
 			t.Fatal(err)
 		}
 	})
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if e, err = Open(store, Config{Clock: clk}); err != nil {
-		t.Fatal(err)
-	}
+	e = reopen(t, e, store, Config{Clock: clk})
 	defer e.Close()
 	waitFor(t, "purge finished", func() bool { return keysIn(t, e, metaPurgeKey(id), metaPurgeKey(id+1)) == 0 })
 	if n := keysIn(t, e, itemPrefix(id), itemPrefix(id+1)); n != 700 {

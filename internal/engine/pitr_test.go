@@ -114,12 +114,7 @@ func TestPITRRestoreResumesAfterStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if e, err = Open(store, Config{Clock: clk}); err != nil {
-		t.Fatal(err)
-	}
+	e = reopen(t, e, store, Config{Clock: clk})
 	defer e.Close()
 	waitFor(t, "restored table ACTIVE", func() bool {
 		out, err := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("r")})
