@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/storage"
@@ -70,9 +69,7 @@ func statusVerb(status string) string {
 // copies again (loadBackups).
 func (e *Engine) copyBackup(b *backupRecord, snap storage.Snapshot) {
 	defer snap.Close()
-	dst := backupItemPrefix(b.ID)
-	rename := func(k []byte) []byte { return append(slices.Clip(dst), itemSuffix(k)...) }
-	done, err := e.copyRange(snap, itemPrefix(b.Source.ID), itemPrefix(b.Source.ID+1), rename)
+	done, err := e.copyItems(snap, b.Source.ID, backupItemPrefix(b.ID))
 	if err != nil || !done {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -223,12 +224,15 @@ func (e *Engine) removeBackup(b *backupRecord) error {
 	return nil
 }
 
-// itemSuffix is an item's storage key without its table's prefix.
-func itemSuffix(key []byte) []byte { return key[len(itemPrefix(0)):] }
+// itemSuffix is an item's storage key without its table's prefix
+// (itemPrefix: one byte and the table ID).
+func itemSuffix(key []byte) []byte { return key[itemPrefixLen:] }
 
-// copyRange copies every key of [lower, upper) of r, renamed by rename,
-// in transactions of backupChunk keys; it stops early (false) on Close.
-func (e *Engine) copyRange(r storage.Reader, lower, upper []byte, rename func(k []byte) []byte) (bool, error) {
+// copyItems copies the items of table tableID as r holds them under the
+// prefix dst (keyed by itemSuffix), in transactions of backupChunk items;
+// it stops early (false) on Close.
+func (e *Engine) copyItems(r storage.Reader, tableID uint64, dst []byte) (bool, error) {
+	lower, upper := itemPrefix(tableID), itemPrefix(tableID+1)
 	it, err := r.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
 	if err != nil {
 		return false, err
@@ -251,7 +255,7 @@ func (e *Engine) copyRange(r storage.Reader, lower, upper []byte, rename func(k 
 		return err
 	}
 	for it.Next() {
-		keys = append(keys, rename(it.Key()))
+		keys = append(keys, append(slices.Clip(dst), itemSuffix(it.Key())...))
 		vals = append(vals, bytes.Clone(it.Value()))
 		if len(keys) == backupChunk {
 			if err := flush(); err != nil {

@@ -19,9 +19,12 @@ func catalogKey(name string) []byte {
 	return append([]byte{prefixCatalog}, name...)
 }
 
+// itemPrefixLen is the length of itemPrefix.
+const itemPrefixLen = 9
+
 // itemPrefix is the common prefix of every item key of a table.
 func itemPrefix(tableID uint64) []byte {
-	b := make([]byte, 9, 64)
+	b := make([]byte, itemPrefixLen, 64)
 	b[0] = prefixItem
 	binary.BigEndian.PutUint64(b[1:], tableID)
 	return b
