@@ -339,7 +339,7 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	if err != nil {
 		return res, false, err
 	}
-	if err := e.derivedWrites(txn, w, res.Old, res.New); err != nil {
+	if err := e.derivedWrites(txn, w, key, res.Old, res.New); err != nil {
 		return res, false, err
 	}
 	return res, true, nil
@@ -359,17 +359,18 @@ func (e *Engine) writeStats(t *Table, res writeResult) {
 // derivedWrites is the hook where writes derived from an item change join
 // the item's own transaction: secondary-index entries (index_write.go),
 // vector index marks (vector_write.go), point-in-time recovery images
-// (pitr_log.go) and stream records (stream_write.go). old and new are the item before and after w (nil when
+// (pitr_log.go) and stream records (stream_write.go). key is the item's
+// storage key; old and new are the item before and after w (nil when
 // absent).
-func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, old, new attr.Item) error {
+func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, key []byte, old, new attr.Item) error {
 	t := w.table
 	if err := e.indexWrites(txn, t, old, new); err != nil {
 		return err
 	}
-	if err := e.vectorWrites(txn, t, old, new, w.whole, w.verbatim); err != nil {
+	if err := e.vectorWrites(txn, t, key, old, new, w.whole, w.verbatim); err != nil {
 		return err
 	}
-	if err := e.pitrWrites(txn, t, old, new); err != nil {
+	if err := e.pitrWrites(txn, t, key, old); err != nil {
 		return err
 	}
 	return e.streamWrites(txn, t, old, new, w.ttl)

@@ -50,17 +50,14 @@ func (c *pitrClock) next(now time.Time) int64 {
 	}
 }
 
-// pitrWrites records the image a change replaces, inside the change's
-// transaction, when the table has point-in-time recovery on.
-func (e *Engine) pitrWrites(txn storage.Txn, t *Table, old, new attr.Item) error {
+// pitrWrites records the image old (nil: none) that a change of the item
+// stored at key replaces, inside the change's transaction, when the table
+// has point-in-time recovery on.
+func (e *Engine) pitrWrites(txn storage.Txn, t *Table, key []byte, old attr.Item) error {
 	if t.stats == nil || !t.stats.pitr.Load() {
 		return nil // the flag every version of the table shares (a write may hold an older one)
 	}
-	it := new
-	if it == nil {
-		it = old
-	}
-	suffix := itemSuffix(t.storageKey(t.primaryKeyOf(it)))
+	suffix := itemSuffix(key)
 	v := make([]byte, 0, 16+len(suffix))
 	if old != nil {
 		v = append(v, 1)

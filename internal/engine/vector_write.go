@@ -229,7 +229,7 @@ func (t *Table) vectorViewChanged(vx *VectorIndex, old, new attr.Item) bool {
 // item ↔ ID mapping and marks the ID dirty; the in-memory index is updated
 // by vectorApply once the transaction has committed. verbatim skips the
 // validation (itemWrite.verbatim).
-func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item, whole, verbatim bool) error {
+func (e *Engine) vectorWrites(txn storage.Txn, t *Table, itemKey []byte, old, new attr.Item, whole, verbatim bool) error {
 	if len(t.Vectors) == 0 {
 		return nil
 	}
@@ -242,11 +242,6 @@ func (e *Engine) vectorWrites(txn storage.Txn, t *Table, old, new attr.Item, who
 			return err
 		}
 	}
-	it := new
-	if it == nil {
-		it = old
-	}
-	itemKey := t.storageKey(t.primaryKeyOf(it))
 	for _, vx := range t.Vectors {
 		rt := e.vecRuntime(t.ID, vx.ID)
 		if rt == nil {
