@@ -98,7 +98,7 @@ func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*w
 		if lo != nil && ms < lo.UnixMilli() || hi != nil && ms >= hi.UnixMilli() {
 			continue
 		}
-		if s := in.ExclusiveStartBackupArn; s != nil && backupOrder(b, backupPosition(*s)) <= 0 {
+		if s := in.ExclusiveStartBackupArn; s != nil && b.position().compare(backupPosition(*s)) <= 0 {
 			continue
 		}
 		match = append(match, b)
@@ -145,27 +145,41 @@ func backupPosition(arn string) position {
 	return position{ms, res}
 }
 
-// backupOrder compares a backup with a position.
-func backupOrder(b *backupRecord, p position) int {
-	if c := cmp.Compare(b.Created.UnixMilli(), p.ms); c != 0 {
+// position is the backup's place in ListBackups' order (the same as its
+// ARN's: the ID carries the creation time).
+func (b *backupRecord) position() position {
+	return position{b.Created.UnixMilli(), backupResource(b.ARN)}
+}
+
+// compare orders two places.
+func (p position) compare(q position) int {
+	if c := cmp.Compare(p.ms, q.ms); c != 0 {
 		return c
 	}
-	return strings.Compare(backupResource(b.ARN), p.res)
+	return strings.Compare(p.res, q.res)
 }
 
 // backupsOf returns the backups of the named table (a name or a table
 // ARN; every backup when empty), oldest first.
 func (e *Engine) backupsOf(table string) []*backupRecord {
 	name := tableNameOf(table)
+	type placed struct {
+		p position
+		b *backupRecord
+	}
 	e.bk.mu.Lock()
-	list := make([]*backupRecord, 0, len(e.bk.byRes))
+	all := make([]placed, 0, len(e.bk.byRes))
 	for _, b := range e.bk.byRes {
 		if table == "" || b.Source.Name == name {
-			list = append(list, b)
+			all = append(all, placed{b.position(), b})
 		}
 	}
 	e.bk.mu.Unlock()
-	slices.SortFunc(list, func(a, b *backupRecord) int { return backupOrder(a, backupPosition(b.ARN)) })
+	slices.SortFunc(all, func(x, y placed) int { return x.p.compare(y.p) })
+	list := make([]*backupRecord, len(all))
+	for i, x := range all {
+		list[i] = x.b
+	}
 	return list
 }
 

@@ -53,17 +53,6 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 	return &wire.CreateBackupOutput{BackupDetails: backupDetails(b)}, nil
 }
 
-// statusVerb is how DynamoDB's in-use messages name a table's state.
-func statusVerb(status string) string {
-	switch status {
-	case StatusCreating:
-		return "created"
-	case StatusDeleting:
-		return "deleted"
-	}
-	return "updated"
-}
-
 // copyBackup copies the table's items as snap holds them into the backup,
 // then marks it AVAILABLE. It owns snap. On Close it stops; the next Open
 // copies again (loadBackups).

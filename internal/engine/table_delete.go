@@ -14,6 +14,17 @@ func inUse(t *Table) *ddberr.Error {
 	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being " + statusVerb(t.Status) + ": " + t.Name)
 }
 
+// statusVerb is how DynamoDB's in-use messages name a table's state.
+func statusVerb(status string) string {
+	switch status {
+	case StatusCreating:
+		return "created"
+	case StatusDeleting:
+		return "deleted"
+	}
+	return "updated"
+}
+
 // indexesChanging reports whether an index of the table (GSI or vector
 // index) is being created, backfilled, updated or deleted: DynamoDB
 // refuses DeleteTable then, even while the table itself is ACTIVE.
