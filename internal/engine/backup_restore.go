@@ -445,42 +445,37 @@ func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
 	return true, e.restoreChunk(t, items)
 }
 
-// restoreChunk writes items into t in one storage transaction, through
-// the same stageWrite as every item write, so index entries and vector
-// marks are written with them.
+// restoreChunk writes items into t in one storage transaction with
+// BatchWriteItem's tryBatchWrites (stageWrite per item, so index entries
+// and vector marks are written with them). No item locks: nothing else
+// writes a table being restored.
 func (e *Engine) restoreChunk(t *Table, items []attr.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
-	for attempt := 0; ; attempt++ {
-		txn, err := e.store.Begin()
-		if err != nil {
-			return err
-		}
-		results := make([]writeResult, 0, len(items))
-		for _, item := range items {
-			pk := t.primaryKeyOf(item)
-			w := itemWrite{table: t, key: pk, verbatim: true, apply: func(attr.Item) (attr.Item, error) { return item, nil }}
-			res, _, err := e.stageWrite(txn, w, t.storageKey(pk))
-			if err != nil {
-				txn.Rollback()
-				return err
-			}
-			results = append(results, res)
-		}
-		err = txn.Commit(storage.CommitOptions{})
-		txn.Rollback()
-		if errors.Is(err, storage.ErrConflict) && attempt < maxConflictRetries {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for _, res := range results {
-			e.writeStats(t, res)
-		}
-		return nil
+	iws := make([]itemWrite, len(items))
+	keys := make([][]byte, len(items))
+	for i, item := range items {
+		pk := t.primaryKeyOf(item)
+		iws[i] = itemWrite{table: t, key: pk, verbatim: true, apply: func(attr.Item) (attr.Item, error) { return item, nil }}
+		keys[i] = t.storageKey(pk)
 	}
+	results, changed := make([]writeResult, len(items)), make([]bool, len(items))
+	for attempt := 0; ; attempt++ {
+		err := e.tryBatchWrites(iws, keys, results, changed)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, storage.ErrConflict) || attempt == maxConflictRetries {
+			return err
+		}
+	}
+	for i := range iws {
+		if changed[i] {
+			e.writeStats(t, results[i])
+		}
+	}
+	return nil
 }
 
 // finishRestore makes a restored table ACTIVE (durably), without its
