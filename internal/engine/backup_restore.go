@@ -422,27 +422,44 @@ func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
 		return false, err
 	}
 	defer it.Close()
-	var items []attr.Item
+	w := restoreWriter{e: e, t: t}
 	for it.Next() {
-		item, err := attr.DecodeItem(it.Value())
-		if err != nil {
+		if ok, err := w.add(it.Value()); !ok || err != nil {
 			return false, err
-		}
-		items = append(items, item)
-		if len(items) == backupChunk {
-			if err := e.restoreChunk(t, items); err != nil {
-				return false, err
-			}
-			items = items[:0]
-			if !e.sleep(0) {
-				return false, nil
-			}
 		}
 	}
 	if err := it.Err(); err != nil {
 		return false, err
 	}
-	return true, e.restoreChunk(t, items)
+	return w.flush()
+}
+
+// restoreWriter gathers a restore's items (stored form) into chunks of
+// backupChunk and writes each with restoreChunk; add and flush report
+// false when Close stopped the restore.
+type restoreWriter struct {
+	e     *Engine
+	t     *Table
+	items []attr.Item
+}
+
+func (w *restoreWriter) add(stored []byte) (bool, error) {
+	item, err := attr.DecodeItem(stored)
+	if err != nil {
+		return false, err
+	}
+	if w.items = append(w.items, item); len(w.items) < backupChunk {
+		return true, nil
+	}
+	return w.flush()
+}
+
+func (w *restoreWriter) flush() (bool, error) {
+	if err := w.e.restoreChunk(w.t, w.items); err != nil {
+		return false, err
+	}
+	w.items = w.items[:0]
+	return w.e.sleep(0), nil
 }
 
 // restoreChunk writes items into t in one storage transaction with

@@ -5,7 +5,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -131,25 +130,7 @@ func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at 
 	if err != nil {
 		return false, err
 	}
-	var items []attr.Item
-	flush := func(force bool) (bool, error) {
-		if len(items) < backupChunk && !force {
-			return true, nil
-		}
-		if err := e.restoreChunk(t, items); err != nil {
-			return false, err
-		}
-		items = items[:0]
-		return e.sleep(0), nil
-	}
-	add := func(stored []byte) (bool, error) {
-		item, err := attr.DecodeItem(stored)
-		if err != nil {
-			return false, err
-		}
-		items = append(items, item)
-		return flush(false)
-	}
+	w := restoreWriter{e: e, t: t}
 	it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(sourceID), Upper: itemPrefix(sourceID + 1)})
 	if err != nil {
 		return false, err
@@ -164,7 +145,7 @@ func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at 
 				continue // created after `at`
 			}
 		}
-		if ok, err := add(stored); !ok || err != nil {
+		if ok, err := w.add(stored); !ok || err != nil {
 			return false, err
 		}
 	}
@@ -175,11 +156,11 @@ func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at 
 		if img == nil {
 			continue
 		}
-		if ok, err := add(img); !ok || err != nil {
+		if ok, err := w.add(img); !ok || err != nil {
 			return false, err
 		}
 	}
-	return flush(true)
+	return w.flush()
 }
 
 // pitrState maps the key suffix of every item changed after `at` to the
