@@ -1,0 +1,205 @@
+package tikv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	tikverr "github.com/tikv/client-go/v2/error"
+	"github.com/tikv/client-go/v2/oracle"
+	"github.com/tikv/client-go/v2/tikv"
+)
+
+// One Kura server per namespace: the engine keeps table definitions,
+// statistics and recently used items in its own memory, so a second server
+// writing the same namespace would build on stale copies and could undo
+// the first one's writes. A store therefore holds a lease on its
+// namespace, a key outside every namespace's range, renewed while it is
+// open and deleted when it closes. Time is the cluster's (the physical
+// part of a PD timestamp), so servers' clocks need not agree.
+var (
+	leaseTTL   = 10 * time.Second
+	leaseRenew = 3 * time.Second
+	// leaseWait bounds how long opening a store waits for another
+	// holder's lease to lapse before it gives up.
+	leaseWait = 15 * time.Second
+)
+
+// ErrNamespaceInUse is returned by Cluster.Store while another Kura server
+// holds the namespace.
+var ErrNamespaceInUse = errors.New("tikv: the namespace is in use by another Kura server")
+
+// leaseRecord is the lease key's value.
+type leaseRecord struct {
+	Owner   string // random, per store
+	Host    string
+	PID     int
+	Expires int64 // cluster time, Unix ms
+}
+
+// lease is a store's hold on its namespace.
+type lease struct {
+	kv    *tikv.KVStore
+	key   []byte
+	me    leaseRecord
+	stop  chan struct{}
+	done  chan struct{}
+	close sync.Once
+}
+
+// acquireLease takes the namespace's lease, waiting up to leaseWait for
+// another holder's lease to lapse. A lease whose holder ran on this host
+// and whose process is gone (a crash, kill -9) is taken over at once.
+// lost is called if the lease is later found taken by another server.
+func acquireLease(kvs *tikv.KVStore, namespace string, lost func(error)) (*lease, error) {
+	host, _ := os.Hostname()
+	l := &lease{
+		kv:   kvs,
+		key:  []byte("kura-lease/" + namespace),
+		me:   leaseRecord{Owner: randomOwner(), Host: host, PID: os.Getpid()},
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	deadline := time.Now().Add(leaseWait)
+	for {
+		holder, err := l.write(func(cur *leaseRecord, now int64) bool {
+			return cur == nil || cur.Owner == l.me.Owner || cur.Expires <= now || cur.Host == host && !processAlive(cur.PID)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if holder == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", ErrNamespaceInUse, namespace, holder.Host, holder.PID)
+		}
+		time.Sleep(leaseRenew / 3)
+	}
+	go l.renew(lost)
+	return l, nil
+}
+
+// write sets the lease to this store with a fresh expiry if take allows
+// it given the current record (nil: none). It returns the other holder
+// when take refuses.
+func (l *lease) write(take func(cur *leaseRecord, now int64) bool) (*leaseRecord, error) {
+	for attempt := 0; ; attempt++ {
+		txn, err := l.kv.Begin()
+		if err != nil {
+			return nil, fmt.Errorf("tikv: lease: %w", err)
+		}
+		now := oracle.ExtractPhysical(txn.StartTS())
+		var cur *leaseRecord
+		v, err := txn.Get(context.Background(), l.key)
+		switch {
+		case err == nil:
+			cur = &leaseRecord{}
+			if json.Unmarshal(v, cur) != nil {
+				cur = nil // unreadable: take it
+			}
+		case !tikverr.IsErrNotFound(err):
+			_ = txn.Rollback()
+			return nil, fmt.Errorf("tikv: lease: %w", err)
+		}
+		if !take(cur, now) {
+			_ = txn.Rollback()
+			return cur, nil
+		}
+		rec := l.me
+		rec.Expires = now + leaseTTL.Milliseconds()
+		b, _ := json.Marshal(rec)
+		if err := txn.Set(l.key, b); err != nil {
+			_ = txn.Rollback()
+			return nil, fmt.Errorf("tikv: lease: %w", err)
+		}
+		err = txn.Commit(context.Background())
+		if err == nil {
+			return nil, nil
+		}
+		if !tikverr.IsErrWriteConflict(err) || attempt == 10 {
+			return nil, fmt.Errorf("tikv: lease: %w", err)
+		}
+	}
+}
+
+// renew extends the lease every leaseRenew until release. Finding the
+// lease taken by another server (this one stalled past its expiry) calls
+// lost once and stops; a failed renewal is retried at the next tick.
+func (l *lease) renew(lost func(error)) {
+	defer close(l.done)
+	t := time.NewTicker(leaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		holder, err := l.write(func(cur *leaseRecord, _ int64) bool { return cur == nil || cur.Owner == l.me.Owner })
+		switch {
+		case err != nil:
+			slog.Warn("renewing the TiKV namespace lease", "key", string(l.key), "err", err)
+		case holder != nil:
+			lost(fmt.Errorf("%w: the lease %s was taken by the server on host %s (pid %d)", ErrNamespaceInUse, l.key, holder.Host, holder.PID))
+			return
+		}
+	}
+}
+
+// release stops renewing and deletes the lease if this store still holds
+// it. Safe to call more than once.
+func (l *lease) release() error {
+	var err error
+	l.close.Do(func() {
+		close(l.stop)
+		<-l.done
+		txn, e := l.kv.Begin()
+		if e != nil {
+			err = fmt.Errorf("tikv: releasing the lease: %w", e)
+			return
+		}
+		var cur leaseRecord
+		v, e := txn.Get(context.Background(), l.key)
+		if e != nil || json.Unmarshal(v, &cur) != nil || cur.Owner != l.me.Owner {
+			_ = txn.Rollback() // gone, or taken by another server
+			return
+		}
+		if e = txn.Delete(l.key); e == nil {
+			e = txn.Commit(context.Background())
+		}
+		if e != nil {
+			_ = txn.Rollback()
+			err = fmt.Errorf("tikv: releasing the lease: %w", e)
+		}
+	})
+	return err
+}
+
+// randomOwner names one store's hold on a lease.
+func randomOwner() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// processAlive reports whether a process with this ID runs on this host.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
