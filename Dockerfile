@@ -4,7 +4,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /kura ./cmd/kura
+# --build-arg TAGS=tikv links the TiKV backend (--tikv-pd).
+ARG TAGS=""
+RUN CGO_ENABLED=0 go build -trimpath -tags "$TAGS" -ldflags="-s -w" -o /kura ./cmd/kura
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /kura /kura

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/server"
 	"github.com/kura-db/kura/internal/vector"
 )
 
@@ -21,15 +22,19 @@ import (
 // equivalent (e.g. --data-dir and KURA_DATA_DIR); a flag given on the
 // command line wins over the environment, which wins over the default.
 type config struct {
-	Listen      string
-	Port        int
-	DataDir     string
-	InMemory    bool
-	Sync        bool
-	Region      string
-	AccountID   string
-	LogLevel    slog.Level
-	CreateDelay time.Duration
+	Listen   string
+	Port     int
+	DataDir  string
+	InMemory bool
+	// TiKVPD lists a TiKV cluster's PD endpoints: data goes there instead
+	// of DataDir. TiKVNamespace separates this deployment's keys.
+	TiKVPD        []string
+	TiKVNamespace string
+	Sync          bool
+	Region        string
+	AccountID     string
+	LogLevel      slog.Level
+	CreateDelay   time.Duration
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
 	// TTLInterval is the period of the background TTL expirer.
@@ -95,6 +100,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.Port, "port", 0, "port to listen on; overrides the port of --listen")
 	fs.StringVar(&c.DataDir, "data-dir", "./kura-data", "directory of the durable (Pebble) store")
 	fs.BoolVar(&c.InMemory, "in-memory", false, "keep all data in memory (nothing survives a restart)")
+	var tikvPD string
+	fs.StringVar(&tikvPD, "tikv-pd", "", "store data in the TiKV cluster whose PD endpoints (host:port) are this comma-separated list, instead of --data-dir")
+	fs.StringVar(&c.TiKVNamespace, "tikv-namespace", "default", "with --tikv-pd: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the cluster; one Kura server per namespace")
 	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write")
 	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
@@ -143,6 +151,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", logLevel)
 	}
+	pd, err := parseTiKV(tikvPD, c.TiKVNamespace, c.InMemory)
+	if err != nil {
+		return nil, err
+	}
+	c.TiKVPD = pd
 	if c.Port < 0 || c.Port > 65535 {
 		return nil, fmt.Errorf("invalid --port %d", c.Port)
 	}
@@ -170,6 +183,31 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		return nil, err
 	}
 	return c, nil
+}
+
+// parseTiKV splits --tikv-pd and checks it goes with the other storage
+// flags.
+func parseTiKV(list, namespace string, inMemory bool) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var pd []string
+	for _, a := range strings.Split(list, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			pd = append(pd, a)
+		}
+	}
+	switch {
+	case len(pd) == 0:
+		return nil, errors.New("invalid --tikv-pd: no endpoint given")
+	case !server.TiKVBuilt:
+		return nil, errors.New("--tikv-pd: this Kura binary was built without TiKV support; build it with `go build -tags tikv ./cmd/kura`")
+	case inMemory:
+		return nil, errors.New("--tikv-pd and --in-memory exclude each other")
+	case !server.ValidTiKVNamespace(namespace):
+		return nil, fmt.Errorf("invalid --tikv-namespace %q: want 1 to 64 letters, digits, '-' or '_'", namespace)
+	}
+	return pd, nil
 }
 
 // readCredentials gathers --credentials and --credentials-file. Either one

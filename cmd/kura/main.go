@@ -74,6 +74,8 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		Listen:            cfg.Addr(),
 		DataDir:           cfg.DataDir,
 		InMemory:          cfg.InMemory,
+		TiKVPD:            cfg.TiKVPD,
+		TiKVNamespace:     cfg.TiKVNamespace,
 		Sync:              cfg.Sync,
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,
@@ -105,7 +107,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		defer stopPprof()
 	}
 	fmt.Fprintf(stdout, "kura listening on %s\n", srv.Addr())
-	log.Debug("started", "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "sync", cfg.Sync,
+	log.Debug("started", "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "tikv-pd", cfg.TiKVPD, "sync", cfg.Sync,
 		"region", cfg.Region, "shared-db", cfg.SharedDB)
 
 	select {

@@ -31,6 +31,10 @@ type Config struct {
 	// DataDir holds the durable Pebble store; ignored when InMemory.
 	DataDir  string
 	InMemory bool
+	// TiKVPD, when set, stores data in that TiKV cluster (its PD
+	// endpoints) under TiKVNamespace instead of DataDir.
+	TiKVPD        []string
+	TiKVNamespace string
 	// Sync fsyncs every acknowledged write.
 	Sync              bool
 	Region            string
@@ -79,6 +83,8 @@ type Server struct {
 
 	mu  sync.Mutex
 	dbs map[string]*database // by credential key; sharedKey in shared mode
+
+	tikv tikvCluster // with Config.TiKVPD: the connection every database's store shares
 }
 
 // database is one store and the engine over it.
@@ -109,12 +115,21 @@ func Start(cfg Config) (*Server, error) {
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
 		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
 	}
+	if len(cfg.TiKVPD) > 0 {
+		c, err := connectTiKV(cfg.TiKVPD)
+		if err != nil {
+			return nil, err
+		}
+		s.tikv = c
+		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace)
+	}
 	var backend api.Backend
 	if cfg.PerCredential {
 		opts.Databases = s.databaseFor
 	} else {
 		db, err := s.open(sharedKey)
 		if err != nil {
+			s.closeDatabases()
 			return nil, err
 		}
 		backend = db.eng
@@ -153,7 +168,7 @@ func (s *Server) open(key string) (*database, error) {
 	if cfg.PerCredential {
 		cfg.DataDir = filepath.Join(cfg.DataDir, key)
 	}
-	store, err := openStore(cfg)
+	store, err := s.openStore(cfg, key)
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +270,12 @@ func (s *Server) closeDatabases() error {
 		}
 		delete(s.dbs, key)
 	}
+	if s.tikv != nil {
+		if err := s.tikv.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the TiKV connection: %w", err))
+		}
+		s.tikv = nil
+	}
 	return errors.Join(errs...)
 }
 
@@ -280,10 +301,14 @@ func engineConfig(cfg Config) engine.Config {
 	return ec
 }
 
-// openStore opens the configured storage backend.
-func openStore(cfg Config) (storage.Store, error) {
+// openStore opens the configured storage backend for the database key.
+func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 	if cfg.InMemory {
 		return memory.New(), nil
+	}
+	if s.tikv != nil {
+		// Neither part holds a '.' (ValidTiKVNamespace, safeName).
+		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kura-db/kura/internal/server"
+)
+
+func TestParseTiKVFlags(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, none, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TiKVPD != nil || c.TiKVNamespace != "default" {
+		t.Fatalf("defaults: %v %q", c.TiKVPD, c.TiKVNamespace)
+	}
+
+	args := []string{"--tikv-pd", " pd1:2379, pd2:2379 ,", "--tikv-namespace", "orders_2"}
+	c, err = parseConfig(args, none, io.Discard)
+	if !server.TiKVBuilt {
+		if err == nil || !strings.Contains(err.Error(), "built without TiKV support; build it with `go build -tags tikv ./cmd/kura`") {
+			t.Fatalf("untagged build: err = %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.TiKVPD, []string{"pd1:2379", "pd2:2379"}) || c.TiKVNamespace != "orders_2" {
+		t.Fatalf("parsed: %q %q", c.TiKVPD, c.TiKVNamespace)
+	}
+	for _, bad := range [][]string{
+		{"--tikv-pd", " , "},
+		{"--tikv-pd", "pd:2379", "--in-memory"},
+		{"--tikv-pd", "pd:2379", "--tikv-namespace", ""},
+		{"--tikv-pd", "pd:2379", "--tikv-namespace", "a.b"},
+		{"--tikv-pd", "pd:2379", "--tikv-namespace", "a/b"},
+		{"--tikv-pd", "pd:2379", "--tikv-namespace", strings.Repeat("n", 65)},
+	} {
+		if _, err := parseConfig(bad, none, io.Discard); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
