@@ -25,6 +25,13 @@ import (
 	"github.com/aws/smithy-go"
 )
 
+// onTiKV runs the servers the tests start on disk on client-go's in-process
+// mock TiKV cluster instead (KURA_TEST_STORAGE=tikv-mock: a binary built
+// with the tikv and tikvmock tags, --tikv-pd mock://<their --data-dir>), so
+// the suite checks the engine on the TiKV backend too. Servers started
+// --in-memory stay in memory.
+var onTiKV = os.Getenv("KURA_TEST_STORAGE") == "tikv-mock"
+
 var (
 	kuraBin string // built once by TestMain
 	shared  *kura  // on-disk server shared by most tests
@@ -44,6 +51,9 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	kuraBin = filepath.Join(dir, "kura")
 	build := exec.Command("go", "build", "-o", kuraBin, "../cmd/kura")
+	if onTiKV {
+		build = exec.Command("go", "build", "-tags", "tikv,tikvmock", "-o", kuraBin, "../cmd/kura")
+	}
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building kura:", err)
@@ -86,6 +96,9 @@ func startKuraErr(args ...string) (*kura, error) {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	full := append([]string{"--listen", addr, "--log-level", "warn"}, args...)
+	if onTiKV {
+		full = append(full, tikvArgs(args)...)
+	}
 	k := &kura{endpoint: "http://" + addr, args: full, log: &strings.Builder{}}
 	k.cmd = exec.Command(kuraBin, full...)
 	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log
@@ -97,6 +110,24 @@ func startKuraErr(args ...string) (*kura, error) {
 		return nil, fmt.Errorf("kura did not start: %v\n%s", err, k.log)
 	}
 	return k, nil
+}
+
+// tikvArgs points a server started with --data-dir DIR (and not
+// --in-memory) at the mock cluster kept in DIR.
+func tikvArgs(args []string) []string {
+	dir := ""
+	for i, a := range args {
+		switch {
+		case a == "--in-memory":
+			return nil
+		case a == "--data-dir" && i+1 < len(args):
+			dir = args[i+1]
+		}
+	}
+	if dir == "" {
+		return nil
+	}
+	return []string{"--tikv-pd", "mock://" + dir}
 }
 
 func freePort() (int, error) {
