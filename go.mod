@@ -13,6 +13,7 @@ require (
 	github.com/google/btree v1.1.3
 	github.com/pingcap/log v1.1.1-0.20221110025148-ca232912c9f3
 	github.com/tikv/client-go/v2 v2.0.8-0.20251028065425-b7d4dfd8520e
+	github.com/tikv/pd/client v0.0.0-20250625073039-fb496b371ff3
 	go.uber.org/zap v1.26.0
 	golang.org/x/sys v0.31.0
 	gonum.org/v1/gonum v0.17.0
@@ -65,7 +66,6 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rogpeppe/go-internal v1.10.0 // indirect
 	github.com/tiancaiamao/gp v0.0.0-20221230034425-4025bc8a4d4a // indirect
-	github.com/tikv/pd/client v0.0.0-20250625073039-fb496b371ff3 // indirect
 	github.com/twmb/murmur3 v1.1.3 // indirect
 	go.etcd.io/etcd/api/v3 v3.5.10 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.5.10 // indirect

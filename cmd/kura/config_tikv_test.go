@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kura-db/kura/internal/server"
 )
@@ -15,8 +16,11 @@ func TestParseTiKVFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.TiKVPD != nil || c.TiKVNamespace != "default" {
-		t.Fatalf("defaults: %v %q", c.TiKVPD, c.TiKVNamespace)
+	if c.TiKVPD != nil || c.TiKVNamespace != "default" || c.TiKVGCLifetime != 10*time.Minute {
+		t.Fatalf("defaults: %v %q %v", c.TiKVPD, c.TiKVNamespace, c.TiKVGCLifetime)
+	}
+	if _, err := parseConfig([]string{"--tikv-gc-life-time", "-1s"}, none, io.Discard); err == nil {
+		t.Error("a negative --tikv-gc-life-time accepted")
 	}
 
 	args := []string{"--tikv-pd", " pd1:2379, pd2:2379 ,", "--tikv-namespace", "orders_2"}

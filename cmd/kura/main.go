@@ -76,6 +76,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		InMemory:          cfg.InMemory,
 		TiKVPD:            cfg.TiKVPD,
 		TiKVNamespace:     cfg.TiKVNamespace,
+		TiKVGCLifetime:    cfg.TiKVGCLifetime,
 		Sync:              cfg.Sync,
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,

@@ -35,6 +35,9 @@ type Config struct {
 	// endpoints) under TiKVNamespace instead of DataDir.
 	TiKVPD        []string
 	TiKVNamespace string
+	// TiKVGCLifetime is how long TiKV keeps old versions: Kura moves the
+	// cluster's GC safe point to that long ago (0: Kura runs no GC).
+	TiKVGCLifetime time.Duration
 	// Sync fsyncs every acknowledged write.
 	Sync              bool
 	Region            string
@@ -121,7 +124,10 @@ func Start(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.tikv = c
-		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace)
+		if cfg.TiKVGCLifetime > 0 {
+			c.StartGC(cfg.TiKVGCLifetime)
+		}
+		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
 	}
 	var backend api.Backend
 	if cfg.PerCredential {

@@ -1,12 +1,19 @@
 package server
 
-import "github.com/kura-db/kura/internal/storage"
+import (
+	"time"
+
+	"github.com/kura-db/kura/internal/storage"
+)
 
 // tikvCluster is a connection to a TiKV cluster (internal/storage/tikv),
 // linked only into binaries built with the tikv tag: client-go's packages
 // would double an idle server's resident memory (BENCHMARKS.md).
 type tikvCluster interface {
 	Store(namespace string) (storage.Store, error)
+	// StartGC moves the cluster's GC safe point to lifetime ago every few
+	// minutes, held back by this server's open transactions.
+	StartGC(lifetime time.Duration)
 	Close() error
 }
 

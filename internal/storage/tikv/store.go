@@ -35,8 +35,12 @@ const valueHeader = 0
 // Cluster is a connection to one TiKV cluster, shared by the stores of
 // its namespaces.
 type Cluster struct {
-	kv    *tikv.KVStore
-	close func() error
+	kv     *tikv.KVStore
+	close  func() error
+	active activeSet // open snapshots and transactions of every store (gc.go)
+
+	gcBarrier      string
+	gcStop, gcDone chan struct{}
 }
 
 // Connect connects to the cluster whose PD servers are pdAddrs. An address
@@ -61,12 +65,17 @@ func NewCluster(kvs *tikv.KVStore) *Cluster {
 	return &Cluster{kv: kvs, close: kvs.Close}
 }
 
-// Close closes the connection; the stores must be closed first.
-func (c *Cluster) Close() error { return c.close() }
+// Close stops the GC and closes the connection; the stores must be
+// closed first.
+func (c *Cluster) Close() error {
+	c.stopGC()
+	return c.close()
+}
 
 // Store is a storage.Store over one namespace of a TiKV cluster.
 type Store struct {
 	kv     *tikv.KVStore
+	active *activeSet
 	prefix []byte // namespace of every key
 	end    []byte // first key after the namespace
 	lease  *lease
@@ -86,7 +95,7 @@ func (c *Cluster) Store(namespace string) (*Store, error) {
 	prefix := []byte("kura/" + namespace + "/")
 	end := append([]byte(nil), prefix...)
 	end[len(end)-1]++
-	s := &Store{kv: c.kv, prefix: prefix, end: end}
+	s := &Store{kv: c.kv, active: &c.active, prefix: prefix, end: end}
 	l, err := acquireLease(c.kv, namespace, s.loseLease)
 	if err != nil {
 		return nil, err
@@ -112,7 +121,8 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tikv: timestamp: %w", err)
 	}
-	return &snapshot{reader{s, s.kv.GetSnapshot(ts)}}, nil
+	s.active.add(ts)
+	return &snapshot{reader: reader{s, s.kv.GetSnapshot(ts)}, ts: ts}, nil
 }
 
 // Begin implements storage.Store.
@@ -124,6 +134,7 @@ func (s *Store) Begin() (storage.Txn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tikv: begin: %w", err)
 	}
+	s.active.add(t.StartTS())
 	return &txn{reader: reader{s, t.GetSnapshot()}, t: t}, nil
 }
 
@@ -208,9 +219,20 @@ func encodeValue(v []byte) []byte {
 	return out
 }
 
-type snapshot struct{ reader }
+type snapshot struct {
+	reader
+	ts     uint64
+	closed bool
+}
 
-func (*snapshot) Close() error { return nil }
+// Close lets the GC pass the snapshot's timestamp.
+func (sn *snapshot) Close() error {
+	if !sn.closed {
+		sn.closed = true
+		sn.s.active.remove(sn.ts)
+	}
+	return nil
+}
 
 // txn is an optimistic TiKV transaction.
 type txn struct {
@@ -254,6 +276,7 @@ func (x *txn) Commit(storage.CommitOptions) error {
 		return errors.New("tikv: transaction already ended")
 	}
 	x.done = true
+	defer x.s.active.remove(x.t.StartTS())
 	if x.s.closed.Load() {
 		_ = x.t.Rollback()
 		return storage.ErrClosed
@@ -272,6 +295,7 @@ func (x *txn) Commit(storage.CommitOptions) error {
 func (x *txn) Rollback() {
 	if !x.done {
 		x.done = true
+		x.s.active.remove(x.t.StartTS())
 		_ = x.t.Rollback()
 	}
 }
