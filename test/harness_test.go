@@ -66,8 +66,14 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer shared.stop()
-	return m.Run()
+	code := m.Run()
+	shared.stop()
+	if onTiKV && strings.Contains(shared.log.String(), "still open") {
+		// Every snapshot and transaction left open holds TiKV's GC back.
+		fmt.Fprintf(os.Stderr, "the shared server left TiKV snapshots or transactions open:\n%s", shared.log)
+		return 1
+	}
+	return code
 }
 
 // kura is one running server process.

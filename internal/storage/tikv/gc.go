@@ -52,6 +52,17 @@ func (a *activeSet) remove(ts uint64) {
 	a.mu.Unlock()
 }
 
+// open counts the open snapshots and transactions.
+func (a *activeSet) open() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, c := range a.ts {
+		n += c
+	}
+	return n
+}
+
 // oldest is the smallest open start timestamp, or MaxUint64.
 func (a *activeSet) oldest() uint64 {
 	a.mu.Lock()
