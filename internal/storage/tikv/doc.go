@@ -18,10 +18,15 @@
 //     cluster. Values carry a one-byte header, because TiKV cannot store an
 //     empty value and Kura's storage interface can.
 //
-// One Kura server per namespace: the engine keeps table metadata, statistics
-// and vector indexes in its own memory, so two servers writing one namespace
-// would not see each other's changes there.
+// Files: cluster.go (the connection, shared by the stores of its
+// namespaces), store.go (storage.Store), lease.go (one server per
+// namespace: the engine keeps table metadata, statistics and cached items
+// in its own memory, so a store holds a renewed lease on its namespace),
+// gc.go (moving the cluster's GC safe point, held back by the open
+// transactions), mock.go (client-go's in-process mock cluster, in builds
+// with the tikvmock tag).
 //
-// Tests run the conformance suite against client-go's in-process mock
-// cluster (testutils.NewMockTiKV); Open connects to a real cluster's PD.
+// Tests run the conformance suite against the mock cluster
+// (testutils.NewMockTiKV); Connect reaches a real cluster through its PD
+// endpoints.
 package tikv
