@@ -11,8 +11,6 @@ import (
 
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/oracle"
-	"github.com/tikv/client-go/v2/testutils"
-	"github.com/tikv/client-go/v2/tikv"
 
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -24,17 +22,7 @@ func leaseCluster(t *testing.T, ttl, renew, wait time.Duration) *Cluster {
 	oldTTL, oldRenew, oldWait := leaseTTL, leaseRenew, leaseWait
 	leaseTTL, leaseRenew, leaseWait = ttl, renew, wait
 	t.Cleanup(func() { leaseTTL, leaseRenew, leaseWait = oldTTL, oldRenew, oldWait })
-	client, cluster, pd, err := testutils.NewMockTiKV("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutils.BootstrapWithSingleStore(cluster)
-	kvs, err := tikv.NewTestTiKVStore(client, pd, nil, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = kvs.Close() })
-	return NewCluster(kvs)
+	return NewCluster(mockCluster(t))
 }
 
 // plantLease writes a lease record as another server would, expiring

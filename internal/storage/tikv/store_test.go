@@ -1,27 +1,26 @@
-package tikv_test
+package tikv
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/tikv/client-go/v2/testutils"
-	tikvclient "github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/tikv"
 
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/storagetest"
-	"github.com/kura-db/kura/internal/storage/tikv"
 )
 
 // mockCluster starts client-go's in-process cluster (one store, one
 // region) and closes it when the test ends.
-func mockCluster(t testing.TB) *tikvclient.KVStore {
+func mockCluster(t testing.TB) *tikv.KVStore {
 	t.Helper()
 	client, cluster, pd, err := testutils.NewMockTiKV("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testutils.BootstrapWithSingleStore(cluster)
-	kvs, err := tikvclient.NewTestTiKVStore(client, pd, nil, nil, 0)
+	kvs, err := tikv.NewTestTiKVStore(client, pd, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +30,7 @@ func mockCluster(t testing.TB) *tikvclient.KVStore {
 
 func TestConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storage.Store {
-		s, err := tikv.NewCluster(mockCluster(t)).Store("test")
+		s, err := NewCluster(mockCluster(t)).Store("test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,12 +42,13 @@ func TestConformance(t *testing.T) {
 // see only their own keys, also in open-ended scans either way, and that a
 // namespace with a '/' (which would nest one prefix in another) is refused.
 func TestNamespaces(t *testing.T) {
-	c := tikv.NewCluster(mockCluster(t))
+	c := NewCluster(mockCluster(t))
 	open := func(ns string) storage.Store {
 		s, err := c.Store(ns)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = s.Close() })
 		return s
 	}
 	a, ab := open("a"), open("ab")
