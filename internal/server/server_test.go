@@ -28,10 +28,15 @@ func TestCredentialKey(t *testing.T) {
 // With PerCredential, each access key and region sees its own tables, and
 // they persist in their own folders.
 func TestPerCredentialDatabases(t *testing.T) {
+	testPerCredentialDatabases(t, Config{DataDir: t.TempDir(), PerCredential: true, Sync: true})
+}
+
+// testPerCredentialDatabases checks per-credential databases on the storage
+// cfg names (server_tikv_test.go runs it on TiKV).
+func testPerCredentialDatabases(t *testing.T, cfg Config) {
 	ctx := context.Background()
-	dir := t.TempDir()
 	start := func() *Server {
-		s, err := Start(Config{DataDir: dir, PerCredential: true, Sync: true})
+		s, err := Start(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
