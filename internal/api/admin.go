@@ -3,8 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
 )
 
 // adminPrefix is the path of the operator endpoints, served only when
@@ -15,8 +18,14 @@ import (
 //	                                     duration, e.g. 15m) → {"Now": RFC 3339}
 //
 // They let tests and users exercise TTL expiry, shard-iterator expiry and
-// stream retention without waiting.
+// stream retention without waiting. With authentication on they take a
+// signed request like every DynamoDB operation: advancing the clock
+// expires items, so it is not for anyone who can reach the port.
 const adminPrefix = "/admin/"
+
+// maxAdminBody bounds the body read to check an admin request's signature
+// (the endpoints read none).
+const maxAdminBody = 64 << 10
 
 // adminBackend is what the admin endpoints need from the backend.
 type adminBackend interface {
@@ -25,6 +34,12 @@ type adminBackend interface {
 }
 
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	if s.auth != nil {
+		if err := s.verifyAdmin(r); err != nil {
+			s.writeError(&exchange{ctx: r.Context(), out: httpReplier{w}}, err, 0)
+			return
+		}
+	}
 	b, err := s.backendFor(r.Header.Get("Authorization"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -63,4 +78,18 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(out)
+}
+
+// verifyAdmin checks an admin request's signature with DynamoDB's errors.
+func (s *Server) verifyAdmin(r *http.Request) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > maxAdminBody {
+		return ddberr.ErrRequestTooLarge
+	}
+	sr := signedRequest(r, body)
+	_, err = s.auth.Verify(&sr)
+	return err
 }

@@ -25,6 +25,20 @@ def client(service="dynamodb"):
     )
 
 
+def signed_admin_request(path):
+    """A POST to one of Kura's --admin endpoints, signed with SigV4 like the
+    clients' requests: with authentication on, Kura refuses it unsigned."""
+    import urllib.request
+
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    req = AWSRequest(method="POST", url=ENDPOINT + path, data=b"")
+    SigV4Auth(Credentials("local", "local"), "dynamodb", "us-east-1").add_auth(req)
+    return urllib.request.Request(req.url, data=b"", headers=dict(req.headers.items()), method="POST")
+
+
 def unique(prefix):
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
@@ -272,8 +286,7 @@ class W4StreamsAndTTL(unittest.TestCase):
                             ExpressionAttributeValues={":m": {"S": "hello, edited"}})
             ddb.put_item(TableName=t, Item={"conversation_id": {"S": "c2"}, "timestamp": {"S": "2023-01-01T00:00:00Z"},
                                             "message_content": {"S": "old"}, "ttl": {"N": str(now - 60)}})
-            req = urllib.request.Request(ENDPOINT + "/admin/ttl/expire", method="POST", data=b"")
-            with urllib.request.urlopen(req) as resp:
+            with urllib.request.urlopen(signed_admin_request("/admin/ttl/expire")) as resp:
                 self.assertGreaterEqual(json.load(resp)["Deleted"], 1)
             self.assertNotIn("Item", ddb.get_item(TableName=t, Key={"conversation_id": {"S": "c2"}, "timestamp": {"S": "2023-01-01T00:00:00Z"}}))
 
