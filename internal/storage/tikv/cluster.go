@@ -4,18 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 
-	"github.com/pingcap/log"
 	"github.com/tikv/client-go/v2/tikv"
 	"github.com/tikv/client-go/v2/txnkv"
-	"go.uber.org/zap/zapcore"
 )
-
-// quietClient lowers client-go's logging (its own global logger, on
-// standard error) to warnings once: at its default level it logs every
-// lock a prewrite meets, which concurrent writes of one item do routinely.
-var quietClient sync.Once
 
 // Cluster is a connection to one TiKV cluster, shared by the stores of
 // its namespaces.
@@ -33,7 +25,7 @@ type Cluster struct {
 // DIR, in builds with the tikvmock tag (the black-box tests' way to run
 // Kura on TiKV without a cluster).
 func Connect(pdAddrs []string) (*Cluster, error) {
-	quietClient.Do(func() { log.SetLevel(zapcore.WarnLevel) })
+	routeClientLogs()
 	if len(pdAddrs) == 1 && strings.HasPrefix(pdAddrs[0], "mock://") {
 		return connectMock(strings.TrimPrefix(pdAddrs[0], "mock://"))
 	}
@@ -46,7 +38,7 @@ func Connect(pdAddrs []string) (*Cluster, error) {
 
 // NewCluster wraps an open client-go store; Close closes it.
 func NewCluster(kvs *tikv.KVStore) *Cluster {
-	quietClient.Do(func() { log.SetLevel(zapcore.WarnLevel) })
+	routeClientLogs()
 	return &Cluster{kv: kvs, close: kvs.Close}
 }
 
