@@ -28,14 +28,15 @@ type config struct {
 	InMemory bool
 	// TiKVPD lists a TiKV cluster's PD endpoints: data goes there instead
 	// of DataDir. TiKVNamespace separates this deployment's keys.
-	TiKVPD         []string
-	TiKVNamespace  string
-	TiKVGCLifetime time.Duration
-	Sync           bool
-	Region         string
-	AccountID      string
-	LogLevel       slog.Level
-	CreateDelay    time.Duration
+	TiKVPD                    []string
+	TiKVNamespace             string
+	TiKVGCLifetime            time.Duration
+	TiKVCA, TiKVCert, TiKVKey string
+	Sync                      bool
+	Region                    string
+	AccountID                 string
+	LogLevel                  slog.Level
+	CreateDelay               time.Duration
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
 	// TTLInterval is the period of the background TTL expirer.
@@ -104,6 +105,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	var tikvPD string
 	fs.StringVar(&tikvPD, "tikv-pd", "", "store data in the TiKV cluster whose PD endpoints (host:port) are this comma-separated list, instead of --data-dir")
 	fs.StringVar(&c.TiKVNamespace, "tikv-namespace", "default", "with --tikv-pd: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the cluster; one Kura server per namespace")
+	fs.StringVar(&c.TiKVCA, "tikv-ca", "", "with --tikv-pd: PEM file of the CA that signed a TLS cluster's certificates")
+	fs.StringVar(&c.TiKVCert, "tikv-cert", "", "with --tikv-pd: PEM certificate Kura presents to a TLS cluster (with --tikv-key)")
+	fs.StringVar(&c.TiKVKey, "tikv-key", "", "with --tikv-pd: PEM private key of --tikv-cert")
 	fs.DurationVar(&c.TiKVGCLifetime, "tikv-gc-life-time", 10*time.Minute, "with --tikv-pd: how long the cluster keeps overwritten and deleted versions; Kura moves the cluster's GC safe point to that long ago every 10 minutes, never past a transaction it has open (0: Kura runs no GC, for a cluster whose GC something else runs)")
 	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write")
 	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
@@ -152,6 +156,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", logLevel)
+	}
+	if (c.TiKVCert == "") != (c.TiKVKey == "") {
+		return nil, errors.New("--tikv-cert and --tikv-key go together")
 	}
 	if c.TiKVGCLifetime < 0 {
 		return nil, fmt.Errorf("invalid --tikv-gc-life-time %v", c.TiKVGCLifetime)

@@ -22,6 +22,9 @@ func TestParseTiKVFlags(t *testing.T) {
 	if _, err := parseConfig([]string{"--tikv-gc-life-time", "-1s"}, none, io.Discard); err == nil {
 		t.Error("a negative --tikv-gc-life-time accepted")
 	}
+	if _, err := parseConfig([]string{"--tikv-cert", "kura.pem"}, none, io.Discard); err == nil {
+		t.Error("--tikv-cert without --tikv-key accepted")
+	}
 
 	args := []string{"--tikv-pd", " pd1:2379, pd2:2379 ,", "--tikv-namespace", "orders_2"}
 	c, err = parseConfig(args, none, io.Discard)

@@ -35,6 +35,9 @@ type Config struct {
 	// endpoints) under TiKVNamespace instead of DataDir.
 	TiKVPD        []string
 	TiKVNamespace string
+	// TiKVCA, TiKVCert and TiKVKey are PEM files for a cluster that
+	// requires TLS (none: plain connections).
+	TiKVCA, TiKVCert, TiKVKey string
 	// TiKVGCLifetime is how long TiKV keeps old versions: Kura moves the
 	// cluster's GC safe point to that long ago (0: Kura runs no GC).
 	TiKVGCLifetime time.Duration
@@ -119,7 +122,7 @@ func Start(cfg Config) (*Server, error) {
 		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
 	}
 	if len(cfg.TiKVPD) > 0 {
-		c, err := connectTiKV(cfg.TiKVPD)
+		c, err := connectTiKV(cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -10,8 +10,8 @@ import (
 // TiKVBuilt reports whether this binary can store data in TiKV.
 const TiKVBuilt = true
 
-func connectTiKV(pd []string) (tikvCluster, error) {
-	c, err := tikv.Connect(pd)
+func connectTiKV(cfg Config) (tikvCluster, error) {
+	c, err := tikv.Connect(cfg.TiKVPD, tikv.TLS{CA: cfg.TiKVCA, Cert: cfg.TiKVCert, Key: cfg.TiKVKey})
 	if err != nil {
 		return nil, err
 	}

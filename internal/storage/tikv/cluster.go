@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/tikv/client-go/v2/config"
 	"github.com/tikv/client-go/v2/tikv"
 	"github.com/tikv/client-go/v2/txnkv"
 )
@@ -20,14 +21,23 @@ type Cluster struct {
 	gcStop, gcDone chan struct{}
 }
 
+// TLS names the PEM files for a cluster that requires TLS (the CA that
+// signed the cluster's certificates, and this client's certificate and
+// key); the zero value connects without TLS.
+type TLS struct{ CA, Cert, Key string }
+
 // Connect connects to the cluster whose PD servers are pdAddrs. An address
 // mock://DIR names client-go's in-process mock cluster, keeping its data in
 // DIR, in builds with the tikvmock tag (the black-box tests' way to run
 // Kura on TiKV without a cluster).
-func Connect(pdAddrs []string) (*Cluster, error) {
+func Connect(pdAddrs []string, tls TLS) (*Cluster, error) {
 	routeClientLogs()
 	if len(pdAddrs) == 1 && strings.HasPrefix(pdAddrs[0], "mock://") {
 		return connectMock(strings.TrimPrefix(pdAddrs[0], "mock://"))
+	}
+	if tls != (TLS{}) {
+		// client-go reads its security settings from its global config.
+		config.UpdateGlobal(func(c *config.Config) { c.Security = config.NewSecurity(tls.CA, tls.Cert, tls.Key, nil) })
 	}
 	c, err := txnkv.NewClient(pdAddrs)
 	if err != nil {

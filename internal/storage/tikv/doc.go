@@ -23,8 +23,9 @@
 // namespace: the engine keeps table metadata, statistics and cached items
 // in its own memory, so a store holds a renewed lease on its namespace),
 // gc.go (moving the cluster's GC safe point, held back by the open
-// transactions), mock.go (client-go's in-process mock cluster, in builds
-// with the tikvmock tag).
+// transactions), logging.go (client-go's warnings into Kura's slog
+// logger), mock.go (client-go's in-process mock cluster, in builds with the
+// tikvmock tag).
 //
 // Tests run the conformance suite against the mock cluster
 // (testutils.NewMockTiKV); Connect reaches a real cluster through its PD

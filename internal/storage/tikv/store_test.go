@@ -2,8 +2,10 @@ package tikv
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/tikv/client-go/v2/config"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
 
@@ -95,5 +97,15 @@ func TestNamespaces(t *testing.T) {
 		if _, err := c.Store(bad); err == nil {
 			t.Errorf("namespace %q accepted", bad)
 		}
+	}
+}
+
+// TestConnectTLS checks that the TLS files reach client-go: missing ones
+// fail the connection at once, naming the file.
+func TestConnectTLS(t *testing.T) {
+	defer config.UpdateGlobal(func(*config.Config) {})()
+	_, err := Connect([]string{"127.0.0.1:1"}, TLS{CA: "/nonexistent/ca.pem", Cert: "/nonexistent/kura.pem", Key: "/nonexistent/kura-key.pem"})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/kura.pem") {
+		t.Fatalf("Connect with missing TLS files: %v", err)
 	}
 }
