@@ -75,22 +75,12 @@ func TestAuthenticationSlowPath(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
 		req.Header.Set("Origin", "http://example.test")
-		sum := sha256.Sum256([]byte(body))
-		creds := aws.Credentials{AccessKeyID: "AKIDKURA", SecretAccessKey: secret}
-		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
-			t.Fatal(err)
-		}
+		signAs(t, req, "AKIDKURA", secret, []byte(body))
 		if tamper {
 			req.Body = io.NopCloser(bytes.NewReader([]byte(`{"Limit":7}`)))
 			req.ContentLength = int64(len(`{"Limit":7}`))
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return do(t, req)
 	}
 	if code, body := send("kura-secret", `{"Limit":5}`, false); code != 200 {
 		t.Fatalf("signed: %d %s", code, body)
@@ -98,6 +88,29 @@ func TestAuthenticationSlowPath(t *testing.T) {
 	if code, body := send("kura-secret", `{"Limit":5}`, true); code != 400 || !strings.Contains(body, "InvalidSignatureException") {
 		t.Fatalf("tampered body: %d %s", code, body)
 	}
+}
+
+// signAs signs req (whose body is body) for DynamoDB in us-east-1 with the
+// Go SDK's SigV4 signer.
+func signAs(t *testing.T, req *http.Request, key, secret string, body []byte) {
+	t.Helper()
+	sum := sha256.Sum256(body)
+	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// do sends req and returns the status and body of the answer.
+func do(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // With authentication on, the --admin endpoints (advancing the clock
@@ -110,19 +123,9 @@ func TestAuthenticationAdmin(t *testing.T) {
 			t.Fatal(err)
 		}
 		if secret != "" {
-			sum := sha256.Sum256(nil)
-			creds := aws.Credentials{AccessKeyID: "AKIDKURA", SecretAccessKey: secret}
-			if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
-				t.Fatal(err)
-			}
+			signAs(t, req, "AKIDKURA", secret, nil)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return do(t, req)
 	}
 	for _, path := range []string{"/admin/ttl/expire", "/admin/clock/advance?by=1h"} {
 		if code, body := post(path, ""); code != 400 || !strings.Contains(body, "MissingAuthenticationTokenException") {
