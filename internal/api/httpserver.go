@@ -169,6 +169,10 @@ func (h *HTTPServer) Close() error {
 func (h *HTTPServer) newConn(rwc net.Conn) *fastConn {
 	c := &fastConn{srv: h, rwc: rwc, br: bufio.NewReaderSize(rwc, fastConnBufSize)}
 	c.x = exchange{ctx: h.ctx, out: c}
+	// Registered idle, so idle since now: with idleSince still 0, a janitor
+	// sweep before serve's first statement closed the fresh connection,
+	// request and all (a client saw "connection reset by peer").
+	c.idleSince.Store(time.Now().UnixNano())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.shutting.Load() {
@@ -197,19 +201,23 @@ func (h *HTTPServer) janitor() {
 			return
 		case <-tick.C:
 		}
-		now := time.Now().UnixNano()
-		h.mu.Lock()
-		for c := range h.conns {
-			if c.state.Load() != connIdle {
-				continue
-			}
-			partial := c.partialSince.Load()
-			if now-c.idleSince.Load() > int64(h.cfg.IdleTimeout) ||
-				partial != 0 && now-partial > int64(h.cfg.ReadHeaderTimeout) {
-				c.closeIfIdle()
-			}
+		h.sweep(time.Now().UnixNano())
+	}
+}
+
+// sweep closes the connections idle or stuck in a head at now.
+func (h *HTTPServer) sweep(now int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.conns {
+		if c.state.Load() != connIdle {
+			continue
 		}
-		h.mu.Unlock()
+		partial := c.partialSince.Load()
+		if now-c.idleSince.Load() > int64(h.cfg.IdleTimeout) ||
+			partial != 0 && now-partial > int64(h.cfg.ReadHeaderTimeout) {
+			c.closeIfIdle()
+		}
 	}
 }
 

@@ -335,6 +335,24 @@ func TestHTTPServerTimeouts(t *testing.T) {
 	}
 }
 
+// A connection the janitor sweeps between its registration and the start
+// of its serving goroutine is fresh, not idle for ages: it stays open (it
+// was closed, request and all, when idleSince started at 0).
+func TestHTTPServerSweepSparesNewConnections(t *testing.T) {
+	h := NewHTTPServer(NewServer(newFake(), Options{}), HTTPConfig{})
+	server, client := net.Pipe()
+	defer client.Close()
+	c := h.newConn(server)
+	h.sweep(time.Now().UnixNano())
+	if c.state.Load() == connClosed {
+		t.Fatal("the sweep closed a connection accepted a moment ago")
+	}
+	h.sweep(time.Now().Add(h.cfg.IdleTimeout + time.Second).UnixNano())
+	if c.state.Load() != connClosed {
+		t.Fatal("a connection idle past IdleTimeout stayed open")
+	}
+}
+
 // FuzzParseHead checks the connection server's head parser against
 // net/http's: whatever parseHead serves itself, net/http reads as the same
 // POST / with the same length and headers, ending where parseHead says.
