@@ -68,10 +68,18 @@ func run(m *testing.M) int {
 	}
 	code := m.Run()
 	shared.stop()
-	if onTiKV && strings.Contains(shared.log.String(), "still open") {
-		// Every snapshot and transaction left open holds TiKV's GC back.
-		fmt.Fprintf(os.Stderr, "the shared server left TiKV snapshots or transactions open:\n%s", shared.log)
+	log := shared.log.String()
+	switch {
+	case strings.Contains(log, "panic"):
+		// A connection's panic is recovered and only logged: still a bug.
+		fmt.Fprintf(os.Stderr, "the shared server logged a panic:\n%s", log)
 		return 1
+	case onTiKV && strings.Contains(log, "still open"):
+		// Every snapshot and transaction left open holds TiKV's GC back.
+		fmt.Fprintf(os.Stderr, "the shared server left TiKV snapshots or transactions open:\n%s", log)
+		return 1
+	case code != 0 && log != "":
+		fmt.Fprintf(os.Stderr, "the shared server's log:\n%s", log)
 	}
 	return code
 }
