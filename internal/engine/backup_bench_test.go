@@ -25,11 +25,7 @@ func benchEngine(b *testing.B, n int, clk Clock) *Engine {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { e.Close(); store.Close() })
-	in := ctlPPR("t")
-	in.AttributeDefinitions = append(in.AttributeDefinitions, ctlDefs("g", "S")...)
-	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ctlKS("g"),
-		Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}}
-	if _, err := e.CreateTable(dpCtx, in); err != nil {
+	if _, err := e.CreateTable(dpCtx, ctlPPRWithGSI("t", "g", ProjectKeysOnly)); err != nil {
 		b.Fatal(err)
 	}
 	pad := dpS(strings.Repeat("x", 1000))

@@ -58,11 +58,7 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := ctlPPR("t")
-	in.AttributeDefinitions = append(in.AttributeDefinitions, ctlDefs("g", "S")...)
-	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ctlKS("g"),
-		Projection: &wire.Projection{ProjectionType: ProjectAll}}}
-	if _, err := e.CreateTable(dpCtx, in); err != nil {
+	if _, err := e.CreateTable(dpCtx, ctlPPRWithGSI("t", "g", ProjectAll)); err != nil {
 		t.Fatal(err)
 	}
 	const n = 600

@@ -217,11 +217,7 @@ func TestDeleteGSIWithDelayKeepsItsDefinitionUntilGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := ctlPPR("t")
-	in.AttributeDefinitions = append(in.AttributeDefinitions, ctlDefs("only", "S")...)
-	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ctlKS("only"),
-		Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}}
-	if _, err := e.CreateTable(dpCtx, in); err != nil {
+	if _, err := e.CreateTable(dpCtx, ctlPPRWithGSI("t", "only", ProjectKeysOnly)); err != nil {
 		t.Fatal(err)
 	}
 	clk.advance(2 * time.Second)

@@ -48,6 +48,16 @@ func ctlPPR(name string) *wire.CreateTableInput {
 		KeySchema: ctlKS("pk"), AttributeDefinitions: ctlDefs("pk", "S")}
 }
 
+// ctlPPRWithGSI is ctlPPR with one GSI "G" keyed on the string attribute
+// key, projecting projection.
+func ctlPPRWithGSI(name, key, projection string) *wire.CreateTableInput {
+	in := ctlPPR(name)
+	in.AttributeDefinitions = append(in.AttributeDefinitions, ctlDefs(key, "S")...)
+	in.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: cpPtr("G"), KeySchema: ctlKS(key),
+		Projection: &wire.Projection{ProjectionType: projection}}}
+	return in
+}
+
 func ctlWantErr(t *testing.T, err error, typ, msg string) {
 	t.Helper()
 	var de *ddberr.Error
