@@ -18,6 +18,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
 )
 
 // clientAs is an SDK client of k signing with the given key and secret.
@@ -28,6 +29,32 @@ func clientAs(k *kura, key, secret string) *dynamodb.Client {
 		Credentials:      credentials.NewStaticCredentialsProvider(key, secret, ""),
 		RetryMaxAttempts: 1,
 	})
+}
+
+// wrongSecret signs a request with a wrong secret: DynamoDB's answer shows
+// the canonical request and the string to sign it computed, which here
+// must be the very ones the SDK's signer logged (only the key differs).
+func wrongSecret(t *testing.T, k *kura) {
+	t.Helper()
+	var log bytes.Buffer
+	c := dynamodb.New(dynamodb.Options{
+		Region:           "us-east-1",
+		BaseEndpoint:     aws.String(k.endpoint),
+		Credentials:      credentials.NewStaticCredentialsProvider("AKIDKURA", "wrong-secret", ""),
+		RetryMaxAttempts: 1,
+		ClientLogMode:    aws.LogSigning,
+		Logger:           logging.NewStandardLogger(&log),
+	})
+	_, err := c.ListTables(bg, &dynamodb.ListTablesInput{})
+	_, logged, _ := strings.Cut(log.String(), "---[ CANONICAL STRING  ]-----------------------------\n")
+	canonical, logged, _ := strings.Cut(logged, "\n---[ STRING TO SIGN ]--------------------------------\n")
+	sts, _, _ := strings.Cut(logged, "\n-----")
+	if canonical == "" || !strings.HasPrefix(sts, "AWS4-HMAC-SHA256\n") {
+		t.Fatalf("the SDK logged no signature: %q", log.String())
+	}
+	wantAPIError(t, err, "InvalidSignatureException", "The request signature we calculated does not match the signature you provided. "+
+		"Check your AWS Secret Access Key and signing method. Consult the service documentation for details."+
+		"\n\nThe Canonical String for this request should have been\n'"+canonical+"'\n\nThe String-to-Sign should have been\n'"+sts+"'\n")
 }
 
 // With credentials configured, only requests signed with one of them get
@@ -45,10 +72,8 @@ func TestAuthentication(t *testing.T) {
 			t.Fatalf("a signed request: %v", err)
 		}
 	}
-	_, err := clientAs(k, "AKIDKURA", "wrong-secret").ListTables(bg, &dynamodb.ListTablesInput{})
-	wantAPIError(t, err, "InvalidSignatureException", "The request signature we calculated does not match the signature you provided. "+
-		"Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
-	_, err = clientAs(k, "AKIDSTRANGER", "kura-secret").ListTables(bg, &dynamodb.ListTablesInput{})
+	wrongSecret(t, k)
+	_, err := clientAs(k, "AKIDSTRANGER", "kura-secret").ListTables(bg, &dynamodb.ListTablesInput{})
 	wantAPIError(t, err, "UnrecognizedClientException", "The security token included in the request is invalid.")
 
 	// Unsigned: no Authorization header at all.

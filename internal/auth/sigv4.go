@@ -154,9 +154,20 @@ func (v *Verifier) Verify(r *Request) (string, error) {
 	want := v.signature(r, cred, scope, signed, stamp)
 	got, err := hex.DecodeString(h.signature)
 	if err != nil || !hmac.Equal(got, want) {
-		return "", invalidSignature(mismatch)
+		return "", mismatchError(r, scope, signed, stamp)
 	}
 	return cred.AccessKeyID, nil
+}
+
+// mismatchError is DynamoDB's answer to a wrong signature: after the
+// fixed text it shows the canonical request and the string to sign the
+// server computed, so a client can compare them with its own (neither
+// depends on the secret).
+func mismatchError(r *Request, scope, signed []string, stamp string) *ddberr.Error {
+	canonical := canonicalRequest(nil, r, signed)
+	sts := stringToSign(nil, sha256.Sum256(canonical), scope, stamp)
+	return invalidSignature(mismatch + "\n\nThe Canonical String for this request should have been\n'" + string(canonical) +
+		"'\n\nThe String-to-Sign should have been\n'" + string(sts) + "'\n")
 }
 
 // parseAuthorization splits "ALG Credential=..., SignedHeaders=...,
@@ -271,8 +282,16 @@ func (v *Verifier) signature(r *Request, cred Credential, scope, signed []string
 	bp := buffers.Get().(*[]byte)
 	defer buffers.Put(bp)
 	b := canonicalRequest((*bp)[:0], r, signed)
-	sum := sha256.Sum256(b)
-	b = append(b[:0], algorithm+"\n"...)
+	b = stringToSign(b[:0], sha256.Sum256(b), scope, stamp)
+	*bp = b
+	return hmacSHA256(v.signingKey(cred, scope[1], scope[2]), b)
+}
+
+// stringToSign appends SigV4's string to sign for a canonical request
+// whose hash is sum to b: the algorithm, the request time, the credential
+// scope (without the key) and the hash in hex, one per line.
+func stringToSign(b []byte, sum [sha256.Size]byte, scope []string, stamp string) []byte {
+	b = append(b, algorithm+"\n"...)
 	b = append(b, stamp...)
 	b = append(b, '\n')
 	for i, part := range scope[1:] {
@@ -282,9 +301,7 @@ func (v *Verifier) signature(r *Request, cred Credential, scope, signed []string
 		b = append(b, part...)
 	}
 	b = append(b, '\n')
-	b = hex.AppendEncode(b, sum[:])
-	*bp = b
-	return hmacSHA256(v.signingKey(cred, scope[1], scope[2]), b)
+	return hex.AppendEncode(b, sum[:])
 }
 
 // buffers recycles signature buffers.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,22 @@ func wantErr(t *testing.T, err error, typ, msg string) {
 	}
 }
 
+// wantMismatch checks for a wrong signature's answer, whose canonical
+// request TestVerify checks once in full.
+func wantMismatch(t *testing.T, err error) {
+	t.Helper()
+	var de *ddberr.Error
+	if !errors.As(err, &de) || de.Type != "InvalidSignatureException" ||
+		!strings.HasPrefix(de.Message, mismatch+"\n\nThe Canonical String for this request should have been\n'POST\n/\n") {
+		t.Fatalf("got %v, want a signature mismatch", err)
+	}
+}
+
+func hexSHA256(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
 func TestVerify(t *testing.T) {
 	v := NewVerifier("us-east-1", []Credential{{AccessKeyID: "AKIDKURA", Secret: "s3cret"},
 		{AccessKeyID: "ASIATEMP", Secret: "tmp", SessionToken: "tok"}}, func() time.Time { return t0 })
@@ -65,12 +82,19 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("a good signature with its session token: %v", err)
 	}
 
+	// A wrong signature's answer shows the canonical request and the
+	// string to sign the server computed (here for the body it received).
 	r := signed(t, "AKIDKURA", "s3cret", "", "us-east-1", t0, body)
 	r.Body = []byte(`{"Limit":2}`)
 	_, err = v.Verify(r)
-	wantErr(t, err, "InvalidSignatureException", mismatch)
+	canonical := "POST\n/\n\ncontent-length:11\ncontent-type:application/x-amz-json-1.0\nhost:127.0.0.1:8000\n" +
+		"x-amz-date:20261201T120000Z\nx-amz-target:DynamoDB_20120810.ListTables\n\n" +
+		"content-length;content-type;host;x-amz-date;x-amz-target\n" + hexSHA256(`{"Limit":2}`)
+	wantErr(t, err, "InvalidSignatureException", mismatch+"\n\nThe Canonical String for this request should have been\n'"+canonical+
+		"'\n\nThe String-to-Sign should have been\n'AWS4-HMAC-SHA256\n20261201T120000Z\n20261201/us-east-1/dynamodb/aws4_request\n"+
+		hexSHA256(canonical)+"'\n")
 	_, err = v.Verify(signed(t, "AKIDKURA", "wrong", "", "us-east-1", t0, body))
-	wantErr(t, err, "InvalidSignatureException", mismatch)
+	wantMismatch(t, err)
 	_, err = v.Verify(signed(t, "AKIDOTHER", "s3cret", "", "us-east-1", t0, body))
 	wantErr(t, err, "UnrecognizedClientException", "The security token included in the request is invalid.")
 	_, err = v.Verify(signed(t, "AKIDKURA", "s3cret", "forged", "us-east-1", t0, body))
@@ -95,7 +119,7 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("any region: %v", err)
 	}
 	_, err = any.Verify(signed(t, "AKIDKURA", "wrong", "", "eu-west-2", t0, body))
-	wantErr(t, err, "InvalidSignatureException", mismatch)
+	wantMismatch(t, err)
 }
 
 func TestVerifyHeaderShape(t *testing.T) {
