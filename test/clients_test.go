@@ -99,7 +99,8 @@ func TestAWSCLI(t *testing.T) {
 
 // TestJavaScriptSDK runs the seed workload flows written for the AWS SDK for
 // JavaScript v3 (test/clients/js, versions pinned in its lock file) against a
-// real Kura. .ci/run installs the packages with `npm ci`; the test is
+// real Kura, and the web console's tests (its client and signer in Node, its
+// page in jsdom, all against the same Kura). .ci/run installs the packages with `npm ci`; the test is
 // skipped where node or the packages are missing.
 func TestJavaScriptSDK(t *testing.T) {
 	if _, err := os.Stat("clients/js/node_modules/@aws-sdk/client-dynamodb"); err != nil {

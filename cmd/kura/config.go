@@ -39,6 +39,8 @@ type config struct {
 	CreateDelay               time.Duration
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
+	// Console serves the web console at /console/.
+	Console bool
 	// TTLInterval is the period of the background TTL expirer.
 	TTLInterval time.Duration
 	// StreamShardPeriod is how long a stream shard stays open.
@@ -115,6 +117,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.CreateDelay, "create-delay", 0, "how long new tables and indexes stay CREATING")
 	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
+	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
 	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kura-db/kura/internal/auth"
+	"github.com/kura-db/kura/internal/console"
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	// operation runs (after the checks of its target and body that
 	// DynamoDB makes first).
 	Auth *auth.Verifier
+	// Console, when set, answers GET and HEAD of /console and the paths
+	// under /console/ (the web console, internal/console).
+	Console http.Handler
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -60,11 +64,13 @@ type Server struct {
 	maxBody   int64
 	admin     bool
 	auth      *auth.Verifier
+	console   http.Handler
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
-	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth}
+	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
+		console: opts.Console}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -102,6 +108,10 @@ type replier interface {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.admin && strings.HasPrefix(r.URL.Path, adminPrefix) {
 		s.serveAdmin(w, r)
+		return
+	}
+	if s.console != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && console.Serves(r.URL.Path) {
+		s.console.ServeHTTP(w, r)
 		return
 	}
 	if cors(w, r) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/auth"
+	"github.com/kura-db/kura/internal/console"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/storage"
@@ -49,7 +50,9 @@ type Config struct {
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
-	Admin         bool
+	Admin bool
+	// Console serves the web console at /console/.
+	Console       bool
 	VectorMaxTopK int
 	// VectorQuantization is the vector indexes' graph traversal
 	// representation (--vector-quantization); the zero value is float32.
@@ -120,6 +123,13 @@ func Start(cfg Config) (*Server, error) {
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
 		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+	}
+	if cfg.Console {
+		region := cfg.Region
+		if cfg.PerCredential {
+			region = "" // the console asks for one
+		}
+		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential})
 	}
 	if len(cfg.TiKVPD) > 0 {
 		c, err := connectTiKV(cfg)

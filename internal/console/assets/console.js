@@ -1,0 +1,346 @@
+// The console page: sign-in, the table list, a table's summary, items
+// (Scan or Query, a page at a time), the item editor and PartiQL. Every
+// value from the server is shown with textContent, never as HTML.
+
+import {
+  ApiError, Client, authErrors, columnsOf, formatValue, itemsRequest, keyOf, keysOf, parseItem, sortKeyOperators,
+} from "./dynamodb.js";
+
+const $ = (id) => document.getElementById(id);
+// field is the control called name in the form with id form.
+const field = (form, name) => $(form).elements.namedItem(name);
+const storageKey = "kura.console.credentials";
+
+const state = {
+  settings: null,
+  client: null,
+  table: null, // DescribeTable's Table
+  form: null, // the items form as last run
+  nextKey: null, // LastEvaluatedKey of the page shown
+  pages: 0,
+  editing: null, // the item in the editor (null: a new one)
+  partiqlNext: null,
+};
+
+function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  for (const [k, v] of Object.entries(attrs)) {
+    node.setAttribute(k, v);
+  }
+  return node;
+}
+
+function showError(err) {
+  const box = $("error");
+  if (!err) {
+    box.hidden = true;
+    box.textContent = "";
+    return;
+  }
+  box.textContent = err instanceof ApiError ? `${err.type}: ${err.message}` : String(err.message ?? err);
+  box.hidden = false;
+  if (err instanceof ApiError && authErrors.has(err.type) && state.settings.authentication) {
+    signOut(false);
+  }
+}
+
+// run calls fn, showing what it throws.
+async function run(fn) {
+  showError(null);
+  try {
+    await fn();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+// --- sign-in ---------------------------------------------------------------
+
+function needsKey() {
+  return state.settings.authentication || state.settings.databasePerKey;
+}
+
+function start(credentials, region) {
+  state.client = new Client({ endpoint: location.origin, region, credentials });
+  $("where").textContent = credentials ? `${credentials.accessKeyId} · ${region}` : region;
+  $("signout").hidden = !credentials;
+  $("signin").hidden = true;
+  $("app").hidden = false;
+  return run(loadTables);
+}
+
+function signOut(clear = true) {
+  sessionStorage.removeItem(storageKey);
+  state.client = null;
+  $("app").hidden = true;
+  $("signout").hidden = true;
+  $("signin").hidden = false;
+  field("signin-form", "region").value ||= state.settings.region || "us-east-1";
+  field("signin-form", "secret").required = state.settings.authentication;
+  if (clear) {
+    showError(null);
+  }
+}
+
+$("signin-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const f = (name) => field("signin-form", name);
+  const credentials = {
+    accessKeyId: f("key").value.trim(),
+    secretAccessKey: f("secret").value || "unchecked",
+    sessionToken: f("token").value.trim() || undefined,
+  };
+  const region = f("region").value.trim();
+  sessionStorage.setItem(storageKey, JSON.stringify({ credentials, region }));
+  f("secret").value = "";
+  start(credentials, region);
+});
+
+$("signout").addEventListener("click", () => signOut());
+
+// --- tables ----------------------------------------------------------------
+
+async function loadTables() {
+  const names = await state.client.tableNames();
+  const list = $("tables");
+  list.replaceChildren();
+  for (const name of names) {
+    const button = el("button", name, { type: "button" });
+    button.classList.toggle("active", state.table?.TableName === name);
+    button.addEventListener("click", () => run(() => openTable(name)));
+    const li = el("li");
+    li.append(button);
+    list.append(li);
+  }
+  if (names.length === 0) {
+    list.append(el("li", "No tables yet."));
+  }
+}
+
+$("refresh").addEventListener("click", () => run(loadTables));
+
+async function openTable(name) {
+  const { Table } = await state.client.call("DescribeTable", { TableName: name });
+  let ttl = null;
+  try {
+    ttl = (await state.client.call("DescribeTimeToLive", { TableName: name })).TimeToLiveDescription;
+  } catch {
+    // the summary goes without it
+  }
+  state.table = Table;
+  for (const b of $("tables").querySelectorAll("button")) {
+    b.classList.toggle("active", b.textContent === name);
+  }
+  $("choose").hidden = true;
+  $("table-view").hidden = false;
+  $("table-name").textContent = name;
+  showSummary(Table, ttl);
+  $("description").textContent = JSON.stringify(Table, null, 2);
+  const index = field("items-form", "index");
+  index.replaceChildren(el("option", `Table ${name}`, { value: "" }));
+  for (const i of [...(Table.GlobalSecondaryIndexes ?? []), ...(Table.LocalSecondaryIndexes ?? [])]) {
+    index.append(el("option", `Index ${i.IndexName}`, { value: i.IndexName }));
+  }
+  field("partiql-form", "statement").value = `SELECT * FROM "${name}"`;
+  $("partiql-out").textContent = "";
+  $("partiql-next").hidden = true;
+  updateQueryFields();
+  await runItems();
+}
+
+function showSummary(t, ttl) {
+  const keys = keysOf(t).map((k) => `${k.name} (${k.type}, ${k.role === "HASH" ? "partition" : "sort"})`);
+  const indexes = [...(t.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName} (global, ${i.IndexStatus})`),
+    ...(t.LocalSecondaryIndexes ?? []).map((i) => `${i.IndexName} (local)`)];
+  const rows = [
+    ["Status", t.TableStatus],
+    ["Key", keys.join(", ")],
+    ["Items", String(t.ItemCount ?? 0)],
+    ["Size", `${t.TableSizeBytes ?? 0} bytes`],
+    ["Billing", t.BillingModeSummary?.BillingMode ?? "PROVISIONED"],
+    ["Indexes", indexes.join(", ") || "none"],
+    ["Stream", t.StreamSpecification?.StreamEnabled ? t.StreamSpecification.StreamViewType : "off"],
+    ["Time to live", ttl?.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"],
+    ["Deletion protection", t.DeletionProtectionEnabled ? "on" : "off"],
+    ["ARN", t.TableArn],
+  ];
+  const dl = $("summary");
+  dl.replaceChildren();
+  for (const [k, v] of rows) {
+    dl.append(el("dt", k), el("dd", v));
+  }
+}
+
+for (const tab of document.querySelectorAll(".tabs button")) {
+  tab.addEventListener("click", () => {
+    for (const b of document.querySelectorAll(".tabs button")) {
+      b.classList.toggle("active", b === tab);
+      $("tab-" + b.dataset.tab).hidden = b !== tab;
+    }
+  });
+}
+
+// --- items -----------------------------------------------------------------
+
+function updateQueryFields() {
+  const f = (name) => field("items-form", name);
+  const query = f("mode").value === "query";
+  $("query-fields").hidden = !query;
+  const [pk, sk] = keysOf(state.table, f("index").value);
+  $("pk-name").textContent = pk.name;
+  $("sk-fields").hidden = !sk;
+  if (sk) {
+    $("sk-name").textContent = sk.name;
+    if (f("skOp").options.length === 0) {
+      for (const op of sortKeyOperators) {
+        f("skOp").append(el("option", op, { value: op }));
+      }
+    }
+    f("sk2").hidden = f("skOp").value !== "between";
+  }
+}
+
+for (const name of ["mode", "index", "skOp"]) {
+  field("items-form", name).addEventListener("change", updateQueryFields);
+}
+
+$("items-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  run(runItems);
+});
+
+async function runItems() {
+  state.form = {};
+  for (const name of ["mode", "index", "pk", "skOp", "sk1", "sk2"]) {
+    state.form[name] = field("items-form", name).value;
+  }
+  await showPage(null);
+}
+
+async function showPage(startKey) {
+  const { operation, input } = itemsRequest(state.table, state.form, { startKey });
+  const out = await state.client.call(operation, input);
+  state.pages = startKey ? state.pages + 1 : 1;
+  state.nextKey = out.LastEvaluatedKey ?? null;
+  const items = out.Items ?? [];
+  const keys = keysOf(state.table, state.form.index);
+  const columns = columnsOf(keys, items);
+  const head = el("tr");
+  for (const c of columns) {
+    const th = el("th", c);
+    if (keys.some((k) => k.name === c)) {
+      th.className = "key";
+    }
+    head.append(th);
+  }
+  $("items").tHead.replaceChildren(head);
+  const body = $("items").tBodies[0];
+  body.replaceChildren();
+  for (const item of items) {
+    const tr = el("tr");
+    for (const c of columns) {
+      const text = formatValue(item[c]);
+      tr.append(el("td", text, { title: text.slice(0, 2000) }));
+    }
+    tr.addEventListener("click", () => run(() => editItem(item)));
+    body.append(tr);
+  }
+  $("count").textContent = `${items.length} items on page ${state.pages}` +
+    (out.ScannedCount !== undefined && out.ScannedCount !== items.length ? ` (${out.ScannedCount} read)` : "") +
+    (state.nextKey ? "; more follow" : "");
+  $("next").hidden = !state.nextKey;
+}
+
+$("next").addEventListener("click", () => run(() => showPage(state.nextKey)));
+
+// --- the item editor -------------------------------------------------------
+
+async function editItem(item) {
+  // A page of an index may hold only projected attributes: edit the item.
+  const { Item } = await state.client.call("GetItem", { TableName: state.table.TableName, Key: keyOf(state.table, item), ConsistentRead: true });
+  if (!Item) {
+    throw new Error("The item is gone (deleted since the page was read).");
+  }
+  openEditor(Item);
+}
+
+function openEditor(item) {
+  state.editing = item;
+  $("editor-title").textContent = item ? "Edit item" : "New item";
+  const template = Object.fromEntries(keysOf(state.table).map((k) => [k.name, { [k.type]: "" }]));
+  $("editor-text").value = JSON.stringify(item ?? template, null, 2);
+  $("editor-delete").hidden = !item;
+  $("editor-error").textContent = "";
+  $("editor").showModal();
+}
+
+$("new-item").addEventListener("click", () => openEditor(null));
+$("editor-cancel").addEventListener("click", () => $("editor").close());
+
+async function editorAction(fn) {
+  $("editor-error").textContent = "";
+  try {
+    await fn();
+    $("editor").close();
+    await run(() => showPage(null));
+  } catch (err) {
+    $("editor-error").textContent = err instanceof ApiError ? `${err.type}: ${err.message}` : err.message;
+  }
+}
+
+$("editor-save").addEventListener("click", () => editorAction(async () => {
+  const item = parseItem($("editor-text").value);
+  const input = { TableName: state.table.TableName, Item: item };
+  if (!state.editing) {
+    const [pk] = keysOf(state.table);
+    Object.assign(input, { ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": pk.name } });
+  }
+  await state.client.call("PutItem", input);
+}));
+
+$("editor-delete").addEventListener("click", () => editorAction(async () => {
+  if (!confirm("Delete this item?")) {
+    throw new Error("Not deleted.");
+  }
+  await state.client.call("DeleteItem", { TableName: state.table.TableName, Key: keyOf(state.table, state.editing) });
+}));
+
+// --- PartiQL ---------------------------------------------------------------
+
+async function runStatement(nextToken) {
+  const input = { Statement: field("partiql-form", "statement").value };
+  if (nextToken) {
+    input.NextToken = nextToken;
+  }
+  const out = await state.client.call("ExecuteStatement", input);
+  state.partiqlNext = out.NextToken ?? null;
+  $("partiql-out").textContent = (out.Items ?? []).map((i) => JSON.stringify(i)).join("\n") ||
+    "Done (no items returned).";
+  $("partiql-next").hidden = !state.partiqlNext;
+}
+
+$("partiql-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  run(() => runStatement(null));
+});
+$("partiql-next").addEventListener("click", () => run(() => runStatement(state.partiqlNext)));
+
+// --- start -----------------------------------------------------------------
+
+async function main() {
+  const resp = await fetch(new URL("settings.json", location.href));
+  state.settings = await resp.json();
+  const saved = JSON.parse(sessionStorage.getItem(storageKey) ?? "null");
+  if (!needsKey()) {
+    return start(null, state.settings.region || "us-east-1");
+  }
+  if (saved) {
+    return start(saved.credentials, saved.region);
+  }
+  signOut();
+}
+
+main().catch(showError);

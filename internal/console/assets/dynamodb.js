@@ -1,0 +1,216 @@
+// The console's DynamoDB client: JSON 1.0 requests to the server the page
+// came from (signed when the console has a key), and the helpers that turn
+// the page's forms into requests and attribute values into text. No DOM
+// here: test/clients/js runs this module against a real Kura.
+
+import { sign } from "./sigv4.js";
+
+// ApiError is an error answer: its type without the namespace
+// ("ResourceNotFoundException") and DynamoDB's message.
+export class ApiError extends Error {
+  constructor(type, message, status) {
+    super(message);
+    this.name = "ApiError";
+    this.type = type;
+    this.status = status;
+  }
+}
+
+// authErrors are the answers that mean the key (or its absence) is wrong.
+export const authErrors = new Set([
+  "MissingAuthenticationTokenException", "UnrecognizedClientException",
+  "InvalidSignatureException", "IncompleteSignatureException",
+]);
+
+export class Client {
+  // endpoint: the server's origin; credentials: {accessKeyId,
+  // secretAccessKey, sessionToken} or null to send requests unsigned.
+  constructor({ endpoint, region, credentials = null }) {
+    this.url = new URL("/", endpoint);
+    this.region = region;
+    this.credentials = credentials;
+  }
+
+  // call runs one operation and returns its output, or throws ApiError.
+  async call(operation, input = {}) {
+    const body = JSON.stringify(input);
+    let headers = {
+      "Content-Type": "application/x-amz-json-1.0",
+      "X-Amz-Target": "DynamoDB_20120810." + operation,
+    };
+    if (this.credentials) {
+      headers = await sign({ host: this.url.host, region: this.region, credentials: this.credentials, headers, body });
+    }
+    const resp = await fetch(this.url, { method: "POST", headers, body });
+    const text = await resp.text();
+    let data;
+    try {
+      data = text ? JSON.parse(text) : {};
+    } catch {
+      throw new ApiError("InvalidResponse", `HTTP ${resp.status}: ${text.slice(0, 200)}`, resp.status);
+    }
+    if (!resp.ok) {
+      const type = String(data.__type ?? "Error").split("#").pop();
+      throw new ApiError(type, data.message ?? data.Message ?? "", resp.status);
+    }
+    return data;
+  }
+
+  // tableNames lists every table, following ListTables' pages.
+  async tableNames() {
+    const names = [];
+    let start;
+    do {
+      const out = await this.call("ListTables", start ? { ExclusiveStartTableName: start } : {});
+      names.push(...(out.TableNames ?? []));
+      start = out.LastEvaluatedTableName;
+    } while (start);
+    return names;
+  }
+}
+
+// keysOf returns the partition and sort key of a table or one of its
+// indexes: [{name, type}] (type S, N or B), partition key first.
+export function keysOf(table, indexName = "") {
+  let schema = table.KeySchema;
+  if (indexName) {
+    const all = [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])];
+    const index = all.find((i) => i.IndexName === indexName);
+    if (!index) {
+      throw new Error(`no index ${indexName}`);
+    }
+    schema = index.KeySchema;
+  }
+  const types = Object.fromEntries((table.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
+  const order = { HASH: 0, RANGE: 1 };
+  return [...schema]
+    .sort((a, b) => order[a.KeyType] - order[b.KeyType])
+    .map((k) => ({ name: k.AttributeName, type: types[k.AttributeName] ?? "S", role: k.KeyType }));
+}
+
+// sortKeyOperators are the sort key conditions the items form offers.
+export const sortKeyOperators = ["=", "<", "<=", ">", ">=", "begins_with", "between"];
+
+// itemsRequest builds the Scan or Query input for the items form:
+// form = {mode: "scan"|"query", index, pk, skOp, sk1, sk2}; startKey
+// continues from a previous page. Partition key values are required for a
+// query; an empty sort key value leaves the sort key unconstrained.
+export function itemsRequest(table, form, { limit = 50, startKey } = {}) {
+  const input = { TableName: table.TableName, Limit: limit };
+  if (form.index) {
+    input.IndexName = form.index;
+  }
+  if (startKey) {
+    input.ExclusiveStartKey = startKey;
+  }
+  if (form.mode !== "query") {
+    return { operation: "Scan", input };
+  }
+  const [pk, sk] = keysOf(table, form.index);
+  if (form.pk === undefined || form.pk === "") {
+    throw new Error(`A query needs a value for the partition key ${pk.name}.`);
+  }
+  const names = { "#pk": pk.name };
+  const values = { ":pk": { [pk.type]: form.pk } };
+  let condition = "#pk = :pk";
+  if (sk && form.sk1 !== undefined && form.sk1 !== "") {
+    names["#sk"] = sk.name;
+    values[":sk1"] = { [sk.type]: form.sk1 };
+    switch (form.skOp) {
+      case "begins_with":
+        condition += " AND begins_with(#sk, :sk1)";
+        break;
+      case "between":
+        values[":sk2"] = { [sk.type]: form.sk2 ?? "" };
+        condition += " AND #sk BETWEEN :sk1 AND :sk2";
+        break;
+      default:
+        if (!sortKeyOperators.includes(form.skOp)) {
+          throw new Error(`unknown sort key operator ${form.skOp}`);
+        }
+        condition += ` AND #sk ${form.skOp} :sk1`;
+    }
+  }
+  Object.assign(input, { KeyConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values });
+  return { operation: "Query", input };
+}
+
+// keyOf is the key of item for a table (its primary key attributes).
+export function keyOf(table, item) {
+  return Object.fromEntries(keysOf(table).map((k) => [k.name, item[k.name]]));
+}
+
+// columnsOf orders the attribute names of a page of items: the key
+// attributes first, then the others as they first appear, at most max.
+export function columnsOf(keys, items, max = 40) {
+  const columns = keys.map((k) => k.name);
+  for (const item of items) {
+    for (const name of Object.keys(item)) {
+      if (columns.length >= max) {
+        return columns;
+      }
+      if (!columns.includes(name)) {
+        columns.push(name);
+      }
+    }
+  }
+  return columns;
+}
+
+// plain turns an attribute value into plain JSON-able data for display
+// (numbers stay strings: they may not fit a JavaScript number).
+export function plain(av) {
+  const [type, v] = Object.entries(av)[0] ?? ["NULL", true];
+  switch (type) {
+    case "M":
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+    case "L":
+      return v.map(plain);
+    case "NULL":
+      return null;
+    default:
+      return v;
+  }
+}
+
+// formatValue is an attribute value as one line of text: strings and
+// numbers as they are, sets and documents as JSON with the set's type.
+export function formatValue(av) {
+  if (av === undefined) {
+    return "";
+  }
+  const [type, v] = Object.entries(av)[0] ?? ["", ""];
+  switch (type) {
+    case "S":
+    case "N":
+      return v;
+    case "BOOL":
+      return String(v);
+    case "NULL":
+      return "null";
+    case "B":
+      return `<binary ${v}>`;
+    case "SS":
+    case "NS":
+    case "BS":
+      return `${type} ${JSON.stringify(v)}`;
+    default:
+      return JSON.stringify(plain(av));
+  }
+}
+
+// parseItem reads the item editor's text: a JSON object of attribute
+// values (DynamoDB JSON). Errors say what is wrong in the console's words;
+// the server checks the values themselves.
+export function parseItem(text) {
+  let item;
+  try {
+    item = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`The item is not valid JSON: ${e.message}`);
+  }
+  if (item === null || typeof item !== "object" || Array.isArray(item)) {
+    throw new Error('The item must be a JSON object of attribute values, e.g. {"pk": {"S": "a"}}.');
+  }
+  return item;
+}

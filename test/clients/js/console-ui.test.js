@@ -1,0 +1,169 @@
+// The web console's page, driven as a user drives it: the page and its
+// script come from a real Kura (authentication on), run in jsdom, and
+// every request the page makes goes to that Kura. Run by
+// test/clients_test.go (TestJavaScriptSDK).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { JSDOM } from "jsdom";
+import { Client } from "../../../internal/console/assets/dynamodb.js";
+
+const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
+const api = new Client({ endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+
+// until waits for cond() to hold (the page works asynchronously).
+async function until(what, cond, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) {
+      throw new Error(`timed out waiting for ${what}; error bar: ${document.getElementById("error").textContent}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+// openPage loads /console/ into jsdom and runs its script (a module,
+// which jsdom does not run itself) with the page's globals.
+async function openPage() {
+  const resp = await fetch(endpoint + "/console/");
+  const html = await resp.text();
+  const dom = new JSDOM(html, { url: endpoint + "/console/" });
+  const { window } = dom;
+  window.HTMLDialogElement.prototype.showModal ??= function () { this.setAttribute("open", ""); };
+  window.HTMLDialogElement.prototype.close ??= function () { this.removeAttribute("open"); };
+  Object.assign(globalThis, {
+    window, document: window.document, location: window.location, sessionStorage: window.sessionStorage,
+    confirm: () => true,
+  });
+  const script = new URL("console.js", endpoint + "/console/");
+  assert.equal((await fetch(script)).status, 200);
+  // The same file, imported from the checkout (Node imports only files).
+  await import(new URL("../../../internal/console/assets/console.js", import.meta.url));
+  return window;
+}
+
+const $ = (id) => document.getElementById(id);
+const field = (form, name) => $(form).elements.namedItem(name);
+const submit = (form) => $(form).dispatchEvent(new window.Event("submit", { cancelable: true }));
+const click = (node) => node.dispatchEvent(new window.Event("click", { bubbles: true }));
+const rows = () => [...$("items").tBodies[0].rows];
+// cell is the text of a row's cell under the column called name.
+const cell = (row, name) => {
+  const i = [...$("items").tHead.rows[0].cells].findIndex((c) => c.textContent === name);
+  return i < 0 ? undefined : row.cells[i].textContent;
+};
+const change = (form, name, value) => {
+  field(form, name).value = value;
+  field(form, name).dispatchEvent(new window.Event("change"));
+};
+
+test("the console signs in, browses, queries, edits, deletes and runs PartiQL", async () => {
+  const table = `ui-${Math.random().toString(16).slice(2, 10)}`;
+  await api.call("CreateTable", {
+    TableName: table, BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }, { AttributeName: "sk", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }, { AttributeName: "sk", KeyType: "RANGE" }],
+  });
+  const evil = '<img src=x onerror="globalThis.pwned=1">';
+  for (const [pk, sk, note] of [["a", "1", "first"], ["a", "2", evil], ["b", "1", "other"]]) {
+    await api.call("PutItem", { TableName: table, Item: { pk: { S: pk }, sk: { S: sk }, note: { S: note } } });
+  }
+  try {
+    await openPage();
+
+    // Authentication is on: the page asks for a key first. A wrong one is
+    // refused by the server and the page asks again.
+    await until("the sign-in form", () => !$("signin").hidden);
+    assert.equal(field("signin-form", "region").value, "us-east-1");
+    field("signin-form", "key").value = "local";
+    field("signin-form", "secret").value = "wrong";
+    submit("signin-form");
+    await until("the refusal", () => $("error").textContent.startsWith("InvalidSignatureException: "));
+    await until("the sign-in form again", () => !$("signin").hidden);
+    field("signin-form", "key").value = "local";
+    field("signin-form", "secret").value = "local";
+    submit("signin-form");
+    await until("the table list", () => [...$("tables").querySelectorAll("button")].some((b) => b.textContent === table));
+    assert.equal(field("signin-form", "secret").value, "", "the secret stays out of the form");
+
+    // The table: its summary and a scan of its items.
+    click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === table));
+    await until("the items", () => rows().length === 3);
+    assert.equal($("table-name").textContent, table);
+    const summary = Object.fromEntries([...$("summary").querySelectorAll("dt")].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]));
+    assert.equal(summary.Status, "ACTIVE");
+    assert.equal(summary.Key, "pk (S, partition), sk (S, sort)");
+    assert.deepEqual([...$("items").tHead.rows[0].cells].map((c) => c.textContent), ["pk", "sk", "note"]);
+    const markup = rows().find((r) => cell(r, "sk") === "2").cells[2];
+    assert.equal(markup.textContent, evil);
+    assert.equal(markup.children.length, 0, "a value is text, never markup");
+    assert.equal(globalThis.pwned, undefined);
+
+    // A query: partition a, sort key begins with 1.
+    change("items-form", "mode", "query");
+    assert.equal($("query-fields").hidden, false);
+    field("items-form", "pk").value = "a";
+    change("items-form", "skOp", "begins_with");
+    field("items-form", "sk1").value = "1";
+    submit("items-form");
+    await until("the query's items", () => rows().length === 1);
+    assert.equal(cell(rows()[0], "note"), "first");
+
+    // Edit that item in the editor.
+    click(rows()[0]);
+    await until("the editor", () => $("editor").hasAttribute("open"));
+    const item = JSON.parse($("editor-text").value);
+    assert.deepEqual(item, { pk: { S: "a" }, sk: { S: "1" }, note: { S: "first" } });
+    item.note = { S: "edited" };
+    item.count = { N: "3" };
+    $("editor-text").value = JSON.stringify(item);
+    click($("editor-save"));
+    await until("the editor to close", () => !$("editor").hasAttribute("open"));
+    const got = await api.call("GetItem", { TableName: table, Key: { pk: { S: "a" }, sk: { S: "1" } } });
+    assert.deepEqual(got.Item, item);
+    await until("the page to show the edit", () => rows().length === 1 && cell(rows()[0], "note") === "edited");
+    assert.equal(cell(rows()[0], "count"), "3");
+    assert.equal($("count").textContent, "1 items on page 1");
+
+    // A new item; a second one with the same key is refused, not written over.
+    click($("new-item"));
+    await until("the editor", () => $("editor").hasAttribute("open"));
+    assert.deepEqual(JSON.parse($("editor-text").value), { pk: { S: "" }, sk: { S: "" } });
+    $("editor-text").value = '{"pk": {"S": "c"}, "sk": {"S": "9"}}';
+    click($("editor-save"));
+    await until("the editor to close", () => !$("editor").hasAttribute("open"));
+    assert.ok((await api.call("GetItem", { TableName: table, Key: { pk: { S: "c" }, sk: { S: "9" } } })).Item);
+    click($("new-item"));
+    $("editor-text").value = '{"pk": {"S": "c"}, "sk": {"S": "9"}, "x": {"S": "over"}}';
+    click($("editor-save"));
+    await until("the refusal", () => $("editor-error").textContent.startsWith("ConditionalCheckFailedException: "));
+    $("editor-text").value = "{broken";
+    click($("editor-save"));
+    await until("the parse error", () => $("editor-error").textContent.startsWith("The item is not valid JSON"));
+    click($("editor-cancel"));
+    assert.equal((await api.call("GetItem", { TableName: table, Key: { pk: { S: "c" }, sk: { S: "9" } } })).Item.x, undefined);
+
+    // Delete the edited item.
+    change("items-form", "mode", "scan");
+    submit("items-form");
+    await until("the scan", () => rows().length === 4);
+    click(rows().find((r) => cell(r, "note") === "edited"));
+    await until("the editor", () => $("editor").hasAttribute("open"));
+    click($("editor-delete"));
+    await until("the item to go", () => rows().length === 3);
+    assert.equal((await api.call("GetItem", { TableName: table, Key: { pk: { S: "a" }, sk: { S: "1" } } })).Item, undefined);
+
+    // PartiQL.
+    click(document.querySelector('.tabs button[data-tab="partiql"]'));
+    assert.equal($("tab-partiql").hidden, false);
+    assert.equal($("tab-items").hidden, true);
+    field("partiql-form", "statement").value = `SELECT note FROM "${table}" WHERE pk = 'b'`;
+    submit("partiql-form");
+    await until("the statement's items", () => $("partiql-out").textContent !== "");
+    assert.equal($("partiql-out").textContent, '{"note":{"S":"other"}}');
+    field("partiql-form", "statement").value = `SELECT * FROM "no-such-table"`;
+    submit("partiql-form");
+    await until("the error", () => $("error").textContent.startsWith("ResourceNotFoundException: "));
+  } finally {
+    await api.call("DeleteTable", { TableName: table });
+  }
+});
