@@ -3,7 +3,8 @@
 // value from the server is shown with textContent, never as HTML.
 
 import {
-  ApiError, Client, authErrors, columnsOf, formatValue, itemsRequest, keyOf, keysOf, parseItem, sortKeyOperators,
+  ApiError, Client, authErrors, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, keysOf, parseItem,
+  sortKeyOperators,
 } from "./dynamodb.js";
 
 const $ = (id) => document.getElementById(id);
@@ -122,6 +123,49 @@ async function loadTables() {
 
 $("refresh").addEventListener("click", () => run(loadTables));
 
+// errorText is how a dialog shows what went wrong.
+function errorText(err) {
+  return err instanceof ApiError ? `${err.type}: ${err.message}` : err.message;
+}
+
+$("new-table").addEventListener("click", () => {
+  $("create-form").reset();
+  $("create-error").textContent = "";
+  $("create").showModal();
+});
+$("create-cancel").addEventListener("click", () => $("create").close());
+
+$("create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const form = {};
+  for (const name of ["name", "pkName", "pkType", "skName", "skType"]) {
+    form[name] = field("create-form", name).value.trim();
+  }
+  try {
+    await state.client.call("CreateTable", createTableRequest(form));
+  } catch (err) {
+    $("create-error").textContent = errorText(err);
+    return;
+  }
+  $("create").close();
+  await run(async () => {
+    await loadTables();
+    await openTable(form.name);
+  });
+});
+
+$("delete-table").addEventListener("click", () => run(async () => {
+  const name = state.table.TableName;
+  if (!confirm(`Delete the table ${name} and all its items?`)) {
+    return;
+  }
+  await state.client.call("DeleteTable", { TableName: name });
+  state.table = null;
+  $("table-view").hidden = true;
+  $("choose").hidden = false;
+  await loadTables();
+}));
+
 async function openTable(name) {
   const { Table } = await state.client.call("DescribeTable", { TableName: name });
   let ttl = null;
@@ -148,6 +192,13 @@ async function openTable(name) {
   $("partiql-out").textContent = "";
   $("partiql-next").hidden = true;
   updateQueryFields();
+  if (Table.TableStatus !== "ACTIVE") {
+    $("items").tHead.replaceChildren();
+    $("items").tBodies[0].replaceChildren();
+    $("count").textContent = `The table is ${Table.TableStatus}: choose it again to see its items once it is ACTIVE.`;
+    $("next").hidden = true;
+    return;
+  }
   await runItems();
 }
 
@@ -287,7 +338,7 @@ async function editorAction(fn) {
     $("editor").close();
     await run(() => showPage(null));
   } catch (err) {
-    $("editor-error").textContent = err instanceof ApiError ? `${err.type}: ${err.message}` : err.message;
+    $("editor-error").textContent = errorText(err);
   }
 }
 

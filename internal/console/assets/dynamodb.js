@@ -69,6 +69,22 @@ export class Client {
   }
 }
 
+// createTableRequest builds CreateTable's input from the new-table form
+// ({name, pkName, pkType, skName, skType}; no sort key name: none): an
+// on-demand table.
+export function createTableRequest(form) {
+  const keys = [[form.pkName, form.pkType, "HASH"]];
+  if (form.skName) {
+    keys.push([form.skName, form.skType, "RANGE"]);
+  }
+  return {
+    TableName: form.name,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: keys.map(([name, type]) => ({ AttributeName: name, AttributeType: type })),
+    KeySchema: keys.map(([name, , role]) => ({ AttributeName: name, KeyType: role })),
+  };
+}
+
 // keysOf returns the partition and sort key of a table or one of its
 // indexes: [{name, type}] (type S, N or B), partition key first.
 export function keysOf(table, indexName = "") {

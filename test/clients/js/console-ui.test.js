@@ -56,7 +56,7 @@ const change = (form, name, value) => {
   field(form, name).dispatchEvent(new window.Event("change"));
 };
 
-test("the console signs in, browses, queries, edits, deletes and runs PartiQL", async () => {
+test("the console signs in, browses, queries, edits, deletes, runs PartiQL, creates and deletes a table", async () => {
   const table = `ui-${Math.random().toString(16).slice(2, 10)}`;
   await api.call("CreateTable", {
     TableName: table, BillingMode: "PAY_PER_REQUEST",
@@ -163,6 +163,30 @@ test("the console signs in, browses, queries, edits, deletes and runs PartiQL", 
     field("partiql-form", "statement").value = `SELECT * FROM "no-such-table"`;
     submit("partiql-form");
     await until("the error", () => $("error").textContent.startsWith("ResourceNotFoundException: "));
+
+    // A new table, then deleted.
+    const created = `${table}-new`;
+    click($("new-table"));
+    assert.ok($("create").hasAttribute("open"));
+    field("create-form", "name").value = created;
+    field("create-form", "pkName").value = "id";
+    field("create-form", "pkType").value = "N";
+    submit("create-form");
+    await until("the new table", () => $("table-name").textContent === created && $("count").textContent === "0 items on page 1");
+    assert.equal($("create").hasAttribute("open"), false);
+    const { Table } = await api.call("DescribeTable", { TableName: created });
+    assert.deepEqual(Table.KeySchema, [{ AttributeName: "id", KeyType: "HASH" }]);
+    assert.deepEqual(Table.AttributeDefinitions, [{ AttributeName: "id", AttributeType: "N" }]);
+    click($("new-table"));
+    field("create-form", "name").value = created;
+    field("create-form", "pkName").value = "id";
+    submit("create-form");
+    await until("the refusal", () => $("create-error").textContent.startsWith("ResourceInUseException: "));
+    click($("create-cancel"));
+    click($("delete-table"));
+    await until("the table list without it", () => $("table-view").hidden &&
+      ![...$("tables").querySelectorAll("button")].some((b) => b.textContent === created));
+    await assert.rejects(api.call("DescribeTable", { TableName: created }), (e) => e.type === "ResourceNotFoundException");
   } finally {
     await api.call("DeleteTable", { TableName: table });
   }

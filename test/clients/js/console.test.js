@@ -8,7 +8,7 @@ import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { sign } from "../../../internal/console/assets/sigv4.js";
 import {
-  ApiError, Client, columnsOf, formatValue, itemsRequest, keyOf, parseItem, plain,
+  ApiError, Client, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, parseItem, plain,
 } from "../../../internal/console/assets/dynamodb.js";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
@@ -116,6 +116,16 @@ test("the items form's scans and queries find what the table holds", async () =>
   } finally {
     await client.call("DeleteTable", { TableName: name });
   }
+});
+
+test("the new-table form makes an on-demand table", () => {
+  assert.deepEqual(createTableRequest({ name: "t", pkName: "id", pkType: "N", skName: "", skType: "S" }), {
+    TableName: "t", BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
+    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+  });
+  assert.deepEqual(createTableRequest({ name: "t", pkName: "a", pkType: "S", skName: "b", skType: "B" }).KeySchema,
+    [{ AttributeName: "a", KeyType: "HASH" }, { AttributeName: "b", KeyType: "RANGE" }]);
 });
 
 test("values are shown as text", () => {
