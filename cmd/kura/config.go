@@ -41,6 +41,8 @@ type config struct {
 	Admin bool
 	// Console serves the web console at /console/.
 	Console bool
+	// Metrics is the address of the Prometheus /metrics listener ("": off).
+	Metrics string
 	// TTLInterval is the period of the background TTL expirer.
 	TTLInterval time.Duration
 	// StreamShardPeriod is how long a stream shard stays open.
@@ -120,6 +122,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
+	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics (requests, errors and latency by operation, table items and sizes, process figures) at GET /metrics on this separate address (host:port); off when empty")
 	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")
 	fs.BoolVar(&c.SharedDB, "shared-db", true, "serve one database to every credential and region; --shared-db=false gives each access key ID and region its own database (DynamoDB Local without -sharedDb)")
 	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")

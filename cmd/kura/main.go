@@ -4,7 +4,7 @@
 //	     [--in-memory] [--sync=true] [--region us-east-1]
 //	     [--account-id 000000000000] [--log-level info] [--create-delay 0]
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
-//	     [--console=true] [--pprof 127.0.0.1:6060]
+//	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -88,6 +88,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Admin:             cfg.Admin,
 		Console:           cfg.Console,
+		Metrics:           cfg.Metrics,
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,

@@ -313,6 +313,7 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 	if errors.Is(err, ddberr.ErrRequestTooLarge) {
 		// DynamoDB answers an over-size body with a bare 413: no __type,
 		// no CRC32.
+		x.errType = "RequestEntityTooLarge"
 		x.out.writeBare(http.StatusRequestEntityTooLarge)
 		return
 	}
@@ -321,6 +322,7 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 		s.log.Error("internal error", "target", x.target, "err", err)
 		e = ddberr.Internal("Internal server error")
 	}
+	x.errType = e.Type
 	if status <= 0 {
 		status = e.Status
 	}

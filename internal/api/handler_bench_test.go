@@ -9,6 +9,7 @@ import (
 
 	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/storage/memory"
 )
 
@@ -39,14 +40,14 @@ func (w *benchRW) Write(b []byte) (int, error) {
 
 // benchServer returns a server on a fresh in-memory engine with a loaded
 // table "bench".
-func benchServer(b *testing.B) *api.Server {
+func benchServer(b *testing.B, opts api.Options) *api.Server {
 	b.Helper()
 	eng, err := engine.Open(memory.New(), engine.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { eng.Close() })
-	s := api.NewServer(eng, api.Options{})
+	s := api.NewServer(eng, opts)
 	call(b, s, "CreateTable", `{"TableName":"bench","BillingMode":"PAY_PER_REQUEST",
 		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}],
 		"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]}`)
@@ -80,7 +81,11 @@ func call(b *testing.B, s *api.Server, op, body string) {
 // runHandler benchmarks one operation; body returns the request body of
 // iteration i.
 func runHandler(b *testing.B, op string, body func(i int) string) {
-	s := benchServer(b)
+	runHandlerWith(b, api.Options{}, op, body)
+}
+
+func runHandlerWith(b *testing.B, opts api.Options, op string, body func(i int) string) {
+	s := benchServer(b, opts)
 	const n = 64
 	bodies := make([][]byte, n)
 	for i := range bodies {
@@ -113,6 +118,15 @@ func (readCloser) Close() error { return nil }
 
 func BenchmarkGetItemHandler(b *testing.B) {
 	runHandler(b, "GetItem", func(i int) string {
+		k := (i * 37) % benchItems
+		return fmt.Sprintf(`{"TableName":"bench","Key":{"pk":{"S":"A#%03d"},"sk":{"S":"%05d"}}}`, k/100, k%100)
+	})
+}
+
+// BenchmarkGetItemHandlerMetrics is BenchmarkGetItemHandler with the
+// --metrics request counters on: their cost per request.
+func BenchmarkGetItemHandlerMetrics(b *testing.B) {
+	runHandlerWith(b, api.Options{Requests: metrics.NewRequests(api.Targets())}, "GetItem", func(i int) string {
 		k := (i * 37) % benchItems
 		return fmt.Sprintf(`{"TableName":"bench","Key":{"pk":{"S":"A#%03d"},"sk":{"S":"%05d"}}}`, k/100, k%100)
 	})

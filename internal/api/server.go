@@ -11,10 +11,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/console"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/metrics"
 )
 
 // DefaultMaxRequestBytes is DynamoDB's HTTP request size limit (16 MB).
@@ -54,6 +56,10 @@ type Options struct {
 	// Console, when set, answers GET and HEAD of /console and the paths
 	// under /console/ (the web console, internal/console).
 	Console http.Handler
+	// Requests, when set, counts every routed request (its operation,
+	// latency and error type) for the --metrics listener; build it with
+	// Targets.
+	Requests *metrics.Requests
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -65,12 +71,13 @@ type Server struct {
 	admin     bool
 	auth      *auth.Verifier
 	console   http.Handler
+	requests  *metrics.Requests
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
-		console: opts.Console}
+		console: opts.Console, requests: opts.Requests}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -92,6 +99,9 @@ type exchange struct {
 	// signed is what the signature covers; filled only when auth is on
 	// (its Body is the body as received, before any decompression).
 	signed auth.Request
+	// errType is the type of the error answered ("" for none), for
+	// Server.requests.
+	errType string
 }
 
 // replier writes the response to an exchange.
@@ -203,6 +213,11 @@ func discardBody(r *http.Request, limit int64) {
 
 // serve routes a POST whose body has been read and runs its operation.
 func (s *Server) serve(x *exchange, body []byte) {
+	if s.requests != nil {
+		x.errType = ""
+		start := time.Now()
+		defer func() { s.requests.Observe(x.target, time.Since(start), x.errType) }()
+	}
 	target := x.target
 	var h handler
 	if strings.HasPrefix(target, targetPrefix) {
@@ -224,6 +239,19 @@ func (s *Server) serve(x *exchange, body []byte) {
 		return
 	}
 	s.dispatch(x, h, body)
+}
+
+// Targets lists the X-Amz-Target of every operation Kura serves (for
+// metrics.NewRequests).
+func Targets() []string {
+	targets := make([]string, 0, len(routes)+len(streamsRoutes))
+	for op := range routes {
+		targets = append(targets, targetPrefix+op)
+	}
+	for op := range streamsRoutes {
+		targets = append(targets, streamsTargetPrefix+op)
+	}
+	return targets
 }
 
 // backendFor is the database that serves a request with this

@@ -18,6 +18,7 @@ import (
 	"github.com/kura-db/kura/internal/console"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -52,7 +53,10 @@ type Config struct {
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
 	Admin bool
 	// Console serves the web console at /console/.
-	Console       bool
+	Console bool
+	// Metrics, when set, is the address of a listener of its own that
+	// serves GET /metrics (Prometheus text format).
+	Metrics       string
 	VectorMaxTopK int
 	// VectorQuantization is the vector indexes' graph traversal
 	// representation (--vector-quantization); the zero value is float32.
@@ -94,6 +98,12 @@ type Server struct {
 	dbs map[string]*database // by credential key; sharedKey in shared mode
 
 	tikv tikvCluster // with Config.TiKVPD: the connection every database's store shares
+
+	// With Config.Metrics: the request counters and their listener.
+	requests   *metrics.Requests
+	metricsSrv *http.Server
+	metricsLn  net.Listener
+	started    time.Time
 }
 
 // database is one store and the engine over it.
@@ -108,7 +118,7 @@ const sharedKey = "shared"
 
 // Start opens storage and the engine and starts serving.
 func Start(cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), dbs: map[string]*database{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), dbs: map[string]*database{}, started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -123,6 +133,10 @@ func Start(cfg Config) (*Server, error) {
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
 		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+	}
+	if cfg.Metrics != "" {
+		s.requests = metrics.NewRequests(api.Targets())
+		opts.Requests = s.requests
 	}
 	if cfg.Console {
 		region := cfg.Region
@@ -163,6 +177,13 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.ln = ln
+	if cfg.Metrics != "" {
+		if err := s.startMetrics(cfg.Metrics); err != nil {
+			ln.Close()
+			s.closeDatabases()
+			return nil, err
+		}
+	}
 	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
 	})
@@ -269,6 +290,9 @@ func (s *Server) Done() <-chan error { return s.done }
 // (until ctx ends, then closes connections), and closes every engine and
 // store cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.metricsSrv != nil {
+		s.metricsSrv.Close()
+	}
 	if err := s.http.Shutdown(ctx); err != nil {
 		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
 		s.http.Close()

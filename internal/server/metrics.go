@@ -1,0 +1,116 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	runtimemetrics "runtime/metrics"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/metrics"
+)
+
+// startMetrics serves GET /metrics (Prometheus text format) on addr, a
+// listener of its own (Config.Metrics).
+func (s *Server) startMetrics(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
+	s.metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.metricsLn = ln
+	go func() {
+		if err := s.metricsSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics listener stopped", "err", err)
+		}
+	}()
+	s.log.Info("metrics listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// MetricsAddr is the metrics listener's address (nil without one).
+func (s *Server) MetricsAddr() net.Addr {
+	if s.metricsLn == nil {
+		return nil
+	}
+	return s.metricsLn.Addr()
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	mw := metrics.NewWriter(w)
+	s.requests.Write(mw)
+	s.writeTableMetrics(mw)
+	writeProcessMetrics(mw, s.started)
+	if err := mw.Flush(); err != nil {
+		s.log.Debug("writing metrics", "err", err)
+	}
+}
+
+// writeTableMetrics writes each table's item count and size, as
+// DescribeTable reports them; with a database per credential, labelled
+// with the database too.
+func (s *Server) writeTableMetrics(w *metrics.Writer) {
+	type stats struct {
+		db     string
+		tables []engine.TableStat
+	}
+	s.mu.Lock()
+	all := make([]stats, 0, len(s.dbs))
+	for key, db := range s.dbs {
+		all = append(all, stats{key, db.eng.TableStats()})
+	}
+	s.mu.Unlock()
+	slices.SortFunc(all, func(a, b stats) int { return strings.Compare(a.db, b.db) })
+	labels := func(db, table string) []string {
+		if s.cfg.PerCredential {
+			return []string{"database", db, "table", table}
+		}
+		return []string{"table", table}
+	}
+	w.Family("kura_table_items", "gauge", "Items in a table (DescribeTable's ItemCount).")
+	for _, st := range all {
+		for _, t := range st.tables {
+			w.Sample("kura_table_items", float64(t.Items), labels(st.db, t.Name)...)
+		}
+	}
+	w.Family("kura_table_size_bytes", "gauge", "A table's size by DynamoDB's item size formula (DescribeTable's TableSizeBytes).")
+	for _, st := range all {
+		for _, t := range st.tables {
+			w.Sample("kura_table_size_bytes", float64(t.Bytes), labels(st.db, t.Name)...)
+		}
+	}
+}
+
+// heapObjects is the runtime metric of live and not yet swept heap
+// objects' bytes.
+const heapObjects = "/memory/classes/heap/objects:bytes"
+
+// writeProcessMetrics writes the process families Prometheus' Go client
+// would (the ones an operator's dashboards expect), read without stopping
+// the world.
+func writeProcessMetrics(w *metrics.Writer, started time.Time) {
+	w.Family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.")
+	w.Sample("process_start_time_seconds", float64(started.UnixNano())/1e9)
+	if cpu, rss, ok := processStats(); ok {
+		w.Family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.")
+		w.Sample("process_cpu_seconds_total", cpu)
+		w.Family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
+		w.Sample("process_resident_memory_bytes", float64(rss))
+	}
+	w.Family("go_goroutines", "gauge", "Number of goroutines that currently exist.")
+	w.Sample("go_goroutines", float64(runtime.NumGoroutine()))
+	sample := []runtimemetrics.Sample{{Name: heapObjects}}
+	runtimemetrics.Read(sample)
+	if sample[0].Value.Kind() == runtimemetrics.KindUint64 {
+		w.Family("go_memstats_heap_alloc_bytes", "gauge", "Number of heap bytes allocated and still in use.")
+		w.Sample("go_memstats_heap_alloc_bytes", float64(sample[0].Value.Uint64()))
+	}
+}
