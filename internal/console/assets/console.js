@@ -4,7 +4,7 @@
 
 import {
   ApiError, Client, authErrors, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, keysOf, parseItem,
-  sortKeyOperators,
+  readStream, sortKeyOperators,
 } from "./dynamodb.js";
 
 const $ = (id) => document.getElementById(id);
@@ -191,6 +191,7 @@ async function openTable(name) {
   field("partiql-form", "statement").value = `SELECT * FROM "${name}"`;
   $("partiql-out").textContent = "";
   $("partiql-next").hidden = true;
+  showStreamInfo(Table);
   updateQueryFields();
   if (Table.TableStatus !== "ACTIVE") {
     $("items").tHead.replaceChildren();
@@ -357,6 +358,43 @@ $("editor-delete").addEventListener("click", () => editorAction(async () => {
     throw new Error("Not deleted.");
   }
   await state.client.call("DeleteItem", { TableName: state.table.TableName, Key: keyOf(state.table, state.editing) });
+}));
+
+// --- the stream ------------------------------------------------------------
+
+function showStreamInfo(t) {
+  const spec = t.StreamSpecification;
+  $("stream-info").textContent = t.LatestStreamArn
+    ? `${t.LatestStreamArn} (${spec?.StreamEnabled ? spec.StreamViewType : "disabled; its records stay readable for 24 hours"})`
+    : "This table has no stream (enable one with UpdateTable's StreamSpecification).";
+  $("stream-read").hidden = !t.LatestStreamArn;
+  $("stream-count").textContent = "";
+  $("stream-records").tBodies[0].replaceChildren();
+}
+
+// image is a stream record's item image as one line.
+function image(av) {
+  return av ? formatValue({ M: av }) : "";
+}
+
+$("stream-read").addEventListener("click", () => run(async () => {
+  const { records, truncated } = await readStream(state.client, state.table.LatestStreamArn);
+  const seq = (r) => BigInt(r.dynamodb?.SequenceNumber ?? "0");
+  records.sort((a, b) => (seq(a) < seq(b) ? 1 : seq(a) > seq(b) ? -1 : 0)); // newest first
+  const body = $("stream-records").tBodies[0];
+  body.replaceChildren();
+  for (const r of records) {
+    const d = r.dynamodb ?? {};
+    const keys = Object.entries(d.Keys ?? {}).map(([k, v]) => `${k}=${formatValue(v)}`).join(", ");
+    const tr = el("tr");
+    for (const text of [new Date((d.ApproximateCreationDateTime ?? 0) * 1000).toISOString(), r.eventName, keys,
+      image(d.OldImage), image(d.NewImage)]) {
+      tr.append(el("td", text, { title: text.slice(0, 2000) }));
+    }
+    body.append(tr);
+  }
+  $("stream-count").textContent = `${records.length} records, newest first` +
+    (truncated ? " (the stream holds more: these are the oldest 2000)" : "");
 }));
 
 // --- PartiQL ---------------------------------------------------------------

@@ -31,12 +31,14 @@ export class Client {
     this.credentials = credentials;
   }
 
-  // call runs one operation and returns its output, or throws ApiError.
-  async call(operation, input = {}) {
+  // call runs one operation and returns its output, or throws ApiError;
+  // service is the X-Amz-Target prefix (DynamoDB Streams' for its
+  // operations).
+  async call(operation, input = {}, service = "DynamoDB_20120810") {
     const body = JSON.stringify(input);
     let headers = {
       "Content-Type": "application/x-amz-json-1.0",
-      "X-Amz-Target": "DynamoDB_20120810." + operation,
+      "X-Amz-Target": `${service}.${operation}`,
     };
     if (this.credentials) {
       headers = await sign({ host: this.url.host, region: this.region, credentials: this.credentials, headers, body });
@@ -83,6 +85,72 @@ export function createTableRequest(form) {
     AttributeDefinitions: keys.map(([name, type]) => ({ AttributeName: name, AttributeType: type })),
     KeySchema: keys.map(([name, , role]) => ({ AttributeName: name, KeyType: role })),
   };
+}
+
+// streamsService is DynamoDB Streams' X-Amz-Target prefix.
+const streamsService = "DynamoDBStreams_20120810";
+
+// readStream reads a stream's records from the start of every shard
+// (parents before children), at most max of them, oldest first; truncated
+// says whether more were left unread.
+export async function readStream(client, streamArn, max = 2000) {
+  const shards = [];
+  let start;
+  do {
+    const input = { StreamArn: streamArn };
+    if (start) {
+      input.ExclusiveStartShardId = start;
+    }
+    const { StreamDescription: d } = await client.call("DescribeStream", input, streamsService);
+    shards.push(...(d.Shards ?? []));
+    start = d.LastEvaluatedShardId;
+  } while (start);
+  const records = [];
+  for (const shard of orderShards(shards)) {
+    let { ShardIterator: iterator } = await client.call("GetShardIterator",
+      { StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }, streamsService);
+    while (iterator) {
+      const out = await client.call("GetRecords", { ShardIterator: iterator, Limit: 1000 }, streamsService);
+      for (const r of out.Records ?? []) {
+        if (records.length === max) {
+          return { records, truncated: true };
+        }
+        records.push(r);
+      }
+      // An open shard hands out a next iterator even at its end.
+      iterator = (out.Records ?? []).length > 0 ? out.NextShardIterator : null;
+    }
+  }
+  return { records, truncated: false };
+}
+
+// orderShards puts each shard after its parent (a stream's shards form
+// a tree that splits over time), otherwise by first sequence number.
+export function orderShards(shards) {
+  const ids = new Set(shards.map((s) => s.ShardId));
+  const bySeq = (a, b) => {
+    const x = BigInt(a.SequenceNumberRange?.StartingSequenceNumber ?? "0");
+    const y = BigInt(b.SequenceNumberRange?.StartingSequenceNumber ?? "0");
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  const children = new Map();
+  const roots = [];
+  for (const s of shards) {
+    if (s.ParentShardId && ids.has(s.ParentShardId)) {
+      children.set(s.ParentShardId, [...(children.get(s.ParentShardId) ?? []), s]);
+    } else {
+      roots.push(s);
+    }
+  }
+  const out = [];
+  const visit = (list) => {
+    for (const s of [...list].sort(bySeq)) {
+      out.push(s);
+      visit(children.get(s.ShardId) ?? []);
+    }
+  };
+  visit(roots);
+  return out;
 }
 
 // keysOf returns the partition and sort key of a table or one of its

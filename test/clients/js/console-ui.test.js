@@ -56,13 +56,23 @@ const change = (form, name, value) => {
   field(form, name).dispatchEvent(new window.Event("change"));
 };
 
-test("the console signs in, browses, queries, edits, deletes, runs PartiQL, creates and deletes a table", async () => {
+test("the console signs in, browses, queries, edits, deletes, runs PartiQL, reads a stream, creates and deletes a table", async () => {
   const table = `ui-${Math.random().toString(16).slice(2, 10)}`;
   await api.call("CreateTable", {
     TableName: table, BillingMode: "PAY_PER_REQUEST",
     AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }, { AttributeName: "sk", AttributeType: "S" }],
     KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }, { AttributeName: "sk", KeyType: "RANGE" }],
   });
+  const streamed = `${table}-stream`;
+  await api.call("CreateTable", {
+    TableName: streamed, BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+    StreamSpecification: { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" },
+  });
+  await api.call("PutItem", { TableName: streamed, Item: { id: { S: "x" }, v: { N: "1" } } });
+  await api.call("PutItem", { TableName: streamed, Item: { id: { S: "x" }, v: { N: "2" } } });
+  await api.call("DeleteItem", { TableName: streamed, Key: { id: { S: "x" } } });
   const evil = '<img src=x onerror="globalThis.pwned=1">';
   for (const [pk, sk, note] of [["a", "1", "first"], ["a", "2", evil], ["b", "1", "other"]]) {
     await api.call("PutItem", { TableName: table, Item: { pk: { S: pk }, sk: { S: sk }, note: { S: note } } });
@@ -97,6 +107,8 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, crea
     assert.equal(markup.textContent, evil);
     assert.equal(markup.children.length, 0, "a value is text, never markup");
     assert.equal(globalThis.pwned, undefined);
+    assert.equal($("stream-info").textContent, "This table has no stream (enable one with UpdateTable's StreamSpecification).");
+    assert.equal($("stream-read").hidden, true);
 
     // A query: partition a, sort key begins with 1.
     change("items-form", "mode", "query");
@@ -164,6 +176,21 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, crea
     submit("partiql-form");
     await until("the error", () => $("error").textContent.startsWith("ResourceNotFoundException: "));
 
+    // A table's stream, newest record first.
+    click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === streamed));
+    await until("the streamed table", () => $("table-name").textContent === streamed);
+    click(document.querySelector('.tabs button[data-tab="stream"]'));
+    assert.match($("stream-info").textContent, /\/stream\/.* \(NEW_AND_OLD_IMAGES\)$/);
+    click($("stream-read"));
+    await until("the records", () => $("stream-count").textContent !== "");
+    assert.equal($("stream-count").textContent, "3 records, newest first");
+    const records = [...$("stream-records").tBodies[0].rows].map((r) => [...r.cells].slice(1).map((c) => c.textContent));
+    assert.deepEqual(records, [
+      ["REMOVE", "id=x", '{"id":"x","v":"2"}', ""],
+      ["MODIFY", "id=x", '{"id":"x","v":"1"}', '{"id":"x","v":"2"}'],
+      ["INSERT", "id=x", "", '{"id":"x","v":"1"}'],
+    ]);
+
     // A new table, then deleted.
     const created = `${table}-new`;
     click($("new-table"));
@@ -189,5 +216,6 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, crea
     await assert.rejects(api.call("DescribeTable", { TableName: created }), (e) => e.type === "ResourceNotFoundException");
   } finally {
     await api.call("DeleteTable", { TableName: table });
+    await api.call("DeleteTable", { TableName: streamed });
   }
 });

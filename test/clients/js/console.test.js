@@ -8,7 +8,8 @@ import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { sign } from "../../../internal/console/assets/sigv4.js";
 import {
-  ApiError, Client, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, parseItem, plain,
+  ApiError, Client, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, orderShards, parseItem, plain,
+  readStream,
 } from "../../../internal/console/assets/dynamodb.js";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
@@ -116,6 +117,39 @@ test("the items form's scans and queries find what the table holds", async () =>
   } finally {
     await client.call("DeleteTable", { TableName: name });
   }
+});
+
+test("a stream is read from its start, up to a cap", async () => {
+  const name = `console-s-${Math.random().toString(16).slice(2, 10)}`;
+  const { TableDescription } = await client.call("CreateTable", {
+    TableName: name, BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+    StreamSpecification: { StreamEnabled: true, StreamViewType: "KEYS_ONLY" },
+  });
+  try {
+    for (let i = 0; i < 5; i++) {
+      await client.call("PutItem", { TableName: name, Item: { id: { S: `k${i}` } } });
+    }
+    const arn = TableDescription.LatestStreamArn;
+    const all = await readStream(client, arn);
+    assert.equal(all.truncated, false);
+    assert.deepEqual(all.records.map((r) => r.dynamodb.Keys.id.S), ["k0", "k1", "k2", "k3", "k4"]);
+    const some = await readStream(client, arn, 3);
+    assert.equal(some.truncated, true);
+    assert.equal(some.records.length, 3);
+  } finally {
+    await client.call("DeleteTable", { TableName: name });
+  }
+});
+
+test("shards are read parents first", () => {
+  const shard = (id, start, parent) => ({ ShardId: id, ParentShardId: parent, SequenceNumberRange: { StartingSequenceNumber: start } });
+  const order = orderShards([
+    shard("c2", "900", "b"), shard("b", "500", "a"), shard("a", "100"), shard("c1", "800", "b"),
+    shard("other", "300", "gone"), // its parent has been trimmed: a root
+  ]).map((s) => s.ShardId);
+  assert.deepEqual(order, ["a", "b", "c1", "c2", "other"]);
 });
 
 test("the new-table form makes an on-demand table", () => {
