@@ -99,9 +99,20 @@ type exchange struct {
 	// signed is what the signature covers; filled only when auth is on
 	// (its Body is the body as received, before any decompression).
 	signed auth.Request
-	// errType is the type of the error answered ("" for none), for
-	// Server.requests.
+	// errType is the type of the error answered ("" for none), and
+	// started when serve began (zero: not counted), for Server.requests.
 	errType string
+	started time.Time
+}
+
+// observe counts x's request, once, just before its answer goes out (so
+// a client that has its answer finds it counted).
+func (s *Server) observe(x *exchange) {
+	if s.requests == nil || x.started.IsZero() {
+		return
+	}
+	s.requests.Observe(x.target, time.Since(x.started), x.errType)
+	x.started = time.Time{}
 }
 
 // replier writes the response to an exchange.
@@ -214,9 +225,7 @@ func discardBody(r *http.Request, limit int64) {
 // serve routes a POST whose body has been read and runs its operation.
 func (s *Server) serve(x *exchange, body []byte) {
 	if s.requests != nil {
-		x.errType = ""
-		start := time.Now()
-		defer func() { s.requests.Observe(x.target, time.Since(start), x.errType) }()
+		x.errType, x.started = "", time.Now() // counted when answered (observe)
 	}
 	target := x.target
 	var h handler

@@ -38,7 +38,7 @@ kura_requests_total{operation="unknown"} 1
 kura_request_errors_total{operation="PutItem",type="ConditionalCheckFailedException"} 1
 kura_request_errors_total{operation="PutItem",type="ValidationException"} 2
 kura_request_errors_total{operation="unknown",type="UnknownOperationException"} 1
-# HELP kura_request_duration_seconds Time from a request's body read to its answer written, by operation.
+# HELP kura_request_duration_seconds Time from a request's body read to its answer ready to be written, by operation.
 # TYPE kura_request_duration_seconds histogram
 `
 	bucketLines := func(op string, counts []int, inf int, sum string) string {

@@ -122,7 +122,7 @@ func (r *Requests) Write(w *Writer) {
 		w.Sample("kura_request_errors_total", float64(e.n.Load()), "operation", e.op, "type", e.typ)
 	}
 
-	w.Family("kura_request_duration_seconds", "histogram", "Time from a request's body read to its answer written, by operation.")
+	w.Family("kura_request_duration_seconds", "histogram", "Time from a request's body read to its answer ready to be written, by operation.")
 	for _, o := range ops {
 		// Read the buckets first: a request counted meanwhile shows in
 		// +Inf (the count) at worst, never makes a bucket exceed it.
