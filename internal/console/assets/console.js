@@ -1,6 +1,7 @@
-// The console page: sign-in, the table list, a table's summary, items
-// (Scan or Query, a page at a time), the item editor and PartiQL. Every
-// value from the server is shown with textContent, never as HTML.
+// The console page: sign-in, the table list (create, delete), a table's
+// summary, items (Scan or Query, a page at a time), the item editor, the
+// table's stream and PartiQL. Every value from the server is shown with
+// textContent, never as HTML.
 
 import {
   ApiError, Client, authErrors, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, keysOf, parseItem,
@@ -41,11 +42,17 @@ function showError(err) {
     box.textContent = "";
     return;
   }
-  box.textContent = err instanceof ApiError ? `${err.type}: ${err.message}` : String(err.message ?? err);
+  box.textContent = errorText(err);
   box.hidden = false;
   if (err instanceof ApiError && authErrors.has(err.type) && state.settings.authentication) {
     signOut(false);
   }
+}
+
+// errorText is what went wrong, as the page shows it: DynamoDB's type and
+// message for an error answer.
+function errorText(err) {
+  return err instanceof ApiError ? `${err.type}: ${err.message}` : String(err.message ?? err);
 }
 
 // run calls fn, showing what it throws.
@@ -122,11 +129,6 @@ async function loadTables() {
 }
 
 $("refresh").addEventListener("click", () => run(loadTables));
-
-// errorText is how a dialog shows what went wrong.
-function errorText(err) {
-  return err instanceof ApiError ? `${err.type}: ${err.message}` : err.message;
-}
 
 $("new-table").addEventListener("click", () => {
   $("create-form").reset();
