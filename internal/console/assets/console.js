@@ -1,11 +1,11 @@
 // The console page: sign-in, the table list (create, delete), a table's
-// summary, items (Scan or Query, a page at a time), the item editor, the
-// table's stream and PartiQL. Every value from the server is shown with
+// summary, items (Scan or Query, a page at a time), the item editor, vector
+// search, the table's stream and PartiQL. Every value from the server is shown with
 // textContent, never as HTML.
 
 import {
   ApiError, Client, authErrors, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, keysOf, parseItem,
-  readStream, sortKeyOperators,
+  readStream, searchRequest, sortKeyOperators, vectorOf,
 } from "./dynamodb.js";
 
 const $ = (id) => document.getElementById(id);
@@ -194,6 +194,7 @@ async function openTable(name) {
   $("partiql-out").textContent = "";
   $("partiql-next").hidden = true;
   showStreamInfo(Table);
+  showVectorInfo(Table);
   updateQueryFields();
   if (Table.TableStatus !== "ACTIVE") {
     $("items").tHead.replaceChildren();
@@ -228,13 +229,16 @@ function showSummary(t, ttl) {
   }
 }
 
+// showTab shows the tab called name (its button's data-tab).
+function showTab(name) {
+  for (const b of document.querySelectorAll(".tabs button")) {
+    b.classList.toggle("active", b.dataset.tab === name);
+    $("tab-" + b.dataset.tab).hidden = b.dataset.tab !== name;
+  }
+}
+
 for (const tab of document.querySelectorAll(".tabs button")) {
-  tab.addEventListener("click", () => {
-    for (const b of document.querySelectorAll(".tabs button")) {
-      b.classList.toggle("active", b === tab);
-      $("tab-" + b.dataset.tab).hidden = b !== tab;
-    }
-  });
+  tab.addEventListener("click", () => showTab(tab.dataset.tab));
 }
 
 // --- items -----------------------------------------------------------------
@@ -323,6 +327,7 @@ async function editItem(item) {
 
 function openEditor(item) {
   state.editing = item;
+  $("editor-similar").hidden = !similarIndex(item);
   $("editor-title").textContent = item ? "Edit item" : "New item";
   const template = Object.fromEntries(keysOf(state.table).map((k) => [k.name, { [k.type]: "" }]));
   $("editor-text").value = JSON.stringify(item ?? template, null, 2);
@@ -361,6 +366,70 @@ $("editor-delete").addEventListener("click", () => editorAction(async () => {
   }
   await state.client.call("DeleteItem", { TableName: state.table.TableName, Key: keyOf(state.table, state.editing) });
 }));
+
+// --- vector search ---------------------------------------------------------
+
+function showVectorInfo(t) {
+  const indexes = t.VectorIndexes ?? [];
+  $("vector-info").textContent = indexes.length ? "" : "This table has no vector index.";
+  $("vector-form").hidden = indexes.length === 0;
+  const select = field("vector-form", "index");
+  select.replaceChildren();
+  for (const i of indexes) {
+    select.append(el("option", `${i.IndexName} (${i.Dimensions} dimensions, ${i.DistanceFunction}, ${i.IndexStatus})`,
+      { value: i.IndexName }));
+  }
+  $("vector-count").textContent = "";
+  $("vector-results").tHead.replaceChildren();
+  $("vector-results").tBodies[0].replaceChildren();
+}
+
+// similarIndex is the first vector index of the table whose vector item
+// holds, or null.
+function similarIndex(item) {
+  return (state.table.VectorIndexes ?? []).find((i) => item && vectorOf(item, i.VectorAttribute.AttributeName)) ?? null;
+}
+
+async function searchVectors() {
+  const form = {};
+  for (const name of ["index", "vector", "topK"]) {
+    form[name] = field("vector-form", name).value;
+  }
+  const out = await state.client.call("SearchVectors", searchRequest(state.table, form));
+  const results = out.SearchResults ?? [];
+  const columns = ["score", ...columnsOf(keysOf(state.table), results.map((r) => r.Item))];
+  const head = el("tr");
+  for (const c of columns) {
+    head.append(el("th", c));
+  }
+  $("vector-results").tHead.replaceChildren(head);
+  const body = $("vector-results").tBodies[0];
+  body.replaceChildren();
+  for (const r of results) {
+    const tr = el("tr");
+    for (const c of columns) {
+      const text = c === "score" ? String(r.Score) : formatValue(r.Item[c]);
+      tr.append(el("td", text, { title: text.slice(0, 2000) }));
+    }
+    tr.addEventListener("click", () => run(() => editItem(r.Item)));
+    body.append(tr);
+  }
+  $("vector-count").textContent = `${results.length} nearest items, nearest first`;
+}
+
+$("vector-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  run(searchVectors);
+});
+
+$("editor-similar").addEventListener("click", () => {
+  const index = similarIndex(state.editing);
+  field("vector-form", "index").value = index.IndexName;
+  field("vector-form", "vector").value = JSON.stringify(vectorOf(state.editing, index.VectorAttribute.AttributeName));
+  $("editor").close();
+  showTab("vector");
+  run(searchVectors);
+});
 
 // --- the stream ------------------------------------------------------------
 

@@ -153,6 +153,36 @@ export function orderShards(shards) {
   return out;
 }
 
+// vectorOf is the vector an item holds in attribute name (a list of
+// numbers, as vector indexes read it), or null.
+export function vectorOf(item, name) {
+  const list = item?.[name]?.L;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((v) => v.N !== undefined)) {
+    return null;
+  }
+  return list.map((v) => Number(v.N));
+}
+
+// searchRequest builds SearchVectors' input from the vector search form:
+// form = {index, vector (a JSON array of numbers), topK}.
+export function searchRequest(table, form) {
+  let vector;
+  try {
+    vector = JSON.parse(form.vector);
+  } catch (e) {
+    throw new Error(`The search vector is not valid JSON: ${e.message}`);
+  }
+  if (!Array.isArray(vector) || vector.length === 0 || !vector.every((x) => typeof x === "number" && Number.isFinite(x))) {
+    throw new Error("The search vector must be a JSON array of numbers, e.g. [0.1, 0.2, 0.3].");
+  }
+  return {
+    TableName: table.TableName,
+    IndexName: form.index,
+    TopK: Number(form.topK),
+    SearchVector: vector.map((x) => ({ N: String(x) })),
+  };
+}
+
 // keysOf returns the partition and sort key of a table or one of its
 // indexes: [{name, type}] (type S, N or B), partition key first.
 export function keysOf(table, indexName = "") {

@@ -35,7 +35,9 @@ async function openPage() {
     confirm: () => true,
   });
   const script = new URL("console.js", endpoint + "/console/");
-  assert.equal((await fetch(script)).status, 200);
+  const served = await fetch(script);
+  assert.equal(served.status, 200);
+  await served.text(); // a body left unread would hold its connection open
   // The same file, imported from the checkout (Node imports only files).
   await import(new URL("../../../internal/console/assets/console.js", import.meta.url));
   return window;
@@ -56,7 +58,7 @@ const change = (form, name, value) => {
   field(form, name).dispatchEvent(new window.Event("change"));
 };
 
-test("the console signs in, browses, queries, edits, deletes, runs PartiQL, reads a stream, creates and deletes a table", async () => {
+test("the console signs in, browses, queries, edits, deletes, runs PartiQL, reads a stream, searches vectors, creates and deletes a table", async () => {
   const table = `ui-${Math.random().toString(16).slice(2, 10)}`;
   await api.call("CreateTable", {
     TableName: table, BillingMode: "PAY_PER_REQUEST",
@@ -73,6 +75,19 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
   await api.call("PutItem", { TableName: streamed, Item: { id: { S: "x" }, v: { N: "1" } } });
   await api.call("PutItem", { TableName: streamed, Item: { id: { S: "x" }, v: { N: "2" } } });
   await api.call("DeleteItem", { TableName: streamed, Key: { id: { S: "x" } } });
+  const vectors = `${table}-vec`;
+  await api.call("CreateTable", {
+    TableName: vectors, BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+    VectorIndexes: [{
+      IndexName: "byEmbedding", VectorAttribute: { AttributeName: "emb" }, Dimensions: 3, DistanceFunction: "COSINE",
+      Projection: { ProjectionType: "KEYS_ONLY" },
+    }],
+  });
+  for (const [id, v] of [["a", [1, 0, 0]], ["b", [0.9, 0.1, 0]], ["c", [0, 1, 0]]]) {
+    await api.call("PutItem", { TableName: vectors, Item: { id: { S: id }, emb: { L: v.map((x) => ({ N: String(x) })) } } });
+  }
   const evil = '<img src=x onerror="globalThis.pwned=1">';
   for (const [pk, sk, note] of [["a", "1", "first"], ["a", "2", evil], ["b", "1", "other"]]) {
     await api.call("PutItem", { TableName: table, Item: { pk: { S: pk }, sk: { S: sk }, note: { S: note } } });
@@ -191,6 +206,29 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
       ["INSERT", "id=x", "", '{"id":"x","v":"1"}'],
     ]);
 
+    // Vector search from an item: "Find similar".
+    assert.equal($("vector-info").textContent, "This table has no vector index.");
+    click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === vectors));
+    await until("the vector table's items", () => $("table-name").textContent === vectors && rows().length === 3);
+    assert.equal($("vector-form").hidden, false);
+    click(rows().find((r) => cell(r, "id") === "a"));
+    await until("the editor", () => $("editor").hasAttribute("open"));
+    assert.equal($("editor-similar").hidden, false);
+    click($("editor-similar"));
+    await until("the nearest items", () => $("vector-count").textContent !== "");
+    assert.equal($("editor").hasAttribute("open"), false);
+    assert.equal($("tab-vector").hidden, false);
+    assert.equal($("vector-count").textContent, "3 nearest items, nearest first");
+    const hits = [...$("vector-results").tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent));
+    assert.deepEqual(hits.map((h) => h[1]), ["a", "b", "c"]);
+    assert.ok(Math.abs(Number(hits[0][0])) < 1e-6, `score ${hits[0][0]}`);
+    field("vector-form", "vector").value = "[0, 1";
+    submit("vector-form");
+    await until("the parse error", () => $("error").textContent.startsWith("The search vector is not valid JSON"));
+    field("vector-form", "vector").value = "[0, 1]";
+    submit("vector-form");
+    await until("DynamoDB's refusal", () => $("error").textContent.startsWith("ValidationException: "));
+
     // A new table, then deleted.
     const created = `${table}-new`;
     click($("new-table"));
@@ -217,5 +255,6 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
   } finally {
     await api.call("DeleteTable", { TableName: table });
     await api.call("DeleteTable", { TableName: streamed });
+    await api.call("DeleteTable", { TableName: vectors });
   }
 });

@@ -9,7 +9,7 @@ import { SignatureV4 } from "@smithy/signature-v4";
 import { sign } from "../../../internal/console/assets/sigv4.js";
 import {
   ApiError, Client, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, orderShards, parseItem, plain,
-  readStream,
+  readStream, searchRequest, vectorOf,
 } from "../../../internal/console/assets/dynamodb.js";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
@@ -160,6 +160,20 @@ test("the new-table form makes an on-demand table", () => {
   });
   assert.deepEqual(createTableRequest({ name: "t", pkName: "a", pkType: "S", skName: "b", skType: "B" }).KeySchema,
     [{ AttributeName: "a", KeyType: "HASH" }, { AttributeName: "b", KeyType: "RANGE" }]);
+});
+
+test("the vector search form", () => {
+  const table = { TableName: "t" };
+  assert.deepEqual(searchRequest(table, { index: "v", vector: "[0.5, -1, 2e-3]", topK: "7" }), {
+    TableName: "t", IndexName: "v", TopK: 7, SearchVector: [{ N: "0.5" }, { N: "-1" }, { N: "0.002" }],
+  });
+  assert.throws(() => searchRequest(table, { index: "v", vector: "[1,", topK: "1" }), /not valid JSON/);
+  assert.throws(() => searchRequest(table, { index: "v", vector: '["1"]', topK: "1" }), /JSON array of numbers/);
+  assert.throws(() => searchRequest(table, { index: "v", vector: "[]", topK: "1" }), /JSON array of numbers/);
+  assert.deepEqual(vectorOf({ e: { L: [{ N: "1.5" }, { N: "-2" }] } }, "e"), [1.5, -2]);
+  assert.equal(vectorOf({ e: { L: [{ N: "1" }, { S: "x" }] } }, "e"), null);
+  assert.equal(vectorOf({ e: { S: "x" } }, "e"), null);
+  assert.equal(vectorOf({}, "e"), null);
 });
 
 test("values are shown as text", () => {
