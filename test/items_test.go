@@ -85,6 +85,12 @@ func TestPutGetUpdateDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// ALL_NEW: the whole item as the update left it.
+	if n := up.Attributes; len(n) != len(item)+1 || str(t, n["num"]) != "2.5" || str(t, n["cnt"]) != "1" ||
+		len(n["lst"].(*types.AttributeValueMemberL).Value) != 4 || len(n["tags"].(*types.AttributeValueMemberSS).Value) != 3 ||
+		str(t, n["data"].(*types.AttributeValueMemberM).Value["status"]) != "in_progress" {
+		t.Fatalf("ALL_NEW: %v", n)
+	}
 	if _, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{
 		TableName: aws.String(table), Key: key, UpdateExpression: aws.String("REMOVE lst[0] DELETE tags :x"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberSS{Value: []string{"x"}}},

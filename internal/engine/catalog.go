@@ -22,8 +22,6 @@ import (
 //	"m" "stats/" tableID(8)    → ItemCount(8) TableSizeBytes(8) at last Close
 //	"m" "istats/" tableID(8)   → the table's index statistics at last Close (index_online.go)
 //	"m" "purge/" tableID(8)    → a deleted table whose items are still being removed
-const prefixMeta = 'm'
-
 var (
 	metaNextIDKey = []byte("mnext-table-id")
 	metaCleanKey  = []byte("mclean")

@@ -30,10 +30,7 @@ type liveIndexes struct {
 }
 
 func newLiveIndexes(t *Table) *liveIndexes {
-	l := &liveIndexes{}
-	for _, ix := range t.LSIs {
-		l.list = append(l.list, ix)
-	}
+	l := &liveIndexes{list: slices.Clone(t.LSIs)}
 	for _, ix := range t.GSIs {
 		if ix.Status != StatusDeleting {
 			l.list = append(l.list, ix)

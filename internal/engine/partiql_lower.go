@@ -242,9 +242,6 @@ const (
 	precNot
 )
 
-// cond renders a condition.
-func (b *exprBuilder) cond(e partiql.Expr) (string, error) { return b.condP(e, precOr) }
-
 // condP renders a condition in a context of precedence prec.
 func (b *exprBuilder) condP(e partiql.Expr, prec int) (string, error) {
 	switch x := e.(type) {

@@ -3,7 +3,6 @@ package engine
 import (
 	"slices"
 
-	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -314,13 +313,4 @@ func (t *Table) checkVectorRead(index string, query bool) error {
 		return ddberr.Validation("Cannot read from backfilling global secondary index: " + index)
 	}
 	return ddberr.Validation("Scan operation not supported on this index type")
-}
-
-// vectorTypes is the attribute type map used to build vector indexes.
-func vectorTypes(rec *tableRecord) map[string]attr.Type {
-	types := map[string]attr.Type{}
-	for _, d := range rec.Desc.AttributeDefinitions {
-		types[cpDeref(d.AttributeName)] = attrType(d.AttributeType)
-	}
-	return types
 }

@@ -59,8 +59,3 @@ const (
 func requestErr(k Kind, format string, args ...any) *ddberr.Error {
 	return ddberr.RequestInvalidf("Invalid "+k.String()+": "+format, args...)
 }
-
-// evalErr is an evaluation-phase error about an expression of kind k.
-func evalErr(k Kind, format string, args ...any) *ddberr.Error {
-	return ddberr.Validationf("Invalid "+k.String()+": "+format, args...)
-}

@@ -64,14 +64,6 @@ func (p *parser) peekAt(n int) token {
 	}
 	return p.toks[len(p.toks)-1]
 }
-func (p *parser) next() token {
-	t := p.toks[p.pos]
-	if t.kind != tokEOF {
-		p.pos++
-	}
-	return t
-}
-
 func (p *parser) fail() error { return &syntaxError{at: p.pos} }
 
 func (p *parser) expect(punct string) error {

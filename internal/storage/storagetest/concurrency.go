@@ -224,7 +224,7 @@ func checkGeneration(s storage.Store, keys int, useTxn bool) error {
 		if i == 0 {
 			first = string(v)
 		} else if string(v) != first {
-			return fmt.Errorf("Get saw generations %s and %s", first, v)
+			return fmt.Errorf("get saw generations %s and %s", first, v)
 		}
 	}
 	return nil
