@@ -51,7 +51,7 @@ const policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src
 // Handler serves the console: GET or HEAD of /console (redirected to
 // /console/), /console/ (the page), its files and settings.json.
 func Handler(o Options) http.Handler {
-	cfg, err := json.Marshal(settings{Region: o.Region, Authentication: o.Authentication, DatabasePerKey: o.DatabasePerKey})
+	cfg, err := json.Marshal(settings(o))
 	if err != nil {
 		panic(err) // two plain fields
 	}

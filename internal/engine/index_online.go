@@ -118,7 +118,8 @@ func (e *Engine) startIndexWork(t *Table, prev *Table) {
 func (e *Engine) barrier() {
 	for i := range e.locks {
 		e.locks[i].Lock()
-		e.locks[i].Unlock() //nolint:staticcheck // an empty critical section is the point
+		//lint:ignore SA2001 an empty critical section is the point
+		e.locks[i].Unlock()
 	}
 }
 

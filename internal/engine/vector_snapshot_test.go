@@ -166,6 +166,7 @@ func TestVectorPeriodicSnapshot(t *testing.T) {
 	// that only the dirty marks record.
 	e.SetVectorSnapshotPolicy(0, 0)
 	rt.snapMu.Lock()
+	//lint:ignore SA2001 waits for a snapshot in flight
 	rt.snapMu.Unlock()
 	r := rand.New(rand.NewPCG(99, 1))
 	for i := 0; i < 60; i++ {

@@ -164,6 +164,7 @@ func (e *Engine) dropVectorRuntime(tableID uint64, indexID uint32) {
 		// wait for it, so that the purge that follows sees all its keys.
 		rt.dropped.Store(true)
 		rt.snapMu.Lock()
+		//lint:ignore SA2001 waits for the snapshot holding it
 		rt.snapMu.Unlock()
 	}
 }

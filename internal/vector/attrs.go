@@ -102,7 +102,7 @@ func (t *attrTable) add(n uint32, a *Attrs) {
 			if at.Name == partitionName {
 				continue
 			}
-			t.addPair(n, t.intern(pairKey{at.Name, at.Value}))
+			t.addPair(n, t.intern(pairKey(at)))
 		}
 	}
 	t.end = append(t.end, uint32(len(t.pairs)))
@@ -152,7 +152,7 @@ func (t *attrTable) resolve(f *Filter, buf []uint32) (req []uint32, ok bool) {
 		return req, false
 	}
 	for _, c := range f.Inline {
-		if c.Name == partitionName || !look(pairKey{c.Name, c.Value}) {
+		if c.Name == partitionName || !look(pairKey(c)) {
 			return req, false
 		}
 	}

@@ -179,7 +179,7 @@ func (x *Index) attrsOf(n uint32, a Attrs) Attrs {
 		if k.Name == partitionName {
 			a.Partition, a.HasPartition = k.Value.Text, true
 		} else {
-			a.Inline = append(a.Inline, Attr{k.Name, k.Value})
+			a.Inline = append(a.Inline, Attr(k))
 		}
 	}
 	return a
