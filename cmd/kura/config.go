@@ -43,6 +43,8 @@ type config struct {
 	Console bool
 	// Metrics is the address of the Prometheus /metrics listener ("": off).
 	Metrics string
+	// TLSCert and TLSKey switch the listener to HTTPS.
+	TLSCert, TLSKey string
 	// TTLInterval is the period of the background TTL expirer.
 	TTLInterval time.Duration
 	// StreamShardPeriod is how long a stream shard stays open.
@@ -122,6 +124,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
+	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS instead of HTTP with this PEM certificate (chain) file, with --tls-key; a renewed file is picked up without a restart")
+	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics (requests, errors and latency by operation, table items and sizes, process figures) at GET /metrics on this separate address (host:port); off when empty")
 	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")
 	fs.BoolVar(&c.SharedDB, "shared-db", true, "serve one database to every credential and region; --shared-db=false gives each access key ID and region its own database (DynamoDB Local without -sharedDb)")
@@ -162,6 +166,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", logLevel)
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
 	if (c.TiKVCert == "") != (c.TiKVKey == "") {
 		return nil, errors.New("--tikv-cert and --tikv-key go together")

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -56,8 +57,11 @@ type Config struct {
 	Console bool
 	// Metrics, when set, is the address of a listener of its own that
 	// serves GET /metrics (Prometheus text format).
-	Metrics       string
-	VectorMaxTopK int
+	Metrics string
+	// TLSCert and TLSKey, when set, are PEM files: the listener speaks
+	// HTTPS with that certificate (reloaded when the files change).
+	TLSCert, TLSKey string
+	VectorMaxTopK   int
 	// VectorQuantization is the vector indexes' graph traversal
 	// representation (--vector-quantization); the zero value is float32.
 	VectorQuantization vector.Quantization
@@ -98,6 +102,9 @@ type Server struct {
 	dbs map[string]*database // by credential key; sharedKey in shared mode
 
 	tikv tikvCluster // with Config.TiKVPD: the connection every database's store shares
+
+	scheme string     // of Endpoint: "https" with Config.TLSCert
+	certs  *certFiles // with Config.TLSCert
 
 	// With Config.Metrics: the request counters and their listener.
 	requests   *metrics.Requests
@@ -175,6 +182,18 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		s.closeDatabases()
 		return nil, err
+	}
+	s.scheme = "http"
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		tc, certs, err := loadTLS(cfg.TLSCert, cfg.TLSKey, s.log)
+		if err != nil {
+			ln.Close()
+			s.closeDatabases()
+			return nil, err
+		}
+		ln = tls.NewListener(ln, tc)
+		s.scheme, s.certs = "https", certs
+		s.log.Info("serving HTTPS", "cert", cfg.TLSCert)
 	}
 	s.ln = ln
 	if cfg.Metrics != "" {
@@ -280,8 +299,9 @@ func safeName(s string) string {
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Endpoint is the server's URL, e.g. http://127.0.0.1:8000.
-func (s *Server) Endpoint() string { return "http://" + s.ln.Addr().String() }
+// Endpoint is the server's URL, e.g. http://127.0.0.1:8000 (https:// with
+// TLS).
+func (s *Server) Endpoint() string { return s.scheme + "://" + s.ln.Addr().String() }
 
 // Done delivers the error that stopped serving (nil after Shutdown).
 func (s *Server) Done() <-chan error { return s.done }

@@ -29,7 +29,7 @@ export function amzDate(date) {
 export async function sign({ host, region, service = "dynamodb", credentials, headers, body, now = new Date() }) {
   if (!globalThis.crypto?.subtle) {
     throw new Error("This page cannot sign requests: browsers offer WebCrypto only to https:// pages and to " +
-      "localhost. Open the console through https (a TLS proxy) or localhost (an SSH tunnel).");
+      "localhost. Serve Kura over HTTPS (--tls-cert) or open the console through localhost (an SSH tunnel).");
   }
   const stamp = amzDate(now);
   const day = stamp.slice(0, 8);
