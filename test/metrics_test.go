@@ -71,18 +71,12 @@ func TestMetrics(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	k := startKura(t, "--in-memory", "--metrics", addr)
 	c := k.client()
-	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{
-		TableName: aws.String("met"), BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	table := createTable(t, c, "pk", "", "")
 	item := map[string]types.AttributeValue{"pk": S("a"), "v": S("xyz")}
-	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("met"), Item: item}); err != nil {
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("met"), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
 	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
 	_, err = c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("none"), Key: map[string]types.AttributeValue{"pk": S("a")}})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
@@ -105,8 +99,8 @@ func TestMetrics(t *testing.T) {
 		{"kura_request_errors_total", []string{"operation", "GetItem", "type", "ResourceNotFoundException"}, 1},
 		{"kura_request_errors_total", []string{"operation", "unknown", "type", "UnknownOperationException"}, 1},
 		{"kura_request_duration_seconds", []string{"operation", "PutItem"}, 2},
-		{"kura_table_items", []string{"table", "met"}, 1},
-		{"kura_table_size_bytes", []string{"table", "met"}, 2 + 1 + 1 + 3},
+		{"kura_table_items", []string{"table", table}, 1},
+		{"kura_table_size_bytes", []string{"table", table}, 2 + 1 + 1 + 3},
 	} {
 		if got := value(f, c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // With a database per credential, table figures name their database; a
@@ -26,13 +25,7 @@ func TestMetricsPerCredential(t *testing.T) {
 	for _, key := range []string{"ALICE", "BOB"} {
 		c := dynamodb.New(dynamodb.Options{Region: "eu-west-2", BaseEndpoint: aws.String(s.Endpoint()),
 			Credentials: credentials.NewStaticCredentialsProvider(key, "secret", "")})
-		if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-			TableName: aws.String("tbl"), BillingMode: types.BillingModePayPerRequest,
-			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		}); err != nil {
-			t.Fatal(err)
-		}
+		createTable(t, c, "tbl", "pk")
 	}
 	scrape := func() string {
 		resp, err := http.Get("http://" + s.MetricsAddr().String() + "/metrics")

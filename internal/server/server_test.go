@@ -10,6 +10,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
+// createTable creates an on-demand table keyed by the string attribute
+// key through c.
+func createTable(t *testing.T, c *dynamodb.Client, name, key string) {
+	t.Helper()
+	if _, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(key), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(key), KeyType: types.KeyTypeHash}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCredentialKey(t *testing.T) {
 	for auth, want := range map[string]string{
 		"AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261130/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x": "AKIDEXAMPLE_us-east-1",
@@ -57,14 +71,7 @@ func testPerCredentialDatabases(t *testing.T, cfg Config) {
 	}
 	s := start()
 	alice := client(s, "ALICE", "us-east-1")
-	if _, err := alice.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("orders"),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createTable(t, alice, "orders", "id")
 	if got := tables(client(s, "BOB", "us-east-1")); len(got) != 0 {
 		t.Fatalf("BOB sees ALICE's tables: %v", got)
 	}

@@ -44,13 +44,7 @@ func TestTLS(t *testing.T) {
 	}
 	c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint()), HTTPClient: testcert.Client(first),
 		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")})
-	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String("tls"), BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createTable(t, c, "tls", "pk")
 	item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
 	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tls"), Item: item}); err != nil {
 		t.Fatal(err)
