@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -89,7 +90,26 @@ type kura struct {
 	cmd      *exec.Cmd
 	endpoint string
 	args     []string
-	log      *strings.Builder
+	log      *syncLog
+}
+
+// syncLog is a server's output as the test reads it while the process
+// still writes it (exec copies its pipes from goroutines of its own).
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startKura starts a server with extra flags and stops it when t ends.
@@ -113,7 +133,7 @@ func startKuraErr(args ...string) (*kura, error) {
 	if onTiKV {
 		full = append(full, tikvArgs(args)...)
 	}
-	k := &kura{endpoint: "http://" + addr, args: full, log: &strings.Builder{}}
+	k := &kura{endpoint: "http://" + addr, args: full, log: &syncLog{}}
 	k.cmd = exec.Command(kuraBin, full...)
 	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log
 	if err := k.cmd.Start(); err != nil {

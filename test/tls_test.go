@@ -28,14 +28,14 @@ func TestTLSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log strings.Builder
+	log := &syncLog{}
 	cmd := exec.Command(kuraBin, "--in-memory", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
 		"--tls-cert", filepath.Join(dir, "cert.pem"), "--tls-key", filepath.Join(dir, "key.pem"))
-	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	k := &kura{cmd: cmd, endpoint: fmt.Sprintf("https://127.0.0.1:%d", port), log: &log}
+	k := &kura{cmd: cmd, endpoint: fmt.Sprintf("https://127.0.0.1:%d", port), log: log}
 	t.Cleanup(k.stop)
 	hc := testcert.Client(cert)
 	deadline := time.Now().Add(10 * time.Second)

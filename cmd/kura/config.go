@@ -45,6 +45,8 @@ type config struct {
 	Metrics string
 	// TLSCert and TLSKey switch the listener to HTTPS.
 	TLSCert, TLSKey string
+	// LogRequests logs every request (at info level).
+	LogRequests bool
 	// TTLInterval is the period of the background TTL expirer.
 	TTLInterval time.Duration
 	// StreamShardPeriod is how long a stream shard stays open.
@@ -124,6 +126,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
+	fs.BoolVar(&c.LogRequests, "log-requests", false, "log every request at info level: operation, status, error type, duration, client address and access key ID")
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS instead of HTTP with this PEM certificate (chain) file, with --tls-key; a renewed file is picked up without a restart")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics (requests, errors and latency by operation, table items and sizes, process figures) at GET /metrics on this separate address (host:port); off when empty")

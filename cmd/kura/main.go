@@ -5,7 +5,7 @@
 //	     [--account-id 000000000000] [--log-level info] [--create-delay 0]
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
-//	     [--tls-cert cert.pem --tls-key key.pem]
+//	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -92,6 +92,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		Metrics:           cfg.Metrics,
 		TLSCert:           cfg.TLSCert,
 		TLSKey:            cfg.TLSKey,
+		LogRequests:       cfg.LogRequests,
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,

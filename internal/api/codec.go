@@ -314,7 +314,7 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 		// DynamoDB answers an over-size body with a bare 413: no __type,
 		// no CRC32.
 		x.errType = "RequestEntityTooLarge"
-		s.observe(x)
+		s.observe(x, http.StatusRequestEntityTooLarge)
 		x.out.writeBare(http.StatusRequestEntityTooLarge)
 		return
 	}

@@ -34,7 +34,7 @@ var (
 // send writes a JSON response body, compressed in the coding the client
 // prefers when the body is large enough to be worth it.
 func (s *Server) send(x *exchange, status int, body []byte) {
-	s.observe(x)
+	s.observe(x, status)
 	enc := ""
 	if len(body) >= compressMin && x.acceptEncoding != "" {
 		enc = responseCoding(x.acceptEncoding)

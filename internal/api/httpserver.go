@@ -168,7 +168,7 @@ func (h *HTTPServer) Close() error {
 
 func (h *HTTPServer) newConn(rwc net.Conn) *fastConn {
 	c := &fastConn{srv: h, rwc: rwc, br: bufio.NewReaderSize(rwc, fastConnBufSize)}
-	c.x = exchange{ctx: h.ctx, out: c}
+	c.x = exchange{ctx: h.ctx, out: c, remote: rwc.RemoteAddr().String()}
 	// Registered idle, so idle since now: with idleSince still 0, a janitor
 	// sweep before serve's first statement closed the fresh connection,
 	// request and all (a client saw "connection reset by peer").
@@ -345,9 +345,9 @@ func (c *fastConn) serveOne(n int) bool {
 	c.x.acceptEncoding = c.reuse(&c.acceptEncoding, h.acceptEncoding)
 	contentType := c.reuse(&c.contentType, h.contentType)
 	c.x.authorization = ""
-	if h.authorization != nil && c.srv.api.databases != nil {
-		// Only per-credential databases read it (a new signature each
-		// request, so a copy each time).
+	if h.authorization != nil && (c.srv.api.databases != nil || c.srv.api.logReqs) {
+		// Only per-credential databases and the request log read it (a
+		// new signature each request, so a copy each time).
 		c.x.authorization = string(h.authorization)
 	}
 	if c.srv.api.auth != nil {

@@ -60,6 +60,9 @@ type Options struct {
 	// latency and error type) for the --metrics listener; build it with
 	// Targets.
 	Requests *metrics.Requests
+	// LogRequests logs every routed request at info level: operation,
+	// status, error type, duration, client address, access key.
+	LogRequests bool
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -72,12 +75,13 @@ type Server struct {
 	auth      *auth.Verifier
 	console   http.Handler
 	requests  *metrics.Requests
+	logReqs   bool
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
-		console: opts.Console, requests: opts.Requests}
+		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -100,19 +104,58 @@ type exchange struct {
 	// (its Body is the body as received, before any decompression).
 	signed auth.Request
 	// errType is the type of the error answered ("" for none), and
-	// started when serve began (zero: not counted), for Server.requests.
+	// started when serve began (zero: not observed), for Server.requests
+	// and the request log.
 	errType string
 	started time.Time
+	// remote is the client's address, for the request log.
+	remote string
 }
 
-// observe counts x's request, once, just before its answer goes out (so
-// a client that has its answer finds it counted).
-func (s *Server) observe(x *exchange) {
-	if s.requests == nil || x.started.IsZero() {
+// observe counts and logs x's request, once, just before its answer goes
+// out (so a client that has its answer finds it counted).
+func (s *Server) observe(x *exchange, status int) {
+	if x.started.IsZero() {
 		return
 	}
-	s.requests.Observe(x.target, time.Since(x.started), x.errType)
+	d := time.Since(x.started)
 	x.started = time.Time{}
+	if s.requests != nil {
+		s.requests.Observe(x.target, d, x.errType)
+	}
+	if s.logReqs {
+		s.logRequest(x, status, d)
+	}
+}
+
+// logRequest writes the request log's line for x.
+func (s *Server) logRequest(x *exchange, status int, d time.Duration) {
+	op := x.target
+	if i := strings.LastIndexByte(op, '.'); i >= 0 {
+		op = op[i+1:]
+	}
+	attrs := []any{"operation", op, "status", status, "duration", d, "remote", x.remote}
+	if x.errType != "" {
+		attrs = append(attrs, "error", x.errType)
+	}
+	if key := accessKeyID(x.authorization); key != "" {
+		attrs = append(attrs, "key", key)
+	}
+	s.log.Info("request", attrs...)
+}
+
+// accessKeyID is the access key ID a SigV4 Authorization header names
+// ("AWS4-HMAC-SHA256 Credential=AKID/20261201/..."), or "".
+func accessKeyID(authorization string) string {
+	_, rest, ok := strings.Cut(authorization, "Credential=")
+	if !ok {
+		return ""
+	}
+	key, _, _ := strings.Cut(rest, "/")
+	if len(key) > 128 || strings.ContainsAny(key, " ,") {
+		return ""
+	}
+	return key
 }
 
 // replier writes the response to an exchange.
@@ -163,6 +206,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		acceptEncoding: r.Header.Get("Accept-Encoding"),
 		authorization:  r.Header.Get("Authorization"),
 		out:            httpReplier{w},
+		remote:         r.RemoteAddr,
 	}
 	if r.Method != http.MethodPost || !acceptedContentType(r.Header.Get("Content-Type")) {
 		s.writeError(x, ddberr.UnknownOperation(), http.StatusNotFound)
@@ -224,8 +268,8 @@ func discardBody(r *http.Request, limit int64) {
 
 // serve routes a POST whose body has been read and runs its operation.
 func (s *Server) serve(x *exchange, body []byte) {
-	if s.requests != nil {
-		x.errType, x.started = "", time.Now() // counted when answered (observe)
+	if s.requests != nil || s.logReqs {
+		x.errType, x.started = "", time.Now() // counted and logged when answered (observe)
 	}
 	target := x.target
 	var h handler

@@ -61,7 +61,9 @@ type Config struct {
 	// TLSCert and TLSKey, when set, are PEM files: the listener speaks
 	// HTTPS with that certificate (reloaded when the files change).
 	TLSCert, TLSKey string
-	VectorMaxTopK   int
+	// LogRequests logs every request at info level (api.Options).
+	LogRequests   bool
+	VectorMaxTopK int
 	// VectorQuantization is the vector indexes' graph traversal
 	// representation (--vector-quantization); the zero value is float32.
 	VectorQuantization vector.Quantization
@@ -129,7 +131,7 @@ func Start(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	opts := api.Options{Logger: s.log, Admin: cfg.Admin}
+	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests}
 	if len(cfg.Credentials) > 0 {
 		region := cfg.Region
 		if region == "" {
