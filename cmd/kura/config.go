@@ -47,6 +47,9 @@ type config struct {
 	TLSCert, TLSKey string
 	// LogRequests logs every request (at info level).
 	LogRequests bool
+	// CheckpointDir enables POST /admin/checkpoint, which writes copies
+	// of the data into it.
+	CheckpointDir string
 	// TTLInterval is the period of the background TTL expirer.
 	TTLInterval time.Duration
 	// StreamShardPeriod is how long a stream shard stays open.
@@ -126,6 +129,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
+	fs.StringVar(&c.CheckpointDir, "checkpoint-dir", "", "enable POST /admin/checkpoint, which writes a consistent copy of the data (every acknowledged write) into a new folder under this directory while Kura runs: a backup that Kura starts on with --data-dir (signed, when authentication is on)")
 	fs.BoolVar(&c.LogRequests, "log-requests", false, "log every request at info level: operation, status, error type, duration, client address and access key ID")
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS instead of HTTP with this PEM certificate (chain) file, with --tls-key; a renewed file is picked up without a restart")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
@@ -169,6 +173,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", logLevel)
+	}
+	if c.CheckpointDir != "" && (c.InMemory || tikvPD != "") {
+		return nil, errors.New("--checkpoint-dir copies the embedded store's files: not with --in-memory or --tikv-pd")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")

@@ -6,6 +6,7 @@
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
+//	     [--checkpoint-dir DIR]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -93,6 +94,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		TLSCert:           cfg.TLSCert,
 		TLSKey:            cfg.TLSKey,
 		LogRequests:       cfg.LogRequests,
+		CheckpointDir:     cfg.CheckpointDir,
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,

@@ -63,6 +63,10 @@ type Options struct {
 	// LogRequests logs every routed request at info level: operation,
 	// status, error type, duration, client address, access key.
 	LogRequests bool
+	// Checkpoint, when set, serves POST /admin/checkpoint
+	// (admin_checkpoint.go): it writes a copy of the data and returns
+	// where.
+	Checkpoint func() (string, error)
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -76,12 +80,14 @@ type Server struct {
 	console   http.Handler
 	requests  *metrics.Requests
 	logReqs   bool
+	ckpt      func() (string, error)
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
-		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests}
+		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests,
+		ckpt: opts.Checkpoint}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -170,6 +176,10 @@ type replier interface {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.ckpt != nil && r.URL.Path == checkpointPath {
+		s.serveCheckpoint(w, r)
+		return
+	}
 	if s.admin && strings.HasPrefix(r.URL.Path, adminPrefix) {
 		s.serveAdmin(w, r)
 		return

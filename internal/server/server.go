@@ -62,7 +62,10 @@ type Config struct {
 	// HTTPS with that certificate (reloaded when the files change).
 	TLSCert, TLSKey string
 	// LogRequests logs every request at info level (api.Options).
-	LogRequests   bool
+	LogRequests bool
+	// CheckpointDir, when set, enables Checkpoint (POST /admin/checkpoint):
+	// consistent copies of the data are written into new folders under it.
+	CheckpointDir string
 	VectorMaxTopK int
 	// VectorQuantization is the vector indexes' graph traversal
 	// representation (--vector-quantization); the zero value is float32.
@@ -142,6 +145,9 @@ func Start(cfg Config) (*Server, error) {
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
 		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+	}
+	if cfg.CheckpointDir != "" {
+		opts.Checkpoint = s.Checkpoint
 	}
 	if cfg.Metrics != "" {
 		s.requests = metrics.NewRequests(api.Targets())

@@ -45,6 +45,15 @@ type LazyBeginner interface {
 	BeginLazy() (Txn, error)
 }
 
+// Checkpointer is implemented by stores that can copy themselves while in
+// use. Checkpoint writes the store's committed state, consistent as of one
+// moment and durable when it returns, into a new directory dir (which
+// must not exist), from which the store can be opened like its original
+// after a crash.
+type Checkpointer interface {
+	Checkpoint(dir string) error
+}
+
 // RangeReader is implemented by stores that can open an iterator over the
 // latest committed state without a snapshot: one iterator is a consistent
 // view by itself. It serves reads that open a single iterator and read

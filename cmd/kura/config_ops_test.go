@@ -17,3 +17,15 @@ func TestParseTLSFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCheckpointFlag(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig([]string{"--checkpoint-dir", "/backups"}, none, io.Discard)
+	if err != nil || c.CheckpointDir != "/backups" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	want := "--checkpoint-dir copies the embedded store's files: not with --in-memory or --tikv-pd"
+	if _, err := parseConfig([]string{"--checkpoint-dir", "/backups", "--in-memory"}, none, io.Discard); err == nil || err.Error() != want {
+		t.Errorf("with --in-memory: %v", err)
+	}
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// errNoCheckpoint answers a checkpoint request to a server whose storage
+// has no files of its own.
+var errNoCheckpoint = errors.New("checkpoints need the embedded store: this server keeps its data in memory or in TiKV")
+
+// Checkpoint writes a consistent, durable copy of every database into a
+// new folder under Config.CheckpointDir, named kura-<UTC time>, and returns
+// its path. Kura starts on the copy with --data-dir <path> (its
+// --shared-db setting unchanged): every write acknowledged before the call
+// is there, as after a crash at that moment. With a database per
+// credential each one's copy is in a subfolder of its name, as in the
+// data directory, databases not opened since the start included.
+func (s *Server) Checkpoint() (string, error) {
+	if s.cfg.CheckpointDir == "" {
+		return "", errors.New("no checkpoint directory configured (--checkpoint-dir)")
+	}
+	if s.cfg.InMemory || s.tikv != nil {
+		return "", errNoCheckpoint
+	}
+	if err := os.MkdirAll(s.cfg.CheckpointDir, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := s.newCheckpointDir()
+	if err != nil {
+		return "", err
+	}
+	if !s.cfg.PerCredential {
+		db, err := s.open(sharedKey)
+		if err != nil {
+			return "", err
+		}
+		return dir, checkpoint(db, dir)
+	}
+	keys, err := s.databaseKeys()
+	if err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	for _, key := range keys {
+		db, err := s.open(key)
+		if err != nil {
+			return "", err
+		}
+		if err := checkpoint(db, filepath.Join(dir, key)); err != nil {
+			return "", fmt.Errorf("database %s: %w", key, err)
+		}
+	}
+	return dir, nil
+}
+
+// newCheckpointDir names the next checkpoint: its UTC time, to the
+// millisecond, and a counter if that name is taken.
+func (s *Server) newCheckpointDir() (string, error) {
+	base := filepath.Join(s.cfg.CheckpointDir, "kura-"+time.Now().UTC().Format("20060102T150405.000Z"))
+	for i := 0; i < 100; i++ {
+		dir := base
+		if i > 0 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("checkpoint names under %s are all taken", base)
+}
+
+// databaseKeys lists the databases of per-credential mode: the ones open
+// and the folders in the data directory.
+func (s *Server) databaseKeys() ([]string, error) {
+	seen := map[string]bool{}
+	s.mu.Lock()
+	for key := range s.dbs {
+		seen[key] = true
+	}
+	s.mu.Unlock()
+	entries, err := os.ReadDir(s.cfg.DataDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() && safeName(e.Name()) == e.Name() && isStore(filepath.Join(s.cfg.DataDir, e.Name())) {
+			seen[e.Name()] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for key := range seen {
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// isStore reports whether dir holds a Pebble store (a MANIFEST file, which
+// a checkpoint has too): other folders under the data directory, a
+// checkpoint directory put there for one, are not databases.
+func isStore(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*"))
+	return len(m) > 0
+}
+
+func checkpoint(db *database, dir string) error {
+	c, ok := db.store.(storage.Checkpointer)
+	if !ok {
+		return errNoCheckpoint
+	}
+	return c.Checkpoint(dir)
+}
