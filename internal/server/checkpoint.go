@@ -28,6 +28,8 @@ func (s *Server) Checkpoint() (string, error) {
 	if s.cfg.InMemory || s.tikv != nil {
 		return "", errNoCheckpoint
 	}
+	s.ckptMu.Lock() // one at a time: each names a new folder
+	defer s.ckptMu.Unlock()
 	if err := os.MkdirAll(s.cfg.CheckpointDir, 0o755); err != nil {
 		return "", err
 	}

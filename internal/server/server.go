@@ -108,6 +108,7 @@ type Server struct {
 
 	tikv tikvCluster // with Config.TiKVPD: the connection every database's store shares
 
+	ckptMu sync.Mutex // serialises Checkpoint
 	scheme string     // of Endpoint: "https" with Config.TLSCert
 	certs  *certFiles // with Config.TLSCert
 
