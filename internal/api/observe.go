@@ -1,0 +1,57 @@
+package api
+
+import (
+	"strings"
+	"time"
+)
+
+// The metrics and the request log (Options.Requests, Options.LogRequests)
+// see a request when its answer is about to go out (send, and writeError's
+// bare 413): serve stamps exchange.started, writeError records the error
+// type.
+
+// observe counts and logs x's request, once, just before its answer goes
+// out (so a client that has its answer finds it counted).
+func (s *Server) observe(x *exchange, status int) {
+	if x.started.IsZero() {
+		return
+	}
+	d := time.Since(x.started)
+	x.started = time.Time{}
+	if s.requests != nil {
+		s.requests.Observe(x.target, d, x.errType)
+	}
+	if s.logReqs {
+		s.logRequest(x, status, d)
+	}
+}
+
+// logRequest writes the request log's line for x.
+func (s *Server) logRequest(x *exchange, status int, d time.Duration) {
+	op := x.target
+	if i := strings.LastIndexByte(op, '.'); i >= 0 {
+		op = op[i+1:]
+	}
+	attrs := []any{"operation", op, "status", status, "duration", d, "remote", x.remote}
+	if x.errType != "" {
+		attrs = append(attrs, "error", x.errType)
+	}
+	if key := accessKeyID(x.authorization); key != "" {
+		attrs = append(attrs, "key", key)
+	}
+	s.log.Info("request", attrs...)
+}
+
+// accessKeyID is the access key ID a SigV4 Authorization header names
+// ("AWS4-HMAC-SHA256 Credential=AKID/20261201/..."), or "".
+func accessKeyID(authorization string) string {
+	_, rest, ok := strings.Cut(authorization, "Credential=")
+	if !ok {
+		return ""
+	}
+	key, _, _ := strings.Cut(rest, "/")
+	if len(key) > 128 || strings.ContainsAny(key, " ,") {
+		return ""
+	}
+	return key
+}
