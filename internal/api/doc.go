@@ -15,4 +15,9 @@
 // HTTPServer (httpserver.go) serves the connections: it reads the plain
 // "POST /" requests the SDKs send itself and hands a connection that sends
 // anything else to net/http, which serves the same Server (ServeHTTP).
+//
+// Beside the operations, ServeHTTP serves the web console's files
+// (Options.Console, internal/console), the operator endpoints (admin.go,
+// admin_checkpoint.go), and the health check; observe.go feeds the
+// metrics and the request log.
 package api
