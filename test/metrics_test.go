@@ -3,6 +3,7 @@ package test
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -101,6 +102,7 @@ func TestMetrics(t *testing.T) {
 		{"kura_request_duration_seconds", []string{"operation", "PutItem"}, 2},
 		{"kura_table_items", []string{"table", table}, 1},
 		{"kura_table_size_bytes", []string{"table", table}, 2 + 1 + 1 + 3},
+		{"kura_build_info", []string{"goversion", runtime.Version()}, 1},
 	} {
 		if got := value(f, c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)

@@ -47,6 +47,8 @@ type config struct {
 	TLSCert, TLSKey string
 	// LogRequests logs every request (at info level).
 	LogRequests bool
+	// Version asks for the build's description instead of a server.
+	Version bool
 	// CheckpointDir enables POST /admin/checkpoint, which writes copies
 	// of the data into it.
 	CheckpointDir string
@@ -130,6 +132,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
 	fs.DurationVar(&c.StreamShardPeriod, "stream-shard-period", 4*time.Hour, "how long a DynamoDB Streams shard stays open before it rolls over to a child shard")
 	fs.StringVar(&c.CheckpointDir, "checkpoint-dir", "", "enable POST /admin/checkpoint, which writes a consistent copy of the data (every acknowledged write) into a new folder under this directory while Kura runs: a backup that Kura starts on with --data-dir (signed, when authentication is on)")
+	fs.BoolVar(&c.Version, "version", false, "print the version, the commit it was built from and the Go version, and exit")
 	fs.BoolVar(&c.LogRequests, "log-requests", false, "log every request at info level: operation, status, error type, duration, client address and access key ID")
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "serve HTTPS instead of HTTP with this PEM certificate (chain) file, with --tls-key; a renewed file is picked up without a restart")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")

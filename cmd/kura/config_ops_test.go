@@ -29,3 +29,10 @@ func TestParseCheckpointFlag(t *testing.T) {
 		t.Errorf("with --in-memory: %v", err)
 	}
 }
+
+func TestParseVersionFlag(t *testing.T) {
+	c, err := parseConfig([]string{"--version"}, func(string) string { return "" }, io.Discard)
+	if err != nil || !c.Version {
+		t.Fatalf("%+v %v", c, err)
+	}
+}

@@ -6,7 +6,7 @@
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
-//	     [--checkpoint-dir DIR]
+//	     [--checkpoint-dir DIR] [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -47,6 +47,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kura:", err)
 		os.Exit(2)
+	}
+	if cfg.Version {
+		fmt.Println(server.Build())
+		return
 	}
 	if os.Getenv("GOGC") == "" {
 		// Kura's live heap is small and its garbage short-lived (request
@@ -119,7 +123,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		defer stopPprof()
 	}
 	fmt.Fprintf(stdout, "kura listening on %s\n", srv.Addr())
-	log.Debug("started", "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "tikv-pd", cfg.TiKVPD, "sync", cfg.Sync,
+	log.Debug("started", "version", server.Build().String(), "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "tikv-pd", cfg.TiKVPD, "sync", cfg.Sync,
 		"region", cfg.Region, "shared-db", cfg.SharedDB)
 
 	select {

@@ -46,6 +46,9 @@ func (s *Server) MetricsAddr() net.Addr {
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	mw := metrics.NewWriter(w)
+	b := Build()
+	mw.Family("kura_build_info", "gauge", "Always 1; the labels say which build is running.")
+	mw.Sample("kura_build_info", 1, "version", b.Version, "revision", b.Revision, "goversion", b.GoVersion)
 	s.requests.Write(mw)
 	s.writeTableMetrics(mw)
 	writeProcessMetrics(mw, s.started)
