@@ -135,6 +135,58 @@ func Start(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	opts := s.apiOptions()
+	if len(cfg.TiKVPD) > 0 {
+		c, err := connectTiKV(cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.tikv = c
+		if cfg.TiKVGCLifetime > 0 {
+			c.StartGC(cfg.TiKVGCLifetime)
+		}
+		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+	}
+	var backend api.Backend
+	if cfg.PerCredential {
+		opts.Databases = s.databaseFor
+	} else {
+		db, err := s.open(sharedKey)
+		if err != nil {
+			s.closeDatabases()
+			return nil, err
+		}
+		backend = db.eng
+	}
+	ln, err := s.listen()
+	if err != nil {
+		s.closeDatabases()
+		return nil, err
+	}
+	if cfg.Metrics != "" {
+		if err := s.startMetrics(cfg.Metrics); err != nil {
+			ln.Close()
+			s.closeDatabases()
+			return nil, err
+		}
+	}
+	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
+	})
+	go func() {
+		err := s.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// apiOptions configures the HTTP API from the Config: authentication,
+// checkpoints, metrics, the console (the backend is set by Start).
+func (s *Server) apiOptions() api.Options {
+	cfg := s.cfg
 	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests}
 	if len(cfg.Credentials) > 0 {
 		region := cfg.Region
@@ -161,68 +213,33 @@ func Start(cfg Config) (*Server, error) {
 		}
 		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential})
 	}
-	if len(cfg.TiKVPD) > 0 {
-		c, err := connectTiKV(cfg)
-		if err != nil {
-			return nil, err
-		}
-		s.tikv = c
-		if cfg.TiKVGCLifetime > 0 {
-			c.StartGC(cfg.TiKVGCLifetime)
-		}
-		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+	return opts
+}
+
+// listen opens the DynamoDB listener: plain TCP, or TLS with
+// Config.TLSCert and TLSKey.
+func (s *Server) listen() (net.Listener, error) {
+	addr := s.cfg.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
 	}
-	var backend api.Backend
-	if cfg.PerCredential {
-		opts.Databases = s.databaseFor
-	} else {
-		db, err := s.open(sharedKey)
-		if err != nil {
-			s.closeDatabases()
-			return nil, err
-		}
-		backend = db.eng
-	}
-	listen := cfg.Listen
-	if listen == "" {
-		listen = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		s.closeDatabases()
 		return nil, err
 	}
-	s.scheme = "http"
-	if cfg.TLSCert != "" || cfg.TLSKey != "" {
-		tc, certs, err := loadTLS(cfg.TLSCert, cfg.TLSKey, s.log)
-		if err != nil {
-			ln.Close()
-			s.closeDatabases()
-			return nil, err
-		}
-		ln = tls.NewListener(ln, tc)
-		s.scheme, s.certs = "https", certs
-		s.log.Info("serving HTTPS", "cert", cfg.TLSCert)
+	s.scheme, s.ln = "http", ln
+	if s.cfg.TLSCert == "" && s.cfg.TLSKey == "" {
+		return ln, nil
 	}
-	s.ln = ln
-	if cfg.Metrics != "" {
-		if err := s.startMetrics(cfg.Metrics); err != nil {
-			ln.Close()
-			s.closeDatabases()
-			return nil, err
-		}
+	tc, certs, err := loadTLS(s.cfg.TLSCert, s.cfg.TLSKey, s.log)
+	if err != nil {
+		ln.Close()
+		return nil, err
 	}
-	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
-	})
-	go func() {
-		err := s.http.Serve(ln)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		s.done <- err
-	}()
-	return s, nil
+	s.ln = tls.NewListener(ln, tc)
+	s.scheme, s.certs = "https", certs
+	s.log.Info("serving HTTPS", "cert", s.cfg.TLSCert)
+	return s.ln, nil
 }
 
 // open returns the database for key, opening it on first use.
