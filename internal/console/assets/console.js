@@ -195,6 +195,11 @@ async function openTable(name) {
   $("partiql-next").hidden = true;
   showStreamInfo(Table);
   showVectorInfo(Table);
+  // A new table starts with a scan: the last table's key values mean
+  // nothing here.
+  for (const [name, value] of [["mode", "scan"], ["pk", ""], ["sk1", ""], ["sk2", ""]]) {
+    field("items-form", name).value = value;
+  }
   updateQueryFields();
   if (Table.TableStatus !== "ACTIVE") {
     $("items").tHead.replaceChildren();

@@ -206,10 +206,16 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
       ["INSERT", "id=x", "", '{"id":"x","v":"1"}'],
     ]);
 
-    // Vector search from an item: "Find similar".
+    // Vector search from an item: "Find similar". (The items form was
+    // left on a query of this table's keys: another table starts with a
+    // scan.)
     assert.equal($("vector-info").textContent, "This table has no vector index.");
+    change("items-form", "mode", "query");
+    field("items-form", "pk").value = "a";
     click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === vectors));
     await until("the vector table's items", () => $("table-name").textContent === vectors && rows().length === 3);
+    assert.equal(field("items-form", "mode").value, "scan");
+    assert.equal($("query-fields").hidden, true);
     assert.equal($("vector-form").hidden, false);
     click(rows().find((r) => cell(r, "id") === "a"));
     await until("the editor", () => $("editor").hasAttribute("open"));
