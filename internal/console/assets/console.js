@@ -290,31 +290,41 @@ async function showPage(startKey) {
   state.nextKey = out.LastEvaluatedKey ?? null;
   const items = out.Items ?? [];
   const keys = keysOf(state.table, state.form.index);
-  const columns = columnsOf(keys, items);
-  const head = el("tr");
-  for (const c of columns) {
-    const th = el("th", c);
-    if (keys.some((k) => k.name === c)) {
-      th.className = "key";
-    }
-    head.append(th);
-  }
-  $("items").tHead.replaceChildren(head);
-  const body = $("items").tBodies[0];
-  body.replaceChildren();
-  for (const item of items) {
-    const tr = el("tr");
-    for (const c of columns) {
-      const text = formatValue(item[c]);
-      tr.append(el("td", text, { title: text.slice(0, 2000) }));
-    }
-    tr.addEventListener("click", () => run(() => editItem(item)));
-    body.append(tr);
-  }
+  fillGrid("items", columnsOf(keys, items), items, {
+    keys: keys.map((k) => k.name),
+    text: (item, c) => formatValue(item[c]),
+    open: (item) => editItem(item),
+  });
   $("count").textContent = `${items.length} items on page ${state.pages}` +
     (out.ScannedCount !== undefined && out.ScannedCount !== items.length ? ` (${out.ScannedCount} read)` : "") +
     (state.nextKey ? "; more follow" : "");
   $("next").hidden = !state.nextKey;
+}
+
+// fillGrid shows rows in the table with id: a header of columns (those in
+// keys marked), a row per entry with text(row, column) in each cell, and
+// open(row) run when a row is clicked.
+function fillGrid(id, columns, rows, { keys = [], text, open }) {
+  const head = el("tr");
+  for (const c of columns) {
+    const th = el("th", c);
+    if (keys.includes(c)) {
+      th.className = "key";
+    }
+    head.append(th);
+  }
+  $(id).tHead.replaceChildren(head);
+  const body = $(id).tBodies[0];
+  body.replaceChildren();
+  for (const row of rows) {
+    const tr = el("tr");
+    for (const c of columns) {
+      const t = text(row, c);
+      tr.append(el("td", t, { title: t.slice(0, 2000) }));
+    }
+    tr.addEventListener("click", () => run(() => open(row)));
+    body.append(tr);
+  }
 }
 
 $("next").addEventListener("click", () => run(() => showPage(state.nextKey)));
@@ -402,23 +412,10 @@ async function searchVectors() {
   }
   const out = await state.client.call("SearchVectors", searchRequest(state.table, form));
   const results = out.SearchResults ?? [];
-  const columns = ["score", ...columnsOf(keysOf(state.table), results.map((r) => r.Item))];
-  const head = el("tr");
-  for (const c of columns) {
-    head.append(el("th", c));
-  }
-  $("vector-results").tHead.replaceChildren(head);
-  const body = $("vector-results").tBodies[0];
-  body.replaceChildren();
-  for (const r of results) {
-    const tr = el("tr");
-    for (const c of columns) {
-      const text = c === "score" ? String(r.Score) : formatValue(r.Item[c]);
-      tr.append(el("td", text, { title: text.slice(0, 2000) }));
-    }
-    tr.addEventListener("click", () => run(() => editItem(r.Item)));
-    body.append(tr);
-  }
+  fillGrid("vector-results", ["score", ...columnsOf(keysOf(state.table), results.map((r) => r.Item))], results, {
+    text: (r, c) => (c === "score" ? String(r.Score) : formatValue(r.Item[c])),
+    open: (r) => editItem(r.Item),
+  });
   $("vector-count").textContent = `${results.length} nearest items, nearest first`;
 }
 
