@@ -116,3 +116,20 @@ func TestJavaScriptSDK(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestConsolePerKey drives the web console's page (jsdom) against a Kura
+// with a database per access key and region, authentication off, and new
+// tables CREATING for a second (test/clients/js/console-perkey.mjs).
+func TestConsolePerKey(t *testing.T) {
+	if _, err := os.Stat("clients/js/node_modules/jsdom"); err != nil {
+		t.Skip("jsdom not installed (run npm ci in test/clients/js)")
+	}
+	k := startKura(t, "--in-memory", "--shared-db=false", "--create-delay", "1s")
+	cmd := exec.Command("node", "--test", "console-perkey.mjs")
+	cmd.Dir = "clients/js"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("console against per-key databases failed: %v\n%s", err, out)
+	}
+}

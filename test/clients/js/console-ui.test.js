@@ -4,59 +4,11 @@
 // test/clients_test.go (TestJavaScriptSDK).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { JSDOM } from "jsdom";
 import { Client } from "../../../internal/console/assets/dynamodb.js";
+import { $, cell, change, click, field, openPage, rows, submit, until } from "./console-page.mjs";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
 const api = new Client({ endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-
-// until waits for cond() to hold (the page works asynchronously).
-async function until(what, cond, ms = 5000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) {
-      throw new Error(`timed out waiting for ${what}; error bar: ${document.getElementById("error").textContent}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-// openPage loads /console/ into jsdom and runs its script (a module,
-// which jsdom does not run itself) with the page's globals.
-async function openPage() {
-  const resp = await fetch(endpoint + "/console/");
-  const html = await resp.text();
-  const dom = new JSDOM(html, { url: endpoint + "/console/" });
-  const { window } = dom;
-  window.HTMLDialogElement.prototype.showModal ??= function () { this.setAttribute("open", ""); };
-  window.HTMLDialogElement.prototype.close ??= function () { this.removeAttribute("open"); };
-  Object.assign(globalThis, {
-    window, document: window.document, location: window.location, sessionStorage: window.sessionStorage,
-    confirm: () => true,
-  });
-  const script = new URL("console.js", endpoint + "/console/");
-  const served = await fetch(script);
-  assert.equal(served.status, 200);
-  await served.text(); // a body left unread would hold its connection open
-  // The same file, imported from the checkout (Node imports only files).
-  await import(new URL("../../../internal/console/assets/console.js", import.meta.url));
-  return window;
-}
-
-const $ = (id) => document.getElementById(id);
-const field = (form, name) => $(form).elements.namedItem(name);
-const submit = (form) => $(form).dispatchEvent(new window.Event("submit", { cancelable: true }));
-const click = (node) => node.dispatchEvent(new window.Event("click", { bubbles: true }));
-const rows = () => [...$("items").tBodies[0].rows];
-// cell is the text of a row's cell under the column called name.
-const cell = (row, name) => {
-  const i = [...$("items").tHead.rows[0].cells].findIndex((c) => c.textContent === name);
-  return i < 0 ? undefined : row.cells[i].textContent;
-};
-const change = (form, name, value) => {
-  field(form, name).value = value;
-  field(form, name).dispatchEvent(new window.Event("change"));
-};
 
 test("the console signs in, browses, queries, edits, deletes, runs PartiQL, reads a stream, searches vectors, creates and deletes a table", async () => {
   const table = `ui-${Math.random().toString(16).slice(2, 10)}`;
@@ -93,7 +45,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     await api.call("PutItem", { TableName: table, Item: { pk: { S: pk }, sk: { S: sk }, note: { S: note } } });
   }
   try {
-    await openPage();
+    await openPage(endpoint);
 
     // Authentication is on: the page asks for a key first. A wrong one is
     // refused by the server and the page asks again.
