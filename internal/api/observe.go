@@ -3,6 +3,8 @@ package api
 import (
 	"strings"
 	"time"
+
+	"github.com/kura-db/kura/internal/auth"
 )
 
 // The metrics and the request log (Options.Requests, Options.LogRequests)
@@ -42,16 +44,12 @@ func (s *Server) logRequest(x *exchange, status int, d time.Duration) {
 	s.log.Info("request", attrs...)
 }
 
-// accessKeyID is the access key ID a SigV4 Authorization header names
-// ("AWS4-HMAC-SHA256 Credential=AKID/20261201/..."), or "".
+// accessKeyID is the access key ID a SigV4 Authorization header names, or
+// "" (none, or not one a log line should carry).
 func accessKeyID(authorization string) string {
-	_, rest, ok := strings.Cut(authorization, "Credential=")
-	if !ok {
+	parts := auth.CredentialScope(authorization)
+	if len(parts) == 0 || len(parts[0]) > 128 || strings.ContainsAny(parts[0], " ,") {
 		return ""
 	}
-	key, _, _ := strings.Cut(rest, "/")
-	if len(key) > 128 || strings.ContainsAny(key, " ,") {
-		return ""
-	}
-	return key
+	return parts[0]
 }

@@ -73,3 +73,19 @@ func redact(s string) string {
 	id, _, _ := strings.Cut(strings.TrimSpace(s), ":")
 	return id + ":…"
 }
+
+// CredentialScope splits the credential a SigV4 Authorization header names
+// ("AWS4-HMAC-SHA256 Credential=AKID/20261201/us-east-1/dynamodb/
+// aws4_request, ...") into its slash-separated parts: access key ID, date,
+// region, service, terminator, as far as they are there. nil when the
+// header names no credential. Nothing is checked: the per-credential
+// databases and the request log read it whether or not authentication is
+// on (Verify checks it).
+func CredentialScope(authorization string) []string {
+	_, rest, ok := strings.Cut(authorization, "Credential=")
+	if !ok {
+		return nil
+	}
+	scope, _, _ := strings.Cut(rest, ",")
+	return strings.Split(strings.TrimSpace(scope), "/")
+}

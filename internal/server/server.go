@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -296,13 +295,8 @@ func (s *Server) databaseFor(authorization string) (api.Backend, error) {
 // header ("AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/
 // aws4_request, ..."), reduced to file-name-safe characters; sharedKey for
 // anything else.
-func credentialKey(auth string) string {
-	_, rest, ok := strings.Cut(auth, "Credential=")
-	if !ok {
-		return sharedKey
-	}
-	scope, _, _ := strings.Cut(rest, ",")
-	parts := strings.Split(strings.TrimSpace(scope), "/")
+func credentialKey(authorization string) string {
+	parts := auth.CredentialScope(authorization)
 	if len(parts) < 3 || parts[0] == "" {
 		return sharedKey
 	}
