@@ -37,6 +37,11 @@ type config struct {
 	AccountID                 string
 	LogLevel                  slog.Level
 	CreateDelay               time.Duration
+	// EnforceThroughput throttles requests past tables' provisioned (and
+	// on-demand maximum) throughput; BurstCapacity is the unused capacity
+	// a table keeps.
+	EnforceThroughput bool
+	BurstCapacity     time.Duration
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
 	// Console serves the web console at /console/.
@@ -127,6 +132,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.CreateDelay, "create-delay", 0, "how long new tables and indexes stay CREATING")
+	fs.BoolVar(&c.EnforceThroughput, "enforce-throughput", false, "throttle requests past a table's or GSI's provisioned read/write capacity (or on-demand MaxRead/WriteRequestUnits) with ProvisionedThroughputExceededException (ThrottlingException), UnprocessedItems/UnprocessedKeys in batches, as DynamoDB does; off by default, when throughput is only stored and described")
+	fs.DurationVar(&c.BurstCapacity, "burst-capacity", engine.DefaultBurst, "with --enforce-throughput: how much unused provisioned capacity a table or GSI keeps for bursts, in time at its provisioned rate (DynamoDB keeps 300s; at least 1s)")
 	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
@@ -213,6 +220,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.CreateDelay < 0 {
 		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)
+	}
+	if c.BurstCapacity < 0 {
+		return nil, fmt.Errorf("invalid --burst-capacity %v", c.BurstCapacity)
 	}
 	if _, _, err := net.SplitHostPort(c.Addr()); err != nil {
 		return nil, fmt.Errorf("invalid --listen %q: %v", c.Listen, err)

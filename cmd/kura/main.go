@@ -6,7 +6,8 @@
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
-//	     [--checkpoint-dir DIR] [--version]
+//	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s]
+//	     [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -30,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/server"
 )
 
@@ -90,6 +92,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,
 		CreateDelay:       cfg.CreateDelay,
+		Throttle:          engine.ThrottleConfig{On: cfg.EnforceThroughput, Burst: cfg.BurstCapacity},
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Admin:             cfg.Admin,

@@ -26,6 +26,15 @@ func TestParseConfig(t *testing.T) {
 	if _, err := parseConfig(nil, func(k string) string { return map[string]string{"KURA_SYNC": "maybe"}[k] }, io.Discard); err == nil {
 		t.Fatal("bad KURA_SYNC accepted")
 	}
+	th, err := parseConfig(nil, func(k string) string {
+		return map[string]string{"KURA_ENFORCE_THROUGHPUT": "true", "KURA_BURST_CAPACITY": "10s"}[k]
+	}, io.Discard)
+	if err != nil || !th.EnforceThroughput || th.BurstCapacity != 10*time.Second {
+		t.Fatalf("throughput flags from the environment: %+v %v", th, err)
+	}
+	if _, err := parseConfig([]string{"--burst-capacity", "-1s"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Fatal("negative --burst-capacity accepted")
+	}
 }
 
 func TestRunServesAndShutsDown(t *testing.T) {

@@ -306,6 +306,9 @@ type errorBody struct {
 	Item                any    `json:"Item,omitempty"`
 	CancellationReasons any    `json:"CancellationReasons,omitempty"`
 	MessageSer          string `json:"Message,omitempty"`
+	// One of the two spellings of ThrottlingReasons (ddberr.ThrottlingReasonsKey).
+	ThrottlingReasons      []ddberr.ThrottlingReason `json:"ThrottlingReasons,omitempty"`
+	ThrottlingReasonsLower []ddberr.ThrottlingReason `json:"throttlingReasons,omitempty"`
 }
 
 // writeError encodes err; status overrides the error's own status when > 0.
@@ -349,6 +352,11 @@ func (eb *errorBody) setMessage(e *ddberr.Error) {
 		eb.MessageSer = e.Message
 	} else {
 		eb.Message = e.Message
+	}
+	if e.ThrottlingReasonsKey() == "throttlingReasons" {
+		eb.ThrottlingReasonsLower = e.ThrottlingReasons
+	} else {
+		eb.ThrottlingReasons = e.ThrottlingReasons
 	}
 }
 

@@ -32,6 +32,29 @@ type Error struct {
 	// value layer (BatchWriteItem, the transaction APIs, Scan), when it
 	// words the check differently; see OlderLayer.
 	Older string
+	// ThrottlingReasons say which table or index a throttled request ran
+	// out of capacity on (ProvisionedThroughputExceededException,
+	// ThrottlingException).
+	ThrottlingReasons []ThrottlingReason
+}
+
+// ThrottlingReason is one member of an error's ThrottlingReasons: Reason
+// is ResourceType+OperationType+LimitType ("TableWriteProvisionedThroughputExceeded"),
+// Resource the table's or index's ARN.
+type ThrottlingReason struct {
+	Reason   string `json:"reason"`
+	Resource string `json:"resource"`
+}
+
+// ThrottlingReasonsKey is the JSON member that carries ThrottlingReasons:
+// DynamoDB's model spells it "throttlingReasons" in a ThrottlingException
+// and "ThrottlingReasons" in the other throttling errors
+// (aws-sdk-go-v2 service/dynamodb v1.74.0 schemas).
+func (e *Error) ThrottlingReasonsKey() string {
+	if e.Type == "ThrottlingException" {
+		return "throttlingReasons"
+	}
+	return "ThrottlingReasons"
 }
 
 func (e *Error) Error() string { return e.Type + ": " + e.Message }
@@ -311,6 +334,35 @@ func Internal(msg string) *Error {
 // Throttling is used when the server sheds load.
 func Throttling(msg string) *Error {
 	return newErr(nsDynamo, "ThrottlingException", 400, msg)
+}
+
+// Provisioned-throughput and on-demand maximum texts, as DynamoDB words
+// them (the table and GSI texts of ProvisionedThroughputExceededException
+// as quoted from DynamoDB answers in client issues, 2017-2021; the
+// on-demand ones are the ThrottlingError texts of the SDK's
+// TransactionCanceledException documentation, the table one also quoted
+// from a 2024 ThrottlingException answer).
+const (
+	MsgThroughputTable = "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API."
+	MsgThroughputIndex = "The level of configured provisioned throughput for one or more global secondary indexes of the table was exceeded. Consider increasing your provisioning level for the under-provisioned global secondary indexes with the UpdateTable API"
+	MsgOnDemandTable   = "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly. If exceptions persist, check if you have a hot key: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
+	MsgOnDemandIndex   = "Throughput exceeds the current capacity for one or more global secondary indexes. DynamoDB is automatically scaling your index so please try again shortly."
+)
+
+// ProvisionedThroughputExceeded is a request refused because a
+// provisioned table or index has no capacity left.
+func ProvisionedThroughputExceeded(msg string, reasons ...ThrottlingReason) *Error {
+	e := newErr(nsDynamo, "ProvisionedThroughputExceededException", 400, msg)
+	e.ThrottlingReasons = reasons
+	return e
+}
+
+// OnDemandThroughputExceeded is a request refused because an on-demand
+// table or index is at its configured maximum throughput.
+func OnDemandThroughputExceeded(msg string, reasons ...ThrottlingReason) *Error {
+	e := newErr(nsDynamo, "ThrottlingException", 400, msg)
+	e.ThrottlingReasons = reasons
+	return e
 }
 
 // As returns err as *Error, wrapping unknown errors as InternalServerError.

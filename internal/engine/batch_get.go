@@ -91,7 +91,10 @@ func prepareBatchGet(items map[string]wire.KeysAndAttributes) ([]*batchGetTable,
 	return tables, nil
 }
 
-// batchRead reads the validated keys from one snapshot.
+// batchRead reads the validated keys from one snapshot. A table whose
+// read capacity runs out (throttle.go) leaves its remaining keys
+// unprocessed; when that leaves every key unprocessed, the request fails
+// with the throttling error instead.
 func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.BatchGetItemOutput, error) {
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
@@ -103,12 +106,20 @@ func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.Batch
 		UnprocessedKeys: map[string]wire.KeysAndAttributes{},
 	}
 	var tally capacityTally
-	size := 0
+	var throttled error
+	size, read := 0, 0
 	for _, bt := range tables {
 		found := []attr.Item{}
 		consistent := isTrue(bt.req.ConsistentRead)
 		for i, k := range bt.keys {
-			if size >= maxBatchResponseBytes {
+			var refused error
+			if size < maxBatchResponseBytes {
+				refused = e.admitRead(bt.t, "")
+			}
+			if size >= maxBatchResponseBytes || refused != nil {
+				if throttled == nil {
+					throttled = refused
+				}
 				un := bt.req
 				un.Keys = slices.Clone(bt.req.Keys[i:])
 				out.UnprocessedKeys[bt.name] = un
@@ -118,7 +129,10 @@ func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.Batch
 			if err != nil {
 				return nil, err
 			}
-			tally.add(bt.name, readUnits(itemSize(item), consistent))
+			read++
+			units := readUnits(itemSize(item), consistent)
+			e.chargeRead(bt.t, "", units)
+			tally.add(bt.name, units)
 			if item != nil {
 				item = applyProjection(bt.proj, item)
 				size += itemSize(item)
@@ -126,6 +140,9 @@ func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.Batch
 			}
 		}
 		out.Responses[bt.name] = found
+	}
+	if read == 0 && throttled != nil {
+		return nil, throttled
 	}
 	out.ConsumedCapacity = tally.list(capMode)
 	return out, nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -20,17 +21,24 @@ type batchWrite struct {
 	t    *Table
 	key  primaryKey
 	item attr.Item // nil for a delete
+	name string    // the table as the request names it
+	req  wire.WriteRequest
 }
 
 // BatchWriteItem puts and deletes up to 25 items in one or more tables.
 // Every request goes through the same atomic write path as PutItem and
 // DeleteItem (unconditionally); the batch as a whole is not atomic.
-// Kura processes every request, so UnprocessedItems is always empty.
+// Requests come back in UnprocessedItems only when throughput is enforced
+// and their table is out of write capacity (admitBatchWrites).
 func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInput) (*wire.BatchWriteItemOutput, error) {
 	if err := prepareBatchWrite(in.RequestItems); err != nil {
 		return nil, err
 	}
 	writes, err := e.resolveBatchWrites(in.RequestItems)
+	if err != nil {
+		return nil, err
+	}
+	writes, unprocessed, err := e.admitBatchWrites(writes)
 	if err != nil {
 		return nil, err
 	}
@@ -40,13 +48,51 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 	}
 	var tally capacityTally
 	for i, w := range writes {
-		tally.addIndexes(w.t.Name, w.t.writeUnitsOf(results[i]))
+		u := w.t.writeUnitsOf(results[i])
+		tally.addIndexes(w.t.Name, u)
+		if e.cfg.Throttle.On {
+			u.table -= w.estimate() // paid on admission
+			e.chargeWrite(w.t, u)
+		}
 	}
 	return &wire.BatchWriteItemOutput{
-		UnprocessedItems:      map[string][]wire.WriteRequest{},
+		UnprocessedItems:      unprocessed,
 		ConsumedCapacity:      tally.list(in.ReturnConsumedCapacity),
 		ItemCollectionMetrics: e.batchCollectionMetrics(in.ReturnItemCollectionMetrics, writes),
 	}, nil
+}
+
+// admitBatchWrites keeps the writes whose tables have write capacity
+// (throttle.go), in request order, each paying its estimate on admission so
+// that the next sees it; the others are returned as UnprocessedItems. When
+// none is kept, the request fails with the first refusal.
+func (e *Engine) admitBatchWrites(writes []batchWrite) ([]batchWrite, map[string][]wire.WriteRequest, error) {
+	unprocessed := map[string][]wire.WriteRequest{}
+	if !e.cfg.Throttle.On {
+		return writes, unprocessed, nil
+	}
+	kept := writes[:0:0]
+	var refused error
+	for _, w := range writes {
+		if err := e.admitWrite(w.t); err != nil {
+			refused = cmp.Or(refused, err)
+			unprocessed[w.name] = append(unprocessed[w.name], w.req)
+			continue
+		}
+		e.chargeWrite(w.t, indexUnits{table: w.estimate()})
+		kept = append(kept, w)
+	}
+	if len(kept) == 0 {
+		return nil, nil, refused
+	}
+	return kept, unprocessed, nil
+}
+
+// estimate is the table write units a write is expected to consume: its
+// item's, or one for a delete. The difference to what it did consume is
+// paid after the commit.
+func (w batchWrite) estimate() float64 {
+	return writeUnits(itemSize(w.item))
 }
 
 // commitBatchWrites applies the batch's writes. Normally they share one
@@ -162,7 +208,7 @@ func (e *Engine) resolveBatchWrites(items map[string][]wire.WriteRequest) ([]bat
 		}
 		seen := map[string]bool{}
 		for _, r := range items[name] {
-			w := batchWrite{t: t}
+			w := batchWrite{t: t, name: name, req: r}
 			if r.PutRequest != nil {
 				w.item = r.PutRequest.Item
 				w.key, err = t.validateItemKey(w.item)

@@ -1,6 +1,7 @@
 // Package engine implements DynamoDB semantics over internal/storage:
 // tables and their catalog, items, conditions, updates, Query/Scan, batches,
-// indexes and capacity accounting.
+// indexes and capacity accounting (and, when Config.Throttle asks, its
+// enforcement: throttle.go).
 //
 // Operation methods take and return internal/wire shapes; the api layer has
 // already checked member constraints (the "N validation errors detected"

@@ -42,6 +42,9 @@ type Config struct {
 	// read items (itemcache.go); 0 disables it. Only a store this process
 	// alone writes may have it.
 	ItemCacheBytes int64
+	// Throttle enforces provisioned and on-demand maximum throughput
+	// (throttle.go); off, it is only described.
+	Throttle ThrottleConfig
 }
 
 // Engine is one Kura database.
@@ -66,6 +69,8 @@ type Engine struct {
 	items *itemCache       // recently written and read items; nil when off
 
 	tx txState // items held by in-flight transactions, idempotency tokens
+
+	thr throttleState // capacity token buckets (throttle.go)
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
 	ddl    sync.Mutex

@@ -206,9 +206,14 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	if encode != nil && p.canEncode() && !r.fetch {
 		p.enc = encodedPage{on: true, json: encode}
 	}
+	if err := e.admitRead(t, r.ix.Name); err != nil {
+		return nil, nil, err
+	}
 	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
 		return nil, nil, err
 	}
+	units := r.units()
+	e.chargeRead(t, r.ix.Name, units.total())
 	var items []attr.Item
 	if !p.enc.on {
 		items = p.resultItems()
@@ -218,7 +223,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
-		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, r.units()),
+		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
 }
 
@@ -353,9 +358,14 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 	if encode != nil && p.canEncode() && !r.fetch {
 		p.enc = encodedPage{on: true, json: encode}
 	}
+	if err := e.admitRead(t, r.ix.Name); err != nil {
+		return nil, nil, err
+	}
 	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
 		return nil, nil, err
 	}
+	units := r.units()
+	e.chargeRead(t, r.ix.Name, units.total())
 	var items []attr.Item
 	if !p.enc.on {
 		items = p.resultItems()
@@ -365,6 +375,6 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
-		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, r.units()),
+		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
 }

@@ -253,11 +253,15 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 		if err != nil {
 			return nil, "", 0, err
 		}
+		if err := e.admitRead(p.table, ""); err != nil {
+			return nil, name, 0, err
+		}
 		item, err := e.getItem(p.table, k)
 		if err != nil {
 			return nil, "", 0, err
 		}
 		units := readUnits(itemSize(item), isTrue(s.ConsistentRead))
+		e.chargeRead(p.table, "", units)
 		if item != nil {
 			item = pqShapeItem(p.st.Projection, applyProjection(proj, item))
 		}
@@ -290,12 +294,17 @@ func (e *Engine) batchStatement(ctx context.Context, s wire.BatchStatementReques
 }
 
 // batchStatementError is a failed statement's Error member: the error
-// type without "Exception" (ValidationException is "ValidationError").
+// type without "Exception" (ValidationException is "ValidationError",
+// ThrottlingException "ThrottlingError", as BatchStatementErrorCodeEnum
+// names them).
 func batchStatementError(err error) *wire.BatchStatementError {
 	de := ddberr.As(pqError(err))
 	code := strings.TrimSuffix(de.Type, "Exception")
-	if de.Type == "ValidationException" {
+	switch de.Type {
+	case "ValidationException":
 		code = "ValidationError"
+	case "ThrottlingException":
+		code = "ThrottlingError"
 	}
 	msg := de.Message
 	out := &wire.BatchStatementError{Code: code, Message: &msg}

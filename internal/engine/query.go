@@ -84,9 +84,14 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode, guardName: t.Hash.Name, guardPK: pk}
 	}
+	if err := e.admitRead(t, ""); err != nil {
+		return nil, nil, err
+	}
 	if err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) }); err != nil {
 		return nil, nil, err
 	}
+	units := readUnits(p.bytes, isTrue(in.ConsistentRead))
+	e.chargeRead(t, "", units)
 	var items []attr.Item
 	if !p.enc.on {
 		items = p.resultItems()
@@ -96,7 +101,7 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: p.lastEvaluatedKey(t),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, readUnits(p.bytes, isTrue(in.ConsistentRead))),
+		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
 }
 

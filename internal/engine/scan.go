@@ -102,9 +102,14 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode}
 	}
+	if err := e.admitRead(t, ""); err != nil {
+		return nil, nil, err
+	}
 	if err := e.fillFromSnapshot(p, opts, nil); err != nil {
 		return nil, nil, err
 	}
+	units := readUnits(p.bytes, isTrue(in.ConsistentRead))
+	e.chargeRead(t, "", units)
 	var items []attr.Item
 	if !p.enc.on {
 		items = p.resultItems()
@@ -114,7 +119,7 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: p.lastEvaluatedKey(t),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, readUnits(p.bytes, isTrue(in.ConsistentRead))),
+		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
 }
 

@@ -96,7 +96,16 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	if held, any := e.txHeldAny(keys); any {
 		return nil, conflictCancel(held)
 	}
-	return e.readItems(keys)
+	if err := e.admitTxReads(gets); err != nil {
+		return nil, err
+	}
+	items, err := e.readItems(keys)
+	if err == nil && e.cfg.Throttle.On {
+		for i, g := range gets {
+			e.chargeRead(g.table, "", 2*readUnits(itemSize(items[i]), true))
+		}
+	}
+	return items, err
 }
 
 // readItems reads the items at keys from one snapshot (nil for a missing

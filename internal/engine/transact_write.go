@@ -329,8 +329,12 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 // every action in one storage transaction, evaluating every condition
 // against that transaction's snapshot, and commits once. Any failed action
 // cancels the whole transaction with TransactionCanceledException, reasons
-// in request order. Statistics are recorded after the commit.
+// in request order. Statistics are recorded, and the capacity paid
+// (throttle.go), after the commit.
 func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeResult, error) {
+	if err := e.admitTxWrites(acts); err != nil {
+		return nil, err
+	}
 	keys := make([][]byte, len(acts))
 	for i, a := range acts {
 		keys[i] = a.skey
@@ -366,6 +370,7 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 				e.writeStats(a.table, res[i])
 			}
 		}
+		e.chargeTxWrites(acts, res)
 		return res, nil
 	}
 }

@@ -44,10 +44,13 @@ type Config struct {
 	// cluster's GC safe point to that long ago (0: Kura runs no GC).
 	TiKVGCLifetime time.Duration
 	// Sync fsyncs every acknowledged write.
-	Sync              bool
-	Region            string
-	AccountID         string
-	CreateDelay       time.Duration
+	Sync        bool
+	Region      string
+	AccountID   string
+	CreateDelay time.Duration
+	// Throttle enforces tables' provisioned and on-demand maximum
+	// throughput (engine/throttle.go).
+	Throttle          engine.ThrottleConfig
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
@@ -370,6 +373,7 @@ func engineConfig(cfg Config) engine.Config {
 		CreateDelay:       cfg.CreateDelay,
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
+		Throttle:          cfg.Throttle,
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.

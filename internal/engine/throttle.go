@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Throughput enforcement (Config.Throttle): with it on, a table's
+// provisioned ReadCapacityUnits and WriteCapacityUnits, its GSIs', and the
+// MaxRead/WriteRequestUnits of on-demand tables and GSIs (OnDemandThroughput)
+// limit the capacity requests consume, as in DynamoDB; off (the default),
+// they are stored and described only.
+//
+// Each limited table or GSI has a read and a write token bucket. It fills at
+// the configured units per second and holds up to Burst of unused capacity
+// (DynamoDB keeps up to 300 seconds of it, "burst capacity"); an
+// on-demand maximum holds one second's worth. A request is admitted while
+// the buckets it needs hold capacity, and then pays what it consumed, the
+// same units ConsumedCapacity reports, so one large request can take a
+// bucket below zero and the next ones wait until it refills. A write needs
+// the table's write capacity and every GSI's (a write to a table is
+// throttled when one of its GSIs is out of write capacity); a read needs
+// the table's read capacity, or a GSI's when it reads that GSI. Writes to
+// LSIs and reads of them are paid from the table's capacity.
+//
+// A refused request is ProvisionedThroughputExceededException (provisioned)
+// or ThrottlingException (on-demand maximum) with ThrottlingReasons; in a
+// batch the refused requests come back unprocessed, and only a batch none
+// of whose requests could be processed fails; in a transaction the refused
+// actions cancel it.
+
+// ThrottleConfig turns throughput enforcement on.
+type ThrottleConfig struct {
+	On bool
+	// Burst is how much unused provisioned capacity a bucket keeps, in
+	// seconds of its rate (default 300s; at least one second's worth).
+	Burst time.Duration
+}
+
+// DefaultBurst is DynamoDB's burst capacity: five minutes of unused
+// capacity.
+const DefaultBurst = 300 * time.Second
+
+// throttleState holds the token buckets of the limited tables and indexes.
+type throttleState struct {
+	mu      sync.Mutex
+	buckets map[bucketKey]*bucket
+}
+
+// bucketKey names one bucket: a table ID (a re-created table starts
+// afresh), a GSI name ("" for the table) and the side.
+type bucketKey struct {
+	table uint64
+	index string
+	write bool
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// limit is the rate of one bucket; onDemand marks an OnDemandThroughput
+// maximum rather than provisioned capacity.
+type limit struct {
+	key      bucketKey
+	rate     float64
+	onDemand bool
+}
+
+// throughputLimit is the limit on table t (index "") or one of its GSIs,
+// reads or writes; ok is false when nothing limits it.
+func (t *Table) throughputLimit(index string, write bool) (limit, bool) {
+	lim := limit{key: bucketKey{table: t.ID, index: index, write: write}}
+	pt, od := t.Desc.ProvisionedThroughput, t.Desc.OnDemandThroughput
+	if index != "" {
+		pt, od = nil, nil
+		for _, g := range t.Desc.GlobalSecondaryIndexes {
+			if cpDeref(g.IndexName) == index {
+				pt, od = g.ProvisionedThroughput, g.OnDemandThroughput
+			}
+		}
+	}
+	var units int64
+	if t.BillingMode == BillingPayPerRequest {
+		if od != nil {
+			units = cpDeref(od.MaxReadRequestUnits)
+			if write {
+				units = cpDeref(od.MaxWriteRequestUnits)
+			}
+		}
+		lim.onDemand = true
+	} else if pt != nil {
+		units = cpDeref(pt.ReadCapacityUnits)
+		if write {
+			units = cpDeref(pt.WriteCapacityUnits)
+		}
+	}
+	lim.rate = float64(units)
+	return lim, units > 0
+}
+
+// readIndex is the GSI whose read capacity a read of index pays from, or
+// "" for the table's (the table itself, an LSI).
+func (t *Table) readIndex(index string) string {
+	if ix, ok := t.Index(index); ok && !ix.Local {
+		return index
+	}
+	return ""
+}
+
+// admitRead refuses a read of t (or of its index) when the capacity it
+// reads from is used up.
+func (e *Engine) admitRead(t *Table, index string) error {
+	if !e.cfg.Throttle.On {
+		return nil
+	}
+	return e.admit(t, []string{t.readIndex(index)}, false)
+}
+
+// admitWrite refuses a write to t when the table's or any GSI's write
+// capacity is used up.
+func (e *Engine) admitWrite(t *Table) error {
+	if !e.cfg.Throttle.On {
+		return nil
+	}
+	names := make([]string, 1, 1+len(t.GSIs))
+	for _, ix := range t.GSIs {
+		names = append(names, ix.Name)
+	}
+	return e.admit(t, names, true)
+}
+
+func (e *Engine) admit(t *Table, names []string, write bool) error {
+	now := e.clock.Now()
+	e.thr.mu.Lock()
+	defer e.thr.mu.Unlock()
+	for _, name := range names {
+		lim, ok := t.throughputLimit(name, write)
+		if !ok {
+			continue
+		}
+		if e.fill(lim, now).tokens <= 0 {
+			return throttled(t, lim)
+		}
+	}
+	return nil
+}
+
+// meteredWrite is writeItem for a single-item write API: refused when
+// the capacity is used up, and paid for after (a failed condition still
+// consumes a write unit).
+func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+	if err := e.admitWrite(w.table); err != nil {
+		return writeResult{}, err
+	}
+	res, err := e.writeItem(ctx, w)
+	if !e.cfg.Throttle.On {
+		return res, err
+	}
+	var de *ddberr.Error
+	switch {
+	case err == nil:
+		e.chargeWrite(w.table, w.table.writeUnitsOf(res))
+	case errors.As(err, &de) && de.Type == "ConditionalCheckFailedException":
+		e.chargeWrite(w.table, indexUnits{table: 1})
+	}
+	return res, err
+}
+
+// chargeRead pays units read from t (or its index).
+func (e *Engine) chargeRead(t *Table, index string, units float64) {
+	if !e.cfg.Throttle.On {
+		return
+	}
+	e.charge(t, t.readIndex(index), false, units)
+}
+
+// chargeWrite pays a write's units: the table's share and its LSIs' from
+// the table's write capacity, each GSI's share from that GSI's.
+func (e *Engine) chargeWrite(t *Table, u indexUnits) {
+	if !e.cfg.Throttle.On {
+		return
+	}
+	table := u.table
+	for _, v := range u.lsi {
+		table += v
+	}
+	e.charge(t, "", true, table)
+	for name, v := range u.gsi {
+		e.charge(t, name, true, v)
+	}
+}
+
+func (e *Engine) charge(t *Table, index string, write bool, units float64) {
+	lim, ok := t.throughputLimit(index, write)
+	if !ok || units == 0 {
+		return
+	}
+	now := e.clock.Now()
+	e.thr.mu.Lock()
+	defer e.thr.mu.Unlock()
+	e.fill(lim, now).tokens -= units
+}
+
+// fill brings lim's bucket up to now (a new bucket starts full) and
+// returns it. e.thr.mu is held.
+func (e *Engine) fill(lim limit, now time.Time) *bucket {
+	burst := max(e.cfg.Throttle.Burst, time.Second)
+	if lim.onDemand {
+		burst = time.Second
+	}
+	capacity := lim.rate * burst.Seconds()
+	b := e.thr.buckets[lim.key]
+	if b == nil {
+		if e.thr.buckets == nil {
+			e.thr.buckets = map[bucketKey]*bucket{}
+		}
+		b = &bucket{tokens: capacity, at: now}
+		e.thr.buckets[lim.key] = b
+	}
+	if d := now.Sub(b.at); d > 0 {
+		b.tokens += lim.rate * d.Seconds()
+		b.at = now
+	}
+	b.tokens = min(b.tokens, capacity) // also after the limit was lowered
+	return b
+}
+
+// throttled is the error for a request refused by lim.
+func throttled(t *Table, lim limit) *ddberr.Error {
+	kind, resource := "Table", t.ARN()
+	if lim.key.index != "" {
+		kind, resource = "Index", resource+"/index/"+lim.key.index
+	}
+	side := "Read"
+	if lim.key.write {
+		side = "Write"
+	}
+	if lim.onDemand {
+		msg := ddberr.MsgOnDemandTable
+		if lim.key.index != "" {
+			msg = ddberr.MsgOnDemandIndex
+		}
+		return ddberr.OnDemandThroughputExceeded(msg, ddberr.ThrottlingReason{Reason: kind + side + "MaxOnDemandThroughputExceeded", Resource: resource})
+	}
+	msg := ddberr.MsgThroughputTable
+	if lim.key.index != "" {
+		msg = ddberr.MsgThroughputIndex
+	}
+	return ddberr.ProvisionedThroughputExceeded(msg, ddberr.ThrottlingReason{Reason: kind + side + "ProvisionedThroughputExceeded", Resource: resource})
+}
+
+// admitTxWrites cancels a write transaction one of whose actions' tables
+// (or their GSIs) is out of write capacity: those actions carry
+// ProvisionedThroughputExceeded (ThrottlingError for an on-demand
+// maximum), the others None.
+func (e *Engine) admitTxWrites(acts []*txAction) error {
+	if !e.cfg.Throttle.On {
+		return nil
+	}
+	tables := make([]*Table, len(acts))
+	for i, a := range acts {
+		tables[i] = a.table
+	}
+	return e.admitTx(tables, e.admitWrite)
+}
+
+// admitTxReads is admitTxWrites for a read transaction.
+func (e *Engine) admitTxReads(gets []txGet) error {
+	if !e.cfg.Throttle.On {
+		return nil
+	}
+	tables := make([]*Table, len(gets))
+	for i, g := range gets {
+		tables[i] = g.table
+	}
+	return e.admitTx(tables, func(t *Table) error { return e.admitRead(t, "") })
+}
+
+func (e *Engine) admitTx(tables []*Table, admit func(*Table) error) error {
+	var reasons []wire.CancellationReason
+	for i, t := range tables {
+		err := admit(t)
+		if err == nil {
+			continue
+		}
+		if reasons == nil {
+			reasons = make([]wire.CancellationReason, len(tables))
+			for j := range reasons {
+				reasons[j].Code = reasonNone
+			}
+		}
+		reasons[i] = throttleReason(err.(*ddberr.Error))
+	}
+	if reasons != nil {
+		return transactionCanceled(reasons)
+	}
+	return nil
+}
+
+// chargeTxWrites pays a write transaction's capacity, as
+// txWriteCapacity counts it (doubled).
+func (e *Engine) chargeTxWrites(acts []*txAction, res []writeResult) {
+	if !e.cfg.Throttle.On {
+		return
+	}
+	for i, a := range acts {
+		c := txWriteCapacity(acts[i:i+1], res[i:i+1])
+		e.chargeWrite(a.table, c.tables[a.table.Name].write)
+	}
+}
+
+// throttleReason is a transaction's cancellation reason for an action
+// refused for capacity.
+func throttleReason(err *ddberr.Error) wire.CancellationReason {
+	code := "ProvisionedThroughputExceeded"
+	if err.Type == "ThrottlingException" {
+		code = "ThrottlingError"
+	}
+	msg := err.Message
+	return wire.CancellationReason{Code: code, Message: &msg}
+}
