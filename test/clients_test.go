@@ -1,6 +1,7 @@
 package test
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"strings"
@@ -115,6 +116,31 @@ func TestJavaScriptSDK(t *testing.T) {
 		t.Fatalf("JavaScript SDK flows failed: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// TestConsoleBrowser drives the web console in headless Chromium
+// (test/clients/js/console-browser.mjs): under the Content-Security-Policy
+// Kura serves it with, signing with the browser's WebCrypto. Skipped where
+// Chromium or playwright-core is missing, unless KURA_REQUIRE_BROWSER is
+// set (.ci/run installs Chromium and sets it).
+func TestConsoleBrowser(t *testing.T) {
+	browser := cmp.Or(os.Getenv("KURA_CHROMIUM"), "/usr/bin/chromium")
+	_, errBrowser := os.Stat(browser)
+	_, errDriver := os.Stat("clients/js/node_modules/playwright-core")
+	if err := cmp.Or(errBrowser, errDriver); err != nil {
+		if os.Getenv("KURA_REQUIRE_BROWSER") != "" {
+			t.Fatalf("KURA_REQUIRE_BROWSER is set but the browser test cannot run: %v", err)
+		}
+		t.Skipf("no browser test: %v (install Debian's chromium and run npm ci in test/clients/js)", err)
+	}
+	k := startKura(t, append([]string{"--in-memory"}, clientCredentials...)...)
+	cmd := exec.Command("node", "--test", "console-browser.mjs")
+	cmd.Dir = "clients/js"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "KURA_CHROMIUM="+browser)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("console in Chromium failed: %v\n%s", err, out)
+	}
 }
 
 // TestConsolePerKey drives the web console's page (jsdom) against a Kura
