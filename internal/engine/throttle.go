@@ -232,6 +232,17 @@ func (e *Engine) fill(lim limit, now time.Time) *bucket {
 	return b
 }
 
+// forgetBuckets drops the buckets of a deleted table's ID.
+func (e *Engine) forgetBuckets(id uint64) {
+	e.thr.mu.Lock()
+	defer e.thr.mu.Unlock()
+	for k := range e.thr.buckets {
+		if k.table == id {
+			delete(e.thr.buckets, k)
+		}
+	}
+}
+
 // throttled is the error for a request refused by lim.
 func throttled(t *Table, lim limit) *ddberr.Error {
 	kind, resource := "Table", t.ARN()
