@@ -79,6 +79,9 @@ func TestMetrics(t *testing.T) {
 	}
 	_, err = c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
 	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	if _, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": S("a")}}); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("none"), Key: map[string]types.AttributeValue{"pk": S("a")}})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
 	typ, _ := rawCall(t, k, "NoSuchOperation", `{}`)
@@ -93,7 +96,7 @@ func TestMetrics(t *testing.T) {
 		want   float64
 	}{
 		{"kura_requests_total", []string{"operation", "PutItem"}, 2},
-		{"kura_requests_total", []string{"operation", "GetItem"}, 1},
+		{"kura_requests_total", []string{"operation", "GetItem"}, 2},
 		{"kura_requests_total", []string{"operation", "CreateTable"}, 1},
 		{"kura_requests_total", []string{"operation", "unknown"}, 1},
 		{"kura_request_errors_total", []string{"operation", "PutItem", "type", "ConditionalCheckFailedException"}, 1},
@@ -103,6 +106,11 @@ func TestMetrics(t *testing.T) {
 		{"kura_table_items", []string{"table", table}, 1},
 		{"kura_table_size_bytes", []string{"table", table}, 2 + 1 + 1 + 3},
 		{"kura_build_info", []string{"goversion", runtime.Version()}, 1},
+		// The put and the failed conditional put, one unit each; the
+		// eventually consistent GetItem, half a unit.
+		{"kura_consumed_write_capacity_units_total", []string{"table", table}, 2},
+		{"kura_consumed_read_capacity_units_total", []string{"table", table}, 0.5},
+		{"kura_write_throttle_events_total", []string{"table", table}, 0},
 	} {
 		if got := value(f, c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)

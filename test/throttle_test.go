@@ -2,6 +2,7 @@ package test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,7 +43,12 @@ func bigItem(pk string) map[string]types.AttributeValue {
 }
 
 func TestThrottleSDK(t *testing.T) {
-	k := startKura(t, "--in-memory", "--admin", "--enforce-throughput", "--burst-capacity", "1s")
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := fmt.Sprintf("127.0.0.1:%d", port)
+	k := startKura(t, "--in-memory", "--admin", "--enforce-throughput", "--burst-capacity", "1s", "--metrics", metrics)
 	c := k.client()
 	put := func(table, pk string) error {
 		_, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bigItem(pk)})
@@ -88,9 +94,11 @@ func TestThrottleSDK(t *testing.T) {
 		}
 	})
 
+	var batchTable string
 	t.Run("batch", func(t *testing.T) {
 		name := throttleTable(t, c, &dynamodb.CreateTableInput{BillingMode: types.BillingModeProvisioned,
 			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}})
+		batchTable = name
 		var reqs []types.WriteRequest
 		for _, pk := range []string{"a", "b", "c"} {
 			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: bigItem(pk)}})
@@ -114,4 +122,14 @@ func TestThrottleSDK(t *testing.T) {
 		_, err = c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: out.UnprocessedItems})
 		wantAPIError(t, err, "ProvisionedThroughputExceededException", msgThroughputTable)
 	})
+
+	// The metrics count each refused batch request, and what the processed
+	// ones consumed (a and b, 3 KB each; c never got in).
+	f := scrape(t, metrics)
+	if got := value(f, "kura_write_throttle_events_total", "table", batchTable); got != 4 {
+		t.Errorf("write throttle events %v, want 4 (b and c, then c, then c again)", got)
+	}
+	if got := value(f, "kura_consumed_write_capacity_units_total", "table", batchTable); got != 6 {
+		t.Errorf("consumed write units %v, want 6", got)
+	}
 }

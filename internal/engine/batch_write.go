@@ -50,8 +50,10 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 	for i, w := range writes {
 		u := w.t.writeUnitsOf(results[i])
 		tally.addIndexes(w.t.Name, u)
-		if e.cfg.Throttle.On {
-			u.table -= w.estimate() // paid on admission
+		if e.metering {
+			if e.cfg.Throttle.On {
+				u.table -= w.estimate() // paid on admission
+			}
 			e.chargeWrite(w.t, u)
 		}
 	}

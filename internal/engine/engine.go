@@ -45,6 +45,9 @@ type Config struct {
 	// Throttle enforces provisioned and on-demand maximum throughput
 	// (throttle.go); off, it is only described.
 	Throttle ThrottleConfig
+	// MeterCapacity counts the capacity each table and GSI consumes and
+	// the requests throttled on it, for TableStats (capacity_meter.go).
+	MeterCapacity bool
 }
 
 // Engine is one Kura database.
@@ -70,7 +73,10 @@ type Engine struct {
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
-	thr throttleState // capacity token buckets (throttle.go)
+	thr throttleState // capacity token buckets and meters (throttle.go, capacity_meter.go)
+	// metering: capacity is worked out for every request, to enforce or
+	// to count it (Throttle.On or MeterCapacity).
+	metering bool
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
 	ddl    sync.Mutex
@@ -108,14 +114,15 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		cfg.Clock = SystemClock{}
 	}
 	e := &Engine{
-		cfg:     cfg,
-		store:   streamStore{store}, // carries stream sequence numbers per txn
-		clock:   cfg.Clock,
-		tables:  make(map[string]*Table),
-		stats:   make(map[uint64]*tableStats),
-		closing: make(chan struct{}),
-		nextID:  1,
-		items:   newItemCache(cfg.ItemCacheBytes),
+		cfg:      cfg,
+		store:    streamStore{store}, // carries stream sequence numbers per txn
+		clock:    cfg.Clock,
+		tables:   make(map[string]*Table),
+		stats:    make(map[uint64]*tableStats),
+		closing:  make(chan struct{}),
+		nextID:   1,
+		metering: cfg.Throttle.On || cfg.MeterCapacity,
+		items:    newItemCache(cfg.ItemCacheBytes),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}

@@ -11,6 +11,9 @@ type TableStat struct {
 	Status string // TableStatus
 	Items  int64  // ItemCount as DescribeTable reports it
 	Bytes  int64  // TableSizeBytes as DescribeTable reports it
+	// Capacity is what the table and its GSIs consumed, with
+	// Config.MeterCapacity (capacity_meter.go).
+	Capacity []CapacityStat
 }
 
 // TableStats returns every table's figures, by name.
@@ -19,7 +22,8 @@ func (e *Engine) TableStats() []TableStat {
 	out := make([]TableStat, 0, len(tables))
 	for _, t := range tables {
 		d := e.describe(t)
-		out = append(out, TableStat{Name: t.Name, Status: d.TableStatus, Items: *d.ItemCount, Bytes: *d.TableSizeBytes})
+		out = append(out, TableStat{Name: t.Name, Status: d.TableStatus, Items: *d.ItemCount, Bytes: *d.TableSizeBytes,
+			Capacity: e.capacityStats(t.ID)})
 	}
 	slices.SortFunc(out, func(a, b TableStat) int { return strings.Compare(a.Name, b.Name) })
 	return out

@@ -50,6 +50,7 @@ const DefaultBurst = 300 * time.Second
 type throttleState struct {
 	mu      sync.Mutex
 	buckets map[bucketKey]*bucket
+	meters  sync.Map // bucketKey → *meter (capacity_meter.go)
 }
 
 // bucketKey names one bucket: a table ID (a re-created table starts
@@ -146,6 +147,9 @@ func (e *Engine) admit(t *Table, names []string, write bool) error {
 			continue
 		}
 		if e.fill(lim, now).tokens <= 0 {
+			if e.cfg.MeterCapacity {
+				e.meterFor(lim.key).throttled.Add(1)
+			}
 			return throttled(t, lim)
 		}
 	}
@@ -160,7 +164,7 @@ func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, er
 		return writeResult{}, err
 	}
 	res, err := e.writeItem(ctx, w)
-	if !e.cfg.Throttle.On {
+	if !e.metering {
 		return res, err
 	}
 	var de *ddberr.Error
@@ -173,9 +177,10 @@ func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, er
 	return res, err
 }
 
-// chargeRead pays units read from t (or its index).
+// chargeRead pays units read from t (or its index), and counts them
+// (capacity_meter.go).
 func (e *Engine) chargeRead(t *Table, index string, units float64) {
-	if !e.cfg.Throttle.On {
+	if !e.metering {
 		return
 	}
 	e.charge(t, t.readIndex(index), false, units)
@@ -184,7 +189,7 @@ func (e *Engine) chargeRead(t *Table, index string, units float64) {
 // chargeWrite pays a write's units: the table's share and its LSIs' from
 // the table's write capacity, each GSI's share from that GSI's.
 func (e *Engine) chargeWrite(t *Table, u indexUnits) {
-	if !e.cfg.Throttle.On {
+	if !e.metering {
 		return
 	}
 	table := u.table
@@ -198,8 +203,14 @@ func (e *Engine) chargeWrite(t *Table, u indexUnits) {
 }
 
 func (e *Engine) charge(t *Table, index string, write bool, units float64) {
+	if units == 0 {
+		return
+	}
+	if e.cfg.MeterCapacity {
+		e.meterFor(bucketKey{table: t.ID, index: index, write: write}).add(units)
+	}
 	lim, ok := t.throughputLimit(index, write)
-	if !ok || units == 0 {
+	if !ok || !e.cfg.Throttle.On {
 		return
 	}
 	now := e.clock.Now()
@@ -232,7 +243,7 @@ func (e *Engine) fill(lim limit, now time.Time) *bucket {
 	return b
 }
 
-// forgetBuckets drops the buckets of a deleted table's ID.
+// forgetBuckets drops the buckets and meters of a deleted table's ID.
 func (e *Engine) forgetBuckets(id uint64) {
 	e.thr.mu.Lock()
 	defer e.thr.mu.Unlock()
@@ -241,6 +252,12 @@ func (e *Engine) forgetBuckets(id uint64) {
 			delete(e.thr.buckets, k)
 		}
 	}
+	e.thr.meters.Range(func(k, _ any) bool {
+		if k.(bucketKey).table == id {
+			e.thr.meters.Delete(k)
+		}
+		return true
+	})
 }
 
 // throttled is the error for a request refused by lim.
@@ -318,7 +335,7 @@ func (e *Engine) admitTx(tables []*Table, admit func(*Table) error) error {
 // chargeTxWrites pays a write transaction's capacity, as
 // txWriteCapacity counts it (doubled).
 func (e *Engine) chargeTxWrites(acts []*txAction, res []writeResult) {
-	if !e.cfg.Throttle.On {
+	if !e.metering {
 		return
 	}
 	for i, a := range acts {

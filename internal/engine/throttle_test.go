@@ -290,3 +290,44 @@ func TestThrottleTransaction(t *testing.T) {
 		t.Fatalf("reasons %+v", reasons)
 	}
 }
+
+// TestCapacityMeter: with MeterCapacity, TableStats counts the units each
+// table and GSI consumed, as ConsumedCapacity reports them, and the
+// requests refused.
+func TestCapacityMeter(t *testing.T) {
+	clk := &ctlClock{}
+	e, err := Open(memory.New(), Config{Clock: clk, MeterCapacity: true, Throttle: ThrottleConfig{On: true, Burst: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	throttleTable(t, e, false, [2]int64{100, 100}, [2]int64{100, 2})
+	ctx := context.Background()
+	if err := thrPut(e, "a", true); err != nil { // table 1, GSI 1
+		t.Fatal(err)
+	}
+	if _, err := e.TransactWriteItems(ctx, &wire.TransactWriteItemsInput{TransactItems: []wire.TransactWriteItem{
+		{Put: &wire.Put{TableName: cpPtr("t"), Item: thrItem("b", true)}}}}); err != nil { // doubled: 2 and 2
+		t.Fatal(err)
+	}
+	if thrPut(e, "c", true) == nil { // the GSI is out of write capacity
+		t.Fatal("admitted")
+	}
+	if _, err := e.GetItem(ctx, &wire.GetItemInput{TableName: cpPtr("t"), Key: attr.Item{"pk": dpS("a")}, ConsistentRead: cpPtr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Query(ctx, &wire.QueryInput{TableName: cpPtr("t"), IndexName: cpPtr("g"),
+		KeyConditionExpression: cpPtr("gk = :v"), ExpressionAttributeValues: attr.Item{":v": dpS("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	got := e.TableStats()[0].Capacity
+	want := []CapacityStat{
+		{Index: "", Write: false, Units: 1},
+		{Index: "", Write: true, Units: 3},
+		{Index: "g", Write: false, Units: 0.5},
+		{Index: "g", Write: true, Units: 3, Throttled: 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("capacity %+v\nwant     %+v", got, want)
+	}
+}

@@ -100,7 +100,7 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 		return nil, err
 	}
 	items, err := e.readItems(keys)
-	if err == nil && e.cfg.Throttle.On {
+	if err == nil && e.metering {
 		for i, g := range gets {
 			e.chargeRead(g.table, "", 2*readUnits(itemSize(items[i]), true))
 		}

@@ -90,6 +90,39 @@ func (s *Server) writeTableMetrics(w *metrics.Writer) {
 			w.Sample("kura_table_size_bytes", float64(t.Bytes), labels(st.db, t.Name)...)
 		}
 	}
+	for _, f := range capacityFamilies {
+		w.Family(f.name, "counter", f.help)
+		for _, st := range all {
+			for _, t := range st.tables {
+				for _, c := range t.Capacity {
+					if c.Write != f.write {
+						continue
+					}
+					l := labels(st.db, t.Name)
+					if c.Index != "" {
+						l = append(l, "index", c.Index)
+					}
+					v := c.Units
+					if f.throttles {
+						v = float64(c.Throttled)
+					}
+					w.Sample(f.name, v, l...)
+				}
+			}
+		}
+	}
+}
+
+// capacityFamilies are the per-table (and per-GSI) capacity counters,
+// CloudWatch's ConsumedRead/WriteCapacityUnits and Read/WriteThrottleEvents.
+var capacityFamilies = []struct {
+	name, help       string
+	write, throttles bool
+}{
+	{"kura_consumed_read_capacity_units_total", "Read capacity units a table or GSI consumed (as ConsumedCapacity reports them; LSI reads count as the table's).", false, false},
+	{"kura_consumed_write_capacity_units_total", "Write capacity units a table or GSI consumed (as ConsumedCapacity reports them; LSI writes count as the table's).", true, false},
+	{"kura_read_throttle_events_total", "Reads refused for a table's or GSI's capacity (--enforce-throughput; per key in a batch).", false, true},
+	{"kura_write_throttle_events_total", "Writes refused for a table's or GSI's capacity (--enforce-throughput; per item in a batch).", true, true},
 }
 
 // heapObjects is the runtime metric of live and not yet swept heap

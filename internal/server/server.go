@@ -374,6 +374,7 @@ func engineConfig(cfg Config) engine.Config {
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Throttle:          cfg.Throttle,
+		MeterCapacity:     cfg.Metrics != "", // per-table capacity figures
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.
