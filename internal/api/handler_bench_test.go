@@ -40,9 +40,9 @@ func (w *benchRW) Write(b []byte) (int, error) {
 
 // benchServer returns a server on a fresh in-memory engine with a loaded
 // table "bench".
-func benchServer(b *testing.B, opts api.Options) *api.Server {
+func benchServer(b *testing.B, opts api.Options, ecfg engine.Config) *api.Server {
 	b.Helper()
-	eng, err := engine.Open(memory.New(), engine.Config{})
+	eng, err := engine.Open(memory.New(), ecfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,11 +81,15 @@ func call(b *testing.B, s *api.Server, op, body string) {
 // runHandler benchmarks one operation; body returns the request body of
 // iteration i.
 func runHandler(b *testing.B, op string, body func(i int) string) {
-	runHandlerWith(b, api.Options{}, op, body)
+	runHandlerWith(b, api.Options{}, engine.Config{}, op, body)
 }
 
-func runHandlerWith(b *testing.B, opts api.Options, op string, body func(i int) string) {
-	s := benchServer(b, opts)
+// withMetrics are the options and engine configuration --metrics sets:
+// request counters, and capacity metered per table.
+var withMetrics = api.Options{Requests: metrics.NewRequests(api.Targets())}
+
+func runHandlerWith(b *testing.B, opts api.Options, ecfg engine.Config, op string, body func(i int) string) {
+	s := benchServer(b, opts, ecfg)
 	const n = 64
 	bodies := make([][]byte, n)
 	for i := range bodies {
@@ -123,10 +127,10 @@ func BenchmarkGetItemHandler(b *testing.B) {
 	})
 }
 
-// BenchmarkGetItemHandlerMetrics is BenchmarkGetItemHandler with the
-// --metrics request counters on: their cost per request.
+// BenchmarkGetItemHandlerMetrics is BenchmarkGetItemHandler with
+// --metrics on (request counters, capacity meters): their cost per request.
 func BenchmarkGetItemHandlerMetrics(b *testing.B) {
-	runHandlerWith(b, api.Options{Requests: metrics.NewRequests(api.Targets())}, "GetItem", func(i int) string {
+	runHandlerWith(b, withMetrics, engine.Config{MeterCapacity: true}, "GetItem", func(i int) string {
 		k := (i * 37) % benchItems
 		return fmt.Sprintf(`{"TableName":"bench","Key":{"pk":{"S":"A#%03d"},"sk":{"S":"%05d"}}}`, k/100, k%100)
 	})
@@ -134,6 +138,15 @@ func BenchmarkGetItemHandlerMetrics(b *testing.B) {
 
 func BenchmarkPutItemHandler(b *testing.B) {
 	runHandler(b, "PutItem", func(i int) string {
+		return `{"TableName":"bench","Item":` + benchItem((i*37)%benchItems) + `}`
+	})
+}
+
+// BenchmarkPutItemHandlerMetrics is BenchmarkPutItemHandler with
+// --metrics on: a write's capacity is worked out (its index shares
+// included) and metered.
+func BenchmarkPutItemHandlerMetrics(b *testing.B) {
+	runHandlerWith(b, withMetrics, engine.Config{MeterCapacity: true}, "PutItem", func(i int) string {
 		return `{"TableName":"bench","Item":` + benchItem((i*37)%benchItems) + `}`
 	})
 }

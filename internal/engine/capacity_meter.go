@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -25,12 +26,32 @@ type meter struct {
 
 func (m *meter) add(units float64) { m.halves.Add(int64(math.Round(units * 2))) }
 
-func (e *Engine) meterFor(k bucketKey) *meter {
-	if m, ok := e.thr.meters.Load(k); ok {
-		return m.(*meter)
+// capacityMeters are one table ID's meters (kept in its tableStats, so
+// they go with the table): the table's reads and writes, and each GSI's.
+type capacityMeters struct {
+	table [2]meter // reads, writes
+	gsi   sync.Map // index name → *[2]meter
+}
+
+// meterFor is the meter of t's (index "") or its GSI's reads or writes;
+// nil for a table without statistics.
+func meterFor(t *Table, index string, write bool) *meter {
+	if t.stats == nil {
+		return nil
 	}
-	m, _ := e.thr.meters.LoadOrStore(k, &meter{})
-	return m.(*meter)
+	side := 0
+	if write {
+		side = 1
+	}
+	c := &t.stats.capacity
+	if index == "" {
+		return &c.table[side]
+	}
+	m, ok := c.gsi.Load(index)
+	if !ok {
+		m, _ = c.gsi.LoadOrStore(index, new([2]meter))
+	}
+	return &m.(*[2]meter)[side]
 }
 
 // CapacityStat is what a table (Index "") or one of its GSIs consumed,
@@ -42,29 +63,29 @@ type CapacityStat struct {
 	Throttled uint64  // requests (batch requests: items) refused for capacity
 }
 
-// capacityStats are table id's meters, table first, then by index name,
-// reads before writes.
-func (e *Engine) capacityStats(id uint64) []CapacityStat {
+// capacityStats are t's meters that counted something: the table's
+// first, then by index name, reads before writes.
+func capacityStats(t *Table) []CapacityStat {
+	if t.stats == nil {
+		return nil
+	}
 	var out []CapacityStat
-	e.thr.meters.Range(func(k, v any) bool {
-		if key := k.(bucketKey); key.table == id {
-			m := v.(*meter)
-			out = append(out, CapacityStat{Index: key.index, Write: key.write,
-				Units: float64(m.halves.Load()) / 2, Throttled: m.throttled.Load()})
+	add := func(index string, m *[2]meter) {
+		for side := range m {
+			if h, th := m[side].halves.Load(), m[side].throttled.Load(); h != 0 || th != 0 {
+				out = append(out, CapacityStat{Index: index, Write: side == 1, Units: float64(h) / 2, Throttled: th})
+			}
 		}
+	}
+	add("", &t.stats.capacity.table)
+	var gsis []CapacityStat
+	t.stats.capacity.gsi.Range(func(k, v any) bool {
+		before := len(out)
+		add(k.(string), v.(*[2]meter))
+		gsis = append(gsis, out[before:]...)
+		out = out[:before]
 		return true
 	})
-	slices.SortFunc(out, func(a, b CapacityStat) int {
-		if c := strings.Compare(a.Index, b.Index); c != 0 {
-			return c
-		}
-		if a.Write == b.Write {
-			return 0
-		}
-		if a.Write {
-			return 1
-		}
-		return -1
-	})
-	return out
+	slices.SortStableFunc(gsis, func(a, b CapacityStat) int { return strings.Compare(a.Index, b.Index) })
+	return append(out, gsis...)
 }

@@ -73,7 +73,7 @@ type Engine struct {
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
-	thr throttleState // capacity token buckets and meters (throttle.go, capacity_meter.go)
+	thr throttleState // capacity token buckets (throttle.go)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
 	metering bool

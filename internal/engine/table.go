@@ -121,6 +121,8 @@ type tableStats struct {
 	// pitr is whether item changes write point-in-time recovery images
 	// (pitr_log.go), for every version of the table at once.
 	pitr atomic.Bool
+	// capacity counts consumed capacity (capacity_meter.go).
+	capacity capacityMeters
 }
 
 // pendingUntil is when a transitional status (CREATING/UPDATING) ends, or

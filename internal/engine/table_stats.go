@@ -23,7 +23,7 @@ func (e *Engine) TableStats() []TableStat {
 	for _, t := range tables {
 		d := e.describe(t)
 		out = append(out, TableStat{Name: t.Name, Status: d.TableStatus, Items: *d.ItemCount, Bytes: *d.TableSizeBytes,
-			Capacity: e.capacityStats(t.ID)})
+			Capacity: capacityStats(t)})
 	}
 	slices.SortFunc(out, func(a, b TableStat) int { return strings.Compare(a.Name, b.Name) })
 	return out

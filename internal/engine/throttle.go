@@ -50,7 +50,6 @@ const DefaultBurst = 300 * time.Second
 type throttleState struct {
 	mu      sync.Mutex
 	buckets map[bucketKey]*bucket
-	meters  sync.Map // bucketKey → *meter (capacity_meter.go)
 }
 
 // bucketKey names one bucket: a table ID (a re-created table starts
@@ -148,7 +147,9 @@ func (e *Engine) admit(t *Table, names []string, write bool) error {
 		}
 		if e.fill(lim, now).tokens <= 0 {
 			if e.cfg.MeterCapacity {
-				e.meterFor(lim.key).throttled.Add(1)
+				if m := meterFor(t, lim.key.index, write); m != nil {
+					m.throttled.Add(1)
+				}
 			}
 			return throttled(t, lim)
 		}
@@ -167,11 +168,12 @@ func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, er
 	if !e.metering {
 		return res, err
 	}
-	var de *ddberr.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		e.chargeWrite(w.table, w.table.writeUnitsOf(res))
-	case errors.As(err, &de) && de.Type == "ConditionalCheckFailedException":
+		return res, nil
+	}
+	var de *ddberr.Error // escapes: only on the error path
+	if errors.As(err, &de) && de.Type == "ConditionalCheckFailedException" {
 		e.chargeWrite(w.table, indexUnits{table: 1})
 	}
 	return res, err
@@ -207,7 +209,9 @@ func (e *Engine) charge(t *Table, index string, write bool, units float64) {
 		return
 	}
 	if e.cfg.MeterCapacity {
-		e.meterFor(bucketKey{table: t.ID, index: index, write: write}).add(units)
+		if m := meterFor(t, index, write); m != nil {
+			m.add(units)
+		}
 	}
 	lim, ok := t.throughputLimit(index, write)
 	if !ok || !e.cfg.Throttle.On {
@@ -243,7 +247,7 @@ func (e *Engine) fill(lim limit, now time.Time) *bucket {
 	return b
 }
 
-// forgetBuckets drops the buckets and meters of a deleted table's ID.
+// forgetBuckets drops the buckets of a deleted table's ID.
 func (e *Engine) forgetBuckets(id uint64) {
 	e.thr.mu.Lock()
 	defer e.thr.mu.Unlock()
@@ -252,12 +256,6 @@ func (e *Engine) forgetBuckets(id uint64) {
 			delete(e.thr.buckets, k)
 		}
 	}
-	e.thr.meters.Range(func(k, _ any) bool {
-		if k.(bucketKey).table == id {
-			e.thr.meters.Delete(k)
-		}
-		return true
-	})
 }
 
 // throttled is the error for a request refused by lim.
