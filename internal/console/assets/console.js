@@ -1,11 +1,12 @@
 // The console page: sign-in, the table list (create, delete), a table's
 // summary, items (Scan or Query, a page at a time), the item editor, vector
-// search, the table's stream and PartiQL. Every value from the server is shown with
+// search, the table's stream, PartiQL and its settings (GSIs, stream, TTL,
+// deletion protection). Every value from the server is shown with
 // textContent, never as HTML.
 
 import {
-  ApiError, Client, authErrors, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, keysOf, parseItem,
-  readStream, searchRequest, sortKeyOperators, vectorOf,
+  ApiError, Client, authErrors, columnsOf, createIndexRequest, createTableRequest, formatValue, itemsRequest, keyOf,
+  keysOf, parseItem, readStream, searchRequest, sortKeyOperators, streamRequest, ttlRequest, vectorOf,
 } from "./dynamodb.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,6 +18,7 @@ const state = {
   settings: null,
   client: null,
   table: null, // DescribeTable's Table
+  ttl: null, // DescribeTimeToLive's TimeToLiveDescription of that table
   form: null, // the items form as last run
   nextKey: null, // LastEvaluatedKey of the page shown
   pages: 0,
@@ -177,6 +179,7 @@ async function openTable(name) {
     // the summary goes without it
   }
   state.table = Table;
+  state.ttl = ttl;
   for (const b of $("tables").querySelectorAll("button")) {
     b.classList.toggle("active", b.textContent === name);
   }
@@ -195,6 +198,7 @@ async function openTable(name) {
   $("partiql-next").hidden = true;
   showStreamInfo(Table);
   showVectorInfo(Table);
+  showSettings(Table, ttl);
   // A new table starts with a scan: the last table's key values mean
   // nothing here.
   for (const [name, value] of [["mode", "scan"], ["pk", ""], ["sk1", ""], ["sk2", ""]]) {
@@ -439,7 +443,7 @@ function showStreamInfo(t) {
   const spec = t.StreamSpecification;
   $("stream-info").textContent = t.LatestStreamArn
     ? `${t.LatestStreamArn} (${spec?.StreamEnabled ? spec.StreamViewType : "disabled; its records stay readable for 24 hours"})`
-    : "This table has no stream (enable one with UpdateTable's StreamSpecification).";
+    : "This table has no stream (turn one on in Settings).";
   $("stream-read").hidden = !t.LatestStreamArn;
   $("stream-count").textContent = "";
   $("stream-records").tBodies[0].replaceChildren();
@@ -489,6 +493,95 @@ $("partiql-form").addEventListener("submit", (e) => {
   run(() => runStatement(null));
 });
 $("partiql-next").addEventListener("click", () => run(() => runStatement(state.partiqlNext)));
+
+// --- settings --------------------------------------------------------------
+
+function showSettings(t, ttl) {
+  const body = $("gsi-list").tBodies[0];
+  body.replaceChildren();
+  for (const g of t.GlobalSecondaryIndexes ?? []) {
+    const key = (g.KeySchema ?? []).map((k) => `${k.AttributeName} (${k.KeyType === "HASH" ? "partition" : "sort"})`);
+    const tr = el("tr");
+    for (const text of [g.IndexName, key.join(", "), g.Projection?.ProjectionType ?? "",
+      g.IndexStatus + (g.Backfilling ? ", backfilling" : "")]) {
+      tr.append(el("td", text));
+    }
+    const del = el("button", "Delete", { type: "button" });
+    del.addEventListener("click", () => run(() => deleteIndex(g.IndexName)));
+    const td = el("td");
+    td.append(del);
+    tr.append(td);
+    body.append(tr);
+  }
+  if (!t.GlobalSecondaryIndexes?.length) {
+    const tr = el("tr");
+    tr.append(el("td", "No global secondary indexes.", { colspan: "5" }));
+    body.append(tr);
+  }
+  $("gsi-capacity").hidden = (t.BillingModeSummary?.BillingMode ?? "PROVISIONED") !== "PROVISIONED";
+
+  const stream = t.StreamSpecification?.StreamEnabled ? t.StreamSpecification.StreamViewType : "";
+  $("stream-state").textContent = stream ? `On (${stream}).` : "Off.";
+  $("stream-off").hidden = !stream;
+  $("stream-form").querySelector("button:not([type=button])").hidden = Boolean(stream);
+  field("stream-form", "view").hidden = Boolean(stream);
+
+  const ttlOn = ttl?.AttributeName && ttl.TimeToLiveStatus !== "DISABLED";
+  $("ttl-state").textContent = ttlOn ? `${ttl.TimeToLiveStatus} on ${ttl.AttributeName}.` : "Off.";
+  $("ttl-off").hidden = !ttlOn;
+  $("ttl-form").querySelector("button:not([type=button])").hidden = Boolean(ttlOn);
+  field("ttl-form", "attribute").hidden = Boolean(ttlOn);
+
+  $("protection-state").textContent = t.DeletionProtectionEnabled ? "On: the table cannot be deleted." : "Off.";
+  $("protection-toggle").textContent = t.DeletionProtectionEnabled ? "Turn off" : "Turn on";
+}
+
+// changeSettings makes a settings call, then shows the table as it is
+// after it.
+async function changeSettings(op, input) {
+  await state.client.call(op, input);
+  await openTable(state.table.TableName);
+}
+
+async function deleteIndex(name) {
+  if (!confirm(`Delete the index ${name}?`)) {
+    return;
+  }
+  await changeSettings("UpdateTable",
+    { TableName: state.table.TableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] });
+}
+
+$("gsi-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const form = {};
+  for (const name of ["name", "pkName", "pkType", "skName", "skType", "projection", "rcu", "wcu"]) {
+    form[name] = field("gsi-form", name).value.trim();
+  }
+  run(async () => {
+    await state.client.call("UpdateTable", createIndexRequest(state.table, form));
+    for (const name of ["name", "pkName", "skName"]) {
+      field("gsi-form", name).value = "";
+    }
+    await openTable(state.table.TableName);
+  });
+});
+
+$("stream-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  run(() => changeSettings("UpdateTable", streamRequest(state.table.TableName, field("stream-form", "view").value)));
+});
+$("stream-off").addEventListener("click", () => run(() => changeSettings("UpdateTable", streamRequest(state.table.TableName, ""))));
+
+$("ttl-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const attribute = field("ttl-form", "attribute").value.trim();
+  run(() => changeSettings("UpdateTimeToLive", ttlRequest(state.table.TableName, attribute, true)));
+});
+$("ttl-off").addEventListener("click", () => run(() =>
+  changeSettings("UpdateTimeToLive", ttlRequest(state.table.TableName, state.ttl.AttributeName, false))));
+
+$("protection-toggle").addEventListener("click", () => run(() => changeSettings("UpdateTable",
+  { TableName: state.table.TableName, DeletionProtectionEnabled: !state.table.DeletionProtectionEnabled })));
 
 // --- start -----------------------------------------------------------------
 

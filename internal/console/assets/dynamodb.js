@@ -87,6 +87,47 @@ export function createTableRequest(form) {
   };
 }
 
+// createIndexRequest is the UpdateTable request that adds a global
+// secondary index to table (DescribeTable's Table) from the settings
+// form's values: its key attributes defined (as the table defines them, or
+// as the form types them), and for a PROVISIONED table the capacity the
+// form gives.
+export function createIndexRequest(table, form) {
+  const keys = [[form.pkName, form.pkType, "HASH"]];
+  if (form.skName) {
+    keys.push([form.skName, form.skType, "RANGE"]);
+  }
+  const create = {
+    IndexName: form.name,
+    KeySchema: keys.map(([name, , role]) => ({ AttributeName: name, KeyType: role })),
+    Projection: { ProjectionType: form.projection },
+  };
+  if ((table.BillingModeSummary?.BillingMode ?? "PROVISIONED") === "PROVISIONED") {
+    create.ProvisionedThroughput = { ReadCapacityUnits: Number(form.rcu), WriteCapacityUnits: Number(form.wcu) };
+  }
+  return {
+    TableName: table.TableName,
+    AttributeDefinitions: keys.map(([name, type]) => ({ AttributeName: name, AttributeType: type })),
+    GlobalSecondaryIndexUpdates: [{ Create: create }],
+  };
+}
+
+// streamRequest is the UpdateTable request that turns table's stream on
+// with view (NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY), or off
+// when view is empty.
+export function streamRequest(tableName, view) {
+  return {
+    TableName: tableName,
+    StreamSpecification: view ? { StreamEnabled: true, StreamViewType: view } : { StreamEnabled: false },
+  };
+}
+
+// ttlRequest is the UpdateTimeToLive request that turns expiry on (or off)
+// for attribute.
+export function ttlRequest(tableName, attribute, enabled) {
+  return { TableName: tableName, TimeToLiveSpecification: { AttributeName: attribute, Enabled: enabled } };
+}
+
 // streamsService is DynamoDB Streams' X-Amz-Target prefix.
 const streamsService = "DynamoDBStreams_20120810";
 

@@ -95,6 +95,13 @@ test("the console works in Chromium under its Content-Security-Policy", async ()
     await page.waitForFunction(() => document.getElementById("partiql-out").textContent !== "");
     assert.equal(await page.textContent("#partiql-out"), '{"note":{"S":"other"}}');
 
+    // Settings: turn the table's stream on.
+    await page.click('.tabs button[data-tab="settings"]');
+    await page.selectOption("#stream-form [name=view]", "KEYS_ONLY");
+    await page.click("#stream-form button:not([type=button])");
+    await page.locator("#stream-state", { hasText: "On (KEYS_ONLY)." }).waitFor();
+    assert.equal((await api.call("DescribeTable", { TableName: table })).Table.StreamSpecification.StreamViewType, "KEYS_ONLY");
+
     // Signing out forgets the key.
     await page.click("#signout");
     await page.locator("#signin").waitFor();

@@ -74,7 +74,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     assert.equal(markup.textContent, evil);
     assert.equal(markup.children.length, 0, "a value is text, never markup");
     assert.equal(globalThis.pwned, undefined);
-    assert.equal($("stream-info").textContent, "This table has no stream (enable one with UpdateTable's StreamSpecification).");
+    assert.equal($("stream-info").textContent, "This table has no stream (turn one on in Settings).");
     assert.equal($("stream-read").hidden, true);
 
     // A query: partition a, sort key begins with 1.
@@ -142,6 +142,55 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     field("partiql-form", "statement").value = `SELECT * FROM "no-such-table"`;
     submit("partiql-form");
     await until("the error", () => $("error").textContent.startsWith("ResourceNotFoundException: "));
+
+    // Settings: a GSI added and used, a stream turned on and off, time to
+    // live on (and DynamoDB's refusal to turn it off again within the
+    // hour), deletion protection on and off, the GSI deleted.
+    click(document.querySelector('.tabs button[data-tab="settings"]'));
+    assert.equal($("tab-settings").hidden, false);
+    const gsiRows = () => [...$("gsi-list").tBodies[0].rows].map((r) => [...r.cells].slice(0, 4).map((c) => c.textContent));
+    assert.deepEqual(gsiRows(), [["No global secondary indexes."]]);
+    assert.equal($("gsi-capacity").hidden, true, "an on-demand table's index takes no capacity");
+    field("gsi-form", "name").value = "byNote";
+    field("gsi-form", "pkName").value = "note";
+    field("gsi-form", "projection").value = "KEYS_ONLY";
+    submit("gsi-form");
+    await until("the new index", () => gsiRows()[0]?.[0] === "byNote");
+    assert.deepEqual(gsiRows()[0].slice(0, 3), ["byNote", "note (partition)", "KEYS_ONLY"]);
+    assert.equal(field("gsi-form", "name").value, "");
+    const described = (await api.call("DescribeTable", { TableName: table })).Table;
+    assert.deepEqual(described.GlobalSecondaryIndexes.map((g) => g.IndexName), ["byNote"]);
+    assert.ok([...field("items-form", "index").options].some((o) => o.value === "byNote"), "the items form offers the index");
+
+    assert.equal($("stream-state").textContent, "Off.");
+    field("stream-form", "view").value = "NEW_IMAGE";
+    submit("stream-form");
+    await until("the stream on", () => $("stream-state").textContent === "On (NEW_IMAGE).");
+    assert.equal($("stream-off").hidden, false);
+    assert.match($("stream-info").textContent, /\/stream\/.* \(NEW_IMAGE\)$/);
+    click($("stream-off"));
+    await until("the stream off", () => $("stream-state").textContent === "Off.");
+    assert.equal((await api.call("DescribeTable", { TableName: table })).Table.StreamSpecification?.StreamEnabled ?? false, false);
+
+    assert.equal($("ttl-state").textContent, "Off.");
+    field("ttl-form", "attribute").value = "expires";
+    submit("ttl-form");
+    await until("time to live on", () => $("ttl-state").textContent === "ENABLED on expires.");
+    click($("ttl-off"));
+    await until("the refusal", () => $("error").textContent ===
+      "ValidationException: Time to live has been modified multiple times within a fixed interval");
+    assert.equal($("ttl-state").textContent, "ENABLED on expires.");
+
+    assert.equal($("protection-state").textContent, "Off.");
+    click($("protection-toggle"));
+    await until("protection on", () => $("protection-state").textContent === "On: the table cannot be deleted.");
+    assert.equal((await api.call("DescribeTable", { TableName: table })).Table.DeletionProtectionEnabled, true);
+    click($("protection-toggle"));
+    await until("protection off", () => $("protection-state").textContent === "Off.");
+
+    click([...$("gsi-list").tBodies[0].rows[0].cells].at(-1).querySelector("button"));
+    await until("the index gone", () => gsiRows()[0]?.[0] !== "byNote" || /DELETING/.test(gsiRows()[0][3]));
+    click(document.querySelector('.tabs button[data-tab="items"]'));
 
     // A table's stream, newest record first.
     click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === streamed));

@@ -8,8 +8,8 @@ import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { sign } from "../../../internal/console/assets/sigv4.js";
 import {
-  ApiError, Client, columnsOf, createTableRequest, formatValue, itemsRequest, keyOf, orderShards, parseItem, plain,
-  readStream, searchRequest, vectorOf,
+  ApiError, Client, columnsOf, createIndexRequest, createTableRequest, formatValue, itemsRequest, keyOf, orderShards, parseItem, plain,
+  readStream, searchRequest, streamRequest, ttlRequest, vectorOf,
 } from "../../../internal/console/assets/dynamodb.js";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
@@ -160,6 +160,42 @@ test("the new-table form makes an on-demand table", () => {
   });
   assert.deepEqual(createTableRequest({ name: "t", pkName: "a", pkType: "S", skName: "b", skType: "B" }).KeySchema,
     [{ AttributeName: "a", KeyType: "HASH" }, { AttributeName: "b", KeyType: "RANGE" }]);
+});
+
+test("the settings forms: a GSI (capacity only on a provisioned table), the stream, time to live", async () => {
+  const form = { name: "gIdx", pkName: "gk", pkType: "N", skName: "", skType: "S", projection: "ALL", rcu: "3", wcu: "4" };
+  const onDemand = { TableName: "t", BillingModeSummary: { BillingMode: "PAY_PER_REQUEST" } };
+  assert.deepEqual(createIndexRequest(onDemand, form), {
+    TableName: "t",
+    AttributeDefinitions: [{ AttributeName: "gk", AttributeType: "N" }],
+    GlobalSecondaryIndexUpdates: [{ Create: {
+      IndexName: "gIdx", KeySchema: [{ AttributeName: "gk", KeyType: "HASH" }], Projection: { ProjectionType: "ALL" },
+    } }],
+  });
+  // DescribeTable leaves BillingModeSummary out of a table created PROVISIONED.
+  const provisioned = createIndexRequest({ TableName: "t" }, { ...form, skName: "s", skType: "B" });
+  assert.deepEqual(provisioned.GlobalSecondaryIndexUpdates[0].Create.ProvisionedThroughput, { ReadCapacityUnits: 3, WriteCapacityUnits: 4 });
+  assert.deepEqual(provisioned.GlobalSecondaryIndexUpdates[0].Create.KeySchema.map((k) => k.KeyType), ["HASH", "RANGE"]);
+  assert.deepEqual(provisioned.AttributeDefinitions.at(-1), { AttributeName: "s", AttributeType: "B" });
+  assert.deepEqual(streamRequest("t", "KEYS_ONLY"), { TableName: "t", StreamSpecification: { StreamEnabled: true, StreamViewType: "KEYS_ONLY" } });
+  assert.deepEqual(streamRequest("t", ""), { TableName: "t", StreamSpecification: { StreamEnabled: false } });
+  assert.deepEqual(ttlRequest("t", "exp", true), { TableName: "t", TimeToLiveSpecification: { AttributeName: "exp", Enabled: true } });
+
+  // The provisioned request against Kura: the index is created with it.
+  const name = `settings-${Math.random().toString(16).slice(2, 10)}`;
+  await client.call("CreateTable", {
+    TableName: name, AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }], ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 },
+  });
+  try {
+    const { Table } = await client.call("DescribeTable", { TableName: name });
+    await client.call("UpdateTable", createIndexRequest(Table, form));
+    const g = (await client.call("DescribeTable", { TableName: name })).Table.GlobalSecondaryIndexes[0];
+    assert.equal(g.IndexName, "gIdx");
+    assert.deepEqual([g.ProvisionedThroughput.ReadCapacityUnits, g.ProvisionedThroughput.WriteCapacityUnits], [3, 4]);
+  } finally {
+    await client.call("DeleteTable", { TableName: name });
+  }
 });
 
 test("the vector search form", () => {
