@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -88,6 +89,18 @@ func TestMetrics(t *testing.T) {
 	if typ != "UnknownOperationException" {
 		t.Fatalf("unknown operation: %s", typ)
 	}
+	// Refused before routing, for its content type: counted too.
+	req, _ := http.NewRequest(http.MethodPost, k.endpoint, strings.NewReader(`{}`))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("Content-Type", "text/plain")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("wrong content type: %d", resp.StatusCode)
+	}
 
 	f := scrape(t, addr)
 	for _, c := range []struct {
@@ -102,6 +115,7 @@ func TestMetrics(t *testing.T) {
 		{"kura_request_errors_total", []string{"operation", "PutItem", "type", "ConditionalCheckFailedException"}, 1},
 		{"kura_request_errors_total", []string{"operation", "GetItem", "type", "ResourceNotFoundException"}, 1},
 		{"kura_request_errors_total", []string{"operation", "unknown", "type", "UnknownOperationException"}, 1},
+		{"kura_request_errors_total", []string{"operation", "ListTables", "type", "UnknownOperationException"}, 1},
 		{"kura_request_duration_seconds", []string{"operation", "PutItem"}, 2},
 		{"kura_table_items", []string{"table", table}, 1},
 		{"kura_table_size_bytes", []string{"table", table}, 2 + 1 + 1 + 3},
@@ -132,7 +146,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// Only the metrics listener serves them.
-	resp, err := http.Get(k.endpoint + "/metrics")
+	resp, err = http.Get(k.endpoint + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -369,6 +369,7 @@ func (c *fastConn) serveOne(n int) bool {
 		c.x.signed.Body = body // valid for this request only (a pooled buffer)
 	}
 	if !acceptedContentType(contentType) {
+		c.srv.api.stamp(&c.x)
 		c.srv.api.writeError(&c.x, ddberr.UnknownOperation(), http.StatusNotFound)
 	} else {
 		c.srv.api.serve(&c.x, body)

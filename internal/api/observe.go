@@ -9,8 +9,17 @@ import (
 
 // The metrics and the request log (Options.Requests, Options.LogRequests)
 // see a request when its answer is about to go out (send, and writeError's
-// bare 413): serve stamps exchange.started, writeError records the error
-// type.
+// bare 413): serve stamps exchange.started (and so do the paths that refuse
+// a request before serve: a wrong content type, an over-size body),
+// writeError records the error type.
+
+// stamp starts observing x when metrics or the request log are on: from
+// now until observe.
+func (s *Server) stamp(x *exchange) {
+	if s.requests != nil || s.logReqs {
+		x.errType, x.started = "", time.Now() // counted and logged when answered (observe)
+	}
+}
 
 // observe counts and logs x's request, once, just before its answer goes
 // out (so a client that has its answer finds it counted).

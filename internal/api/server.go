@@ -172,6 +172,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out:            httpReplier{w},
 		remote:         r.RemoteAddr,
 	}
+	s.stamp(x) // a request refused before serve is counted too
 	if r.Method != http.MethodPost || !acceptedContentType(r.Header.Get("Content-Type")) {
 		s.writeError(x, ddberr.UnknownOperation(), http.StatusNotFound)
 		return
@@ -232,9 +233,7 @@ func discardBody(r *http.Request, limit int64) {
 
 // serve routes a POST whose body has been read and runs its operation.
 func (s *Server) serve(x *exchange, body []byte) {
-	if s.requests != nil || s.logReqs {
-		x.errType, x.started = "", time.Now() // counted and logged when answered (observe)
-	}
+	s.stamp(x)
 	target := x.target
 	var h handler
 	if strings.HasPrefix(target, targetPrefix) {
