@@ -303,6 +303,12 @@ func TransactionCanceled(msg string, reasons any) *Error {
 	return e
 }
 
+// PolicyNotFound is a missing resource-based policy, or one whose
+// revision is not the one a request expected.
+func PolicyNotFound(msg string) *Error {
+	return newErr(nsDynamo, "PolicyNotFoundException", 400, msg)
+}
+
 // TransactionConflict is returned when another transaction holds an item.
 func TransactionConflict(msg string) *Error {
 	return newErr(nsDynamo, "TransactionConflictException", 400, msg)

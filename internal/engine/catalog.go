@@ -81,6 +81,9 @@ type tableRecord struct {
 	// Insights is the Contributor Insights state of the table ("") and
 	// of its GSIs (by name) once configured (insights.go).
 	Insights map[string]*insightsRecord `json:"insights,omitempty"`
+	// Policies are the resource-based policies attached to the table
+	// ("") and to its stream (by ARN) (resource_policy.go).
+	Policies map[string]*policyRecord `json:"policies,omitempty"`
 }
 
 type indexRecord struct {

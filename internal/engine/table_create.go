@@ -39,6 +39,11 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	if verr := validateCreateVectors(in, billing); verr != nil {
 		return nil, verr
 	}
+	if in.ResourcePolicy != nil {
+		if err := checkPolicy(*in.ResourcePolicy); err != nil {
+			return nil, err
+		}
+	}
 
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -51,6 +56,9 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 
 	now := e.clock.Now()
 	rec := e.newTableRecord(in, billing, now)
+	if in.ResourcePolicy != nil {
+		rec.Policies = map[string]*policyRecord{"": {Document: *in.ResourcePolicy, Revision: e.newRevision("")}}
+	}
 	if e.cfg.CreateDelay > 0 {
 		rec.setStatus(StatusCreating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)

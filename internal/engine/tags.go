@@ -59,38 +59,50 @@ func checkTags(tags []wire.Tag) *ddberr.Error {
 
 // parseTableARN checks a resource ARN and returns the table name it names.
 func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
+	name, sub, err := e.parseResourceARN(arn)
+	if err != nil {
+		return "", err
+	}
+	if sub != "" {
+		return "", resourceARNNotFound(arn) // streams carry no tags here
+	}
+	return name, nil
+}
+
+// parseResourceARN checks the ARN of a table or of its stream and returns
+// the table's name and, for a stream, the rest ("stream/<label>").
+func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Error) {
 	invalid := ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
 	if !strings.HasPrefix(arn, "arn:") {
-		return "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
+		return "", "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
 	}
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) < 6 {
-		return "", invalid
+		return "", "", invalid
 	}
 	if parts[2] != "dynamodb" {
-		return "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
+		return "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
 	}
 	res, ok := strings.CutPrefix(parts[5], "table/")
 	if !ok {
-		return "", invalid
+		return "", "", invalid
 	}
 	name, sub, hasSub := strings.Cut(res, "/")
 	if strings.HasPrefix(sub, "backup/") {
 		// Backups are not taggable; DynamoDB's words (a probe of
 		// DynamoDB, 2026-10-09).
-		return "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
+		return "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
 	}
 	if hasSub && !strings.HasPrefix(sub, "stream/") {
-		return "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
+		return "", "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
 	}
 	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
-		return "", invalid
+		return "", "", invalid
 	}
-	if hasSub || parts[4] != e.cfg.AccountID {
-		// Streams carry no tags here; other accounts are not visible.
-		return "", resourceARNNotFound(arn)
+	if parts[4] != e.cfg.AccountID {
+		return "", "", resourceARNNotFound(arn) // other accounts are not visible
 	}
-	return name, nil
+	return name, sub, nil
 }
 
 func resourceARNNotFound(arn string) *ddberr.Error {
