@@ -14,13 +14,14 @@ import (
 var clientCredentials = []string{"--credentials", "local:local"}
 
 // TestBoto3 runs the seed workload flows written for Python's boto3
-// (test/clients/python) against a real Kura. boto3 is part of Kura's
+// (test/clients/python) against a real Kura (throughput enforced, for its
+// throttling check; the flows' tables are on demand). boto3 is part of Kura's
 // machine image; the test is skipped where python3 or boto3 is missing.
 func TestBoto3(t *testing.T) {
 	if exec.Command("python3", "-c", "import boto3").Run() != nil {
 		t.Skip("python3 with boto3 not available")
 	}
-	k := startKura(t, append([]string{"--in-memory", "--admin"}, clientCredentials...)...)
+	k := startKura(t, append([]string{"--in-memory", "--admin", "--enforce-throughput", "--burst-capacity", "1s"}, clientCredentials...)...)
 	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_boto3")
 	cmd.Dir = "clients/python"
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "PYTHONDONTWRITEBYTECODE=1")
@@ -101,13 +102,15 @@ func TestAWSCLI(t *testing.T) {
 // TestJavaScriptSDK runs the seed workload flows written for the AWS SDK for
 // JavaScript v3 (test/clients/js, versions pinned in its lock file) against a
 // real Kura, and the web console's tests (its client and signer in Node, its
-// page in jsdom, all against the same Kura). .ci/run installs the packages with `npm ci`; the test is
+// page in jsdom, all against the same Kura, which enforces throughput for
+// throttle.test.js; the other files' tables are on demand or never
+// written). .ci/run installs the packages with `npm ci`; the test is
 // skipped where node or the packages are missing.
 func TestJavaScriptSDK(t *testing.T) {
 	if _, err := os.Stat("clients/js/node_modules/@aws-sdk/client-dynamodb"); err != nil {
 		t.Skip("JavaScript SDK not installed (run npm ci in test/clients/js)")
 	}
-	k := startKura(t, append([]string{"--in-memory"}, clientCredentials...)...)
+	k := startKura(t, append([]string{"--in-memory", "--enforce-throughput", "--burst-capacity", "1s"}, clientCredentials...)...)
 	cmd := exec.Command("node", "--test")
 	cmd.Dir = "clients/js"
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)

@@ -317,5 +317,51 @@ class W4StreamsAndTTL(unittest.TestCase):
             ddb.delete_table(TableName=t)
 
 
+class ThrottlingAndPolicies(unittest.TestCase):
+    """botocore reads Kura's throttling errors and their ThrottlingReasons
+    (spelled throttlingReasons in a ThrottlingException), and its resource
+    policies. Needs Kura started with --enforce-throughput --burst-capacity 1s."""
+
+    def test_throttling_errors_and_policies(self):
+        from botocore.config import Config
+
+        ddb = client()
+        once = boto3.client(  # no retries, so the throttle reaches the test
+            "dynamodb", endpoint_url=ENDPOINT, region_name="us-east-1", aws_access_key_id="local",
+            aws_secret_access_key="local", config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+        key = [{"AttributeName": "pk", "KeyType": "HASH"}]
+        defs = [{"AttributeName": "pk", "AttributeType": "S"}]
+        provisioned, capped = unique("thr-p"), unique("thr-o")
+        ddb.create_table(TableName=provisioned, KeySchema=key, AttributeDefinitions=defs,
+                         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+        ddb.create_table(TableName=capped, KeySchema=key, AttributeDefinitions=defs, BillingMode="PAY_PER_REQUEST",
+                         OnDemandThroughput={"MaxWriteRequestUnits": 1})
+        try:
+            big = {"S": "x" * 3000}  # three write units against one a second
+            for table, code, reasons_key, reason in (
+                (provisioned, "ProvisionedThroughputExceededException", "ThrottlingReasons", "TableWriteProvisionedThroughputExceeded"),
+                (capped, "ThrottlingException", "throttlingReasons", "TableWriteMaxOnDemandThroughputExceeded"),
+            ):
+                once.put_item(TableName=table, Item={"pk": {"S": "a"}, "v": big})
+                with self.assertRaises(ClientError) as cm:
+                    once.put_item(TableName=table, Item={"pk": {"S": "b"}, "v": big})
+                err = cm.exception.response
+                self.assertEqual(err["Error"]["Code"], code)
+                arn = ddb.describe_table(TableName=table)["Table"]["TableArn"]
+                self.assertEqual(err[reasons_key], [{"reason": reason, "resource": arn}])
+
+            arn = ddb.describe_table(TableName=provisioned)["Table"]["TableArn"]
+            policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}]}'
+            rev = ddb.put_resource_policy(ResourceArn=arn, Policy=policy)["RevisionId"]
+            got = ddb.get_resource_policy(ResourceArn=arn)
+            self.assertEqual((got["Policy"], got["RevisionId"]), (policy, rev))
+            with self.assertRaises(ClientError) as cm:
+                ddb.get_resource_policy(ResourceArn=ddb.describe_table(TableName=capped)["Table"]["TableArn"])
+            self.assertEqual(cm.exception.response["Error"]["Code"], "PolicyNotFoundException")
+        finally:
+            ddb.delete_table(TableName=provisioned)
+            ddb.delete_table(TableName=capped)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
