@@ -51,8 +51,8 @@ func awsCLI(t *testing.T, endpoint string, args ...string) string {
 
 // TestAWSCLI drives Kura with the AWS CLI the way the seed applications'
 // authors did (create-table with a GSI and a stream, put-item, query,
-// get-item with --projection-expression, describe-table) and compares the
-// output with what DynamoDB prints.
+// get-item with --projection-expression, describe-table, a resource
+// policy) and compares the output with what DynamoDB prints.
 func TestAWSCLI(t *testing.T) {
 	if _, err := exec.LookPath("aws"); err != nil {
 		t.Skip("aws CLI not available")
@@ -96,6 +96,14 @@ func TestAWSCLI(t *testing.T) {
 	out = awsCLI(t, k.endpoint, "describe-table", "--table-name", "ChatMessages", "--query", "Table.[TableStatus,ItemCount]", "--output", "text")
 	if strings.Fields(out)[0] != "ACTIVE" {
 		t.Fatalf("describe-table: %q", out)
+	}
+	// A resource-based policy, as an IaC script attaches one.
+	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/ChatMessages"
+	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:Query","Resource":"*"}]}`
+	rev := strings.TrimSpace(awsCLI(t, k.endpoint, "put-resource-policy", "--resource-arn", arn, "--policy", policy, "--query", "RevisionId", "--output", "text"))
+	out = awsCLI(t, k.endpoint, "get-resource-policy", "--resource-arn", arn, "--query", "[RevisionId,Policy]", "--output", "text")
+	if got := strings.Fields(out); len(got) != 2 || got[0] != rev || got[1] != policy {
+		t.Fatalf("get-resource-policy: %q (revision %q)", out, rev)
 	}
 }
 
