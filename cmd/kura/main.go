@@ -6,7 +6,7 @@
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
-//	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s]
+//	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s] [--s3-dir DIR]
 //	     [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
@@ -93,6 +93,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		AccountID:         cfg.AccountID,
 		CreateDelay:       cfg.CreateDelay,
 		Throttle:          engine.ThrottleConfig{On: cfg.EnforceThroughput, Burst: cfg.BurstCapacity},
+		S3Dir:             cfg.S3Dir,
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Admin:             cfg.Admin,

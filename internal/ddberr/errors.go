@@ -251,6 +251,21 @@ func PointInTimeRecoveryUnavailable(msg string) *Error {
 	return newErr(nsDynamo, "PointInTimeRecoveryUnavailableException", 400, msg)
 }
 
+// InvalidExportTime is DynamoDB's InvalidExportTimeException.
+func InvalidExportTime(msg string) *Error {
+	return newErr(nsDynamo, "InvalidExportTimeException", 400, msg)
+}
+
+// ExportNotFound is DynamoDB's ExportNotFoundException.
+func ExportNotFound(msg string) *Error {
+	return newErr(nsDynamo, "ExportNotFoundException", 400, msg)
+}
+
+// ExportConflict is DynamoDB's ExportConflictException.
+func ExportConflict(msg string) *Error {
+	return newErr(nsDynamo, "ExportConflictException", 400, msg)
+}
+
 // InvalidRestoreTime is DynamoDB's InvalidRestoreTimeException.
 func InvalidRestoreTime(msg string) *Error {
 	return newErr(nsDynamo, "InvalidRestoreTimeException", 400, msg)

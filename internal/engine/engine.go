@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -48,6 +49,9 @@ type Config struct {
 	// MeterCapacity counts the capacity each table and GSI consumes and
 	// the requests throttled on it, for TableStats (capacity_meter.go).
 	MeterCapacity bool
+	// Objects is where exports to S3 are written (export.go); nil: no
+	// S3 here, and ExportTableToPointInTime is refused.
+	Objects objstore.Store
 }
 
 // Engine is one Kura database.
@@ -94,6 +98,7 @@ type Engine struct {
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
 	bk       backupState // on-demand backups (backup_store.go)
+	exp      exportState // exports to S3 (export.go)
 	pitrTime pitrClock   // times of point-in-time recovery entries (pitr_log.go)
 
 	closing chan struct{}  // closed by Close to stop background work
@@ -135,6 +140,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.openVectors(); err != nil {
+		return nil, err
+	}
+	if err := e.loadExports(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {

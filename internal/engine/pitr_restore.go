@@ -121,17 +121,28 @@ func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time, snap st
 	e.finishRestore(t)
 }
 
-// restoreAt reads, from snap, the source's items and the images its
-// changes after `at` replaced: each item changed since is restored as its
-// first change after `at` found it (or left out if that change created
-// it); the others as they are.
+// restoreAt writes into t the source's items as they were at `at`
+// (itemsAt).
 func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at time.Time) (bool, error) {
-	then, err := pitrState(snap, sourceID, at)
+	w := restoreWriter{e: e, t: t}
+	if ok, err := itemsAt(snap, sourceID, at, w.add); !ok || err != nil {
+		return false, err
+	}
+	return w.flush()
+}
+
+// itemsAt hands add, in storage order and then the deleted ones, the
+// stored form of table tableID's items as they were at `at`: read from
+// snap, with the images its changes after `at` replaced. Each item changed
+// since is as its first change after `at` found it (and left out if that
+// change created it); the others are as they are. It stops early, with
+// false, when add says so.
+func itemsAt(snap storage.Snapshot, tableID uint64, at time.Time, add func(stored []byte) (bool, error)) (bool, error) {
+	then, err := pitrState(snap, tableID, at)
 	if err != nil {
 		return false, err
 	}
-	w := restoreWriter{e: e, t: t}
-	it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(sourceID), Upper: itemPrefix(sourceID + 1)})
+	it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(tableID), Upper: itemPrefix(tableID + 1)})
 	if err != nil {
 		return false, err
 	}
@@ -145,7 +156,7 @@ func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at 
 				continue // created after `at`
 			}
 		}
-		if ok, err := w.add(stored); !ok || err != nil {
+		if ok, err := add(stored); !ok || err != nil {
 			return false, err
 		}
 	}
@@ -156,11 +167,11 @@ func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at 
 		if img == nil {
 			continue
 		}
-		if ok, err := w.add(img); !ok || err != nil {
+		if ok, err := add(img); !ok || err != nil {
 			return false, err
 		}
 	}
-	return w.flush()
+	return true, nil
 }
 
 // pitrState maps the key suffix of every item changed after `at` to the

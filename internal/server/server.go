@@ -19,6 +19,7 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/metrics"
+	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -50,7 +51,10 @@ type Config struct {
 	CreateDelay time.Duration
 	// Throttle enforces tables' provisioned and on-demand maximum
 	// throughput (engine/throttle.go).
-	Throttle          engine.ThrottleConfig
+	Throttle engine.ThrottleConfig
+	// S3Dir, when set, is the folder that stands in for Amazon S3 in
+	// exports (objstore.Dir).
+	S3Dir             string
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
@@ -375,6 +379,9 @@ func engineConfig(cfg Config) engine.Config {
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Throttle:          cfg.Throttle,
 		MeterCapacity:     cfg.Metrics != "", // per-table capacity figures
+	}
+	if cfg.S3Dir != "" {
+		ec.Objects = objstore.Dir{Root: cfg.S3Dir}
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"bufio"
+	"compress/gzip"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// The files of an export, in DynamoDB's layout (its developer guide,
+// "DynamoDB table export output format"), under
+// <S3Prefix>/AWSDynamoDB/<ExportId>/:
+//
+//	_started                    empty, written first
+//	data/<name>.json.gz         the items, one {"Item":{...}} per line, gzip
+//	manifest-files.json         one line per data file: itemCount,
+//	                            md5Checksum, etag, dataFileS3Key
+//	manifest-files.checksum     hex MD5 of manifest-files.json
+//	manifest-summary.json       the export's summary (exportSummary)
+//	manifest-summary.checksum   hex MD5 of manifest-summary.json
+//
+// DynamoDB writes at least one data file per partition; Kura's table is
+// one keyspace and gets one.
+
+// errExportStopped is an export a Close interrupted (it runs again at the
+// next start).
+var errExportStopped = errors.New("export stopped by Close")
+
+// runExport writes rec's files and records how it ended. snap is the
+// snapshot the request took (nil after a restart: one is taken now); it
+// is closed here.
+func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot) {
+	if snap == nil {
+		var err error
+		if snap, err = e.store.NewSnapshot(); err != nil {
+			return // still IN_PROGRESS: the next start runs it again
+		}
+	}
+	defer snap.Close()
+	d := &rec.Desc
+	count, billed, err := e.writeExport(rec, snap)
+	if errors.Is(err, errExportStopped) {
+		return
+	}
+	d.EndTime = wire.NewTime(e.clock.Now())
+	if err != nil {
+		d.ExportStatus = exportFailed
+		code, msg := "UNKNOWN", err.Error()
+		if errors.Is(err, objstore.ErrNoSuchBucket) {
+			code, msg = "S3NoSuchBucket", "The specified bucket does not exist"
+		} else if errors.Is(err, objstore.ErrInvalidKey) {
+			code = "S3InvalidKey"
+		}
+		d.FailureCode, d.FailureMessage = &code, &msg
+	} else {
+		d.ExportStatus = exportCompleted
+		d.ItemCount, d.BilledSizeBytes = cpPtr(count), cpPtr(billed)
+		d.ExportManifest = cpPtr(exportPrefix(d) + "manifest-summary.json")
+		if err := e.writeSummary(rec); err != nil {
+			d.ExportStatus = exportFailed
+			code, msg := "UNKNOWN", err.Error()
+			d.FailureCode, d.FailureMessage = &code, &msg
+			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
+		}
+	}
+	_ = e.saveExport(rec) // on error the export stays IN_PROGRESS and runs again at the next start
+}
+
+// writeExport writes _started, the data file and manifest-files.json, and
+// returns the items exported and their billed size.
+func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot) (count, billed int64, err error) {
+	d := &rec.Desc
+	objects, bucket, prefix := e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)
+	if err := putObject(objects, bucket, prefix+"_started", nil); err != nil {
+		return 0, 0, err
+	}
+	var filter *exportFilter
+	if rec.Filter != nil {
+		t, ok := e.tableByID(rec.TableID)
+		if !ok {
+			return 0, 0, errors.New("the table was deleted before its export could run")
+		}
+		if filter, err = parseExportFilter(t, rec.Filter); err != nil {
+			return 0, 0, err
+		}
+	}
+	key := prefix + "data/" + randomName() + ".json.gz"
+	f, err := objects.Create(bucket, key)
+	if err != nil {
+		return 0, 0, err
+	}
+	sum := md5.New() // S3's ETag of a single-part object is its hex MD5
+	zw := gzip.NewWriter(io.MultiWriter(f, sum))
+	bw := bufio.NewWriterSize(zw, 64<<10)
+	line := make([]byte, 0, 1024)
+	done, err := itemsAt(snap, rec.TableID, d.ExportTime.Time, func(stored []byte) (bool, error) {
+		select {
+		case <-e.closing:
+			return false, errExportStopped
+		default:
+		}
+		it, err := attr.DecodeItem(stored)
+		if err != nil {
+			return false, err
+		}
+		size := attr.ItemSize(it)
+		it, keep, err := filter.keep(it)
+		if err != nil || !keep {
+			return err == nil, err
+		}
+		line = append(attr.AppendItemJSON(append(line[:0], `{"Item":`...), it), "}\n"...)
+		count, billed = count+1, billed+int64(size)
+		_, err = bw.Write(line)
+		return err == nil, err
+	})
+	if err == nil && !done {
+		err = errExportStopped
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	entry, _ := json.Marshal(map[string]any{ // encoding/json sorts the keys; DynamoDB's order differs, JSON readers do not mind
+		"itemCount": count, "md5Checksum": base64.StdEncoding.EncodeToString(sum.Sum(nil)),
+		"etag": hex.EncodeToString(sum.Sum(nil)), "dataFileS3Key": key,
+	})
+	return count, billed, putWithChecksum(objects, bucket, prefix+"manifest-files", append(entry, '\n'))
+}
+
+// exportSummary is manifest-summary.json.
+type exportSummary struct {
+	Version            string  `json:"version"`
+	ExportArn          string  `json:"exportArn"`
+	StartTime          string  `json:"startTime"`
+	EndTime            string  `json:"endTime"`
+	TableArn           string  `json:"tableArn"`
+	TableID            string  `json:"tableId"`
+	ExportTime         string  `json:"exportTime"`
+	S3Bucket           string  `json:"s3Bucket"`
+	S3Prefix           *string `json:"s3Prefix"`
+	S3SseAlgorithm     *string `json:"s3SseAlgorithm"`
+	S3SseKmsKeyID      *string `json:"s3SseKmsKeyId"`
+	ManifestFilesS3Key string  `json:"manifestFilesS3Key"`
+	BilledSizeBytes    int64   `json:"billedSizeBytes"`
+	ItemCount          int64   `json:"itemCount"`
+	OutputFormat       string  `json:"outputFormat"`
+	ExportType         string  `json:"exportType"`
+}
+
+// writeSummary writes manifest-summary.json and its checksum.
+func (e *Engine) writeSummary(rec *exportRecord) error {
+	d := &rec.Desc
+	ms := func(t *wire.Time) string { return t.Time.UTC().Format("2006-01-02T15:04:05.000Z") }
+	var sse *string
+	if d.S3SseAlgorithm != "" {
+		sse = &d.S3SseAlgorithm
+	}
+	b, err := json.Marshal(exportSummary{
+		Version: "2020-06-30", ExportArn: cpDeref(d.ExportArn), StartTime: ms(d.StartTime), EndTime: ms(d.EndTime),
+		TableArn: cpDeref(d.TableArn), TableID: cpDeref(d.TableId), ExportTime: ms(d.ExportTime),
+		S3Bucket: cpDeref(d.S3Bucket), S3Prefix: d.S3Prefix, S3SseAlgorithm: sse, S3SseKmsKeyID: d.S3SseKmsKeyId,
+		ManifestFilesS3Key: exportPrefix(d) + "manifest-files.json",
+		BilledSizeBytes:    cpDeref(d.BilledSizeBytes), ItemCount: cpDeref(d.ItemCount),
+		OutputFormat: d.ExportFormat, ExportType: d.ExportType,
+	})
+	if err != nil {
+		return err
+	}
+	return putWithChecksum(e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)+"manifest-summary", b)
+}
+
+// putWithChecksum writes name.json and name.checksum (its hex MD5).
+func putWithChecksum(objects objstore.Store, bucket, name string, body []byte) error {
+	if err := putObject(objects, bucket, name+".json", body); err != nil {
+		return err
+	}
+	sum := md5.Sum(body)
+	return putObject(objects, bucket, name+".checksum", []byte(hex.EncodeToString(sum[:])))
+}
+
+func putObject(objects objstore.Store, bucket, key string, body []byte) error {
+	w, err := objects.Create(bucket, key)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(body)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// randomName is a data file's name: 26 random lowercase letters and
+// digits, as DynamoDB names them.
+func randomName() string {
+	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b [26]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = chars[int(b[i])%len(chars)]
+	}
+	return string(b[:])
+}

@@ -1,0 +1,122 @@
+package test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ExportTableToPointInTime through the Go SDK, with --s3-dir standing in
+// for S3: the export runs, its files are where DynamoDB puts them and hold
+// the table's items, and the export's record survives a restart.
+func TestExportToS3Dir(t *testing.T) {
+	s3 := t.TempDir()
+	if err := os.Mkdir(filepath.Join(s3, "backups"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	k := startKura(t, "--data-dir", data, "--s3-dir", s3)
+	c := k.client()
+	name := createTable(t, c, "pk", "", "")
+	if _, err := c.UpdateContinuousBackups(bg, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(name),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pk := range []string{"a", "b", "c"} {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{"pk": S(pk)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/" + name
+	out, err := c.ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("backups"), S3Prefix: aws.String("daily")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exportARN := aws.ToString(out.ExportDescription.ExportArn)
+	var d *types.ExportDescription
+	for end := time.Now().Add(10 * time.Second); ; {
+		got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(exportARN)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d = got.ExportDescription; d.ExportStatus != types.ExportStatusInProgress || time.Now().After(end) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != 3 || d.ExportFormat != types.ExportFormatDynamodbJson {
+		t.Fatalf("export: %+v", d)
+	}
+
+	// The data files, found through the manifests as a reader of a
+	// DynamoDB export finds them.
+	bucket := filepath.Join(s3, "backups")
+	var summary struct {
+		ManifestFilesS3Key string `json:"manifestFilesS3Key"`
+		ItemCount          int    `json:"itemCount"`
+	}
+	readJSON(t, filepath.Join(bucket, aws.ToString(d.ExportManifest)), &summary)
+	var file struct {
+		DataFileS3Key string `json:"dataFileS3Key"`
+	}
+	readJSON(t, filepath.Join(bucket, summary.ManifestFilesS3Key), &file)
+	f, err := os.Open(filepath.Join(bucket, file.DataFileS3Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for sc := bufio.NewScanner(zr); sc.Scan(); {
+		var line struct{ Item map[string]map[string]string }
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, line.Item["pk"]["S"])
+	}
+	slices.Sort(keys)
+	if !slices.Equal(keys, []string{"a", "b", "c"}) || summary.ItemCount != 3 {
+		t.Fatalf("exported keys %v, summary itemCount %d", keys, summary.ItemCount)
+	}
+
+	// After a restart the export is still described and listed.
+	k.stop()
+	c = startKura(t, "--data-dir", data, "--s3-dir", s3).client()
+	got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(exportARN)})
+	if err != nil || got.ExportDescription.ExportStatus != types.ExportStatusCompleted {
+		t.Fatalf("after a restart: %+v %v", got, err)
+	}
+	list, err := c.ListExports(bg, &dynamodb.ListExportsInput{TableArn: aws.String(arn)})
+	if err != nil || len(list.ExportSummaries) != 1 || aws.ToString(list.ExportSummaries[0].ExportArn) != exportARN {
+		t.Fatalf("ListExports: %+v %v", list, err)
+	}
+
+	// Without --s3-dir there is nowhere to write.
+	_, err = ddb().ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("backups")})
+	wantAPIError(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir")
+}
+
+// readJSON decodes the first JSON value of the file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := json.NewDecoder(f).Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
