@@ -15,9 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// ExportTableToPointInTime through the Go SDK, with --s3-dir standing in
-// for S3: the export runs, its files are where DynamoDB puts them and hold
-// the table's items, and the export's record survives a restart.
+// ExportTableToPointInTime and ImportTable through the Go SDK, with
+// --s3-dir standing in for S3: the export runs, its files are where
+// DynamoDB puts them and hold the table's items, they import into a new
+// table, and the records survive a restart.
 func TestExportToS3Dir(t *testing.T) {
 	s3 := t.TempDir()
 	if err := os.Mkdir(filepath.Join(s3, "backups"), 0o755); err != nil {
@@ -91,7 +92,38 @@ func TestExportToS3Dir(t *testing.T) {
 		t.Fatalf("exported keys %v, summary itemCount %d", keys, summary.ItemCount)
 	}
 
-	// After a restart the export is still described and listed.
+	// The export's data files import into a new table.
+	imported := uniqueTable("imported")
+	imp, err := c.ImportTable(bg, &dynamodb.ImportTableInput{
+		InputFormat: types.InputFormatDynamodbJson, InputCompressionType: types.InputCompressionTypeGzip,
+		S3BucketSource: &types.S3BucketSource{S3Bucket: aws.String("backups"), S3KeyPrefix: aws.String(filepath.Dir(file.DataFileS3Key) + "/")},
+		TableCreationParameters: &types.TableCreationParameters{TableName: aws.String(imported), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importARN := aws.ToString(imp.ImportTableDescription.ImportArn)
+	var id *types.ImportTableDescription
+	for end := time.Now().Add(10 * time.Second); ; {
+		got, err := c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(importARN)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id = got.ImportTableDescription; id.ImportStatus != types.ImportStatusInProgress || time.Now().After(end) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if id.ImportStatus != types.ImportStatusCompleted || id.ImportedItemCount != 3 {
+		t.Fatalf("import: %+v", id)
+	}
+	if scan, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(imported)}); err != nil || scan.Count != 3 {
+		t.Fatalf("the imported table: %+v %v", scan, err)
+	}
+
+	// After a restart the export and the import are still described and listed.
 	k.stop()
 	c = startKura(t, "--data-dir", data, "--s3-dir", s3).client()
 	got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(exportARN)})
@@ -101,6 +133,10 @@ func TestExportToS3Dir(t *testing.T) {
 	list, err := c.ListExports(bg, &dynamodb.ListExportsInput{TableArn: aws.String(arn)})
 	if err != nil || len(list.ExportSummaries) != 1 || aws.ToString(list.ExportSummaries[0].ExportArn) != exportARN {
 		t.Fatalf("ListExports: %+v %v", list, err)
+	}
+	imports, err := c.ListImports(bg, &dynamodb.ListImportsInput{})
+	if err != nil || len(imports.ImportSummaryList) != 1 || imports.ImportSummaryList[0].ImportStatus != types.ImportStatusCompleted {
+		t.Fatalf("ListImports: %+v %v", imports, err)
 	}
 
 	// Without --s3-dir there is nowhere to write.

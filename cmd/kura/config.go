@@ -42,7 +42,8 @@ type config struct {
 	// a table keeps.
 	EnforceThroughput bool
 	BurstCapacity     time.Duration
-	// S3Dir stands in for Amazon S3 in exports: bucket B is its folder B.
+	// S3Dir stands in for Amazon S3 in exports and imports: bucket B is
+	// its folder B.
 	S3Dir string
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
@@ -136,7 +137,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.CreateDelay, "create-delay", 0, "how long new tables and indexes stay CREATING")
 	fs.BoolVar(&c.EnforceThroughput, "enforce-throughput", false, "throttle requests past a table's or GSI's provisioned read/write capacity (or on-demand MaxRead/WriteRequestUnits) with ProvisionedThroughputExceededException (ThrottlingException), UnprocessedItems/UnprocessedKeys in batches, as DynamoDB does; off by default, when throughput is only stored and described")
 	fs.DurationVar(&c.BurstCapacity, "burst-capacity", engine.DefaultBurst, "with --enforce-throughput: how much unused provisioned capacity a table or GSI keeps for bursts, in time at its provisioned rate (DynamoDB keeps 300s; at least 1s)")
-	fs.StringVar(&c.S3Dir, "s3-dir", "", "a folder that stands in for Amazon S3 in ExportTableToPointInTime: the object s3://B/K is the file DIR/B/K (each bucket a folder that must exist); off when empty, and exports are refused")
+	fs.StringVar(&c.S3Dir, "s3-dir", "", "a folder that stands in for Amazon S3 in ExportTableToPointInTime and ImportTable: the object s3://B/K is the file DIR/B/K (each bucket a folder that must exist); off when empty, and exports and imports are refused")
 	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")

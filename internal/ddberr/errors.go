@@ -256,6 +256,11 @@ func InvalidExportTime(msg string) *Error {
 	return newErr(nsDynamo, "InvalidExportTimeException", 400, msg)
 }
 
+// ImportNotFound is DynamoDB's ImportNotFoundException.
+func ImportNotFound(msg string) *Error {
+	return newErr(nsDynamo, "ImportNotFoundException", 400, msg)
+}
+
 // ExportNotFound is DynamoDB's ExportNotFoundException.
 func ExportNotFound(msg string) *Error {
 	return newErr(nsDynamo, "ExportNotFoundException", 400, msg)

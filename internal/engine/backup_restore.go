@@ -91,8 +91,10 @@ func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.R
 	rec.setStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
 	setGSIStatus(&rec.Desc, StatusCreating)
 	addCreateVectors(rec, cin, StatusCreating)
-	summary.RestoreInProgress = cpPtr(true)
-	rec.Desc.RestoreSummary = summary
+	if summary != nil { // nil: an import's table (import.go)
+		summary.RestoreInProgress = cpPtr(true)
+		rec.Desc.RestoreSummary = summary
+	}
 	rec.RestoreSource = pitrSource
 	t, err := e.storeNewTable(rec)
 	if err != nil {

@@ -99,6 +99,7 @@ type Engine struct {
 
 	bk       backupState // on-demand backups (backup_store.go)
 	exp      exportState // exports to S3 (export.go)
+	imp      importState // imports from S3 (import.go)
 	pitrTime pitrClock   // times of point-in-time recovery entries (pitr_log.go)
 
 	closing chan struct{}  // closed by Close to stop background work
@@ -143,6 +144,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.loadExports(); err != nil {
+		return nil, err
+	}
+	if err := e.loadImports(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {

@@ -152,7 +152,9 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		return nil, ddberr.PointInTimeRecoveryUnavailable("Point in time recovery is not enabled for table '" + t.Name + "'")
 	}
 	now := e.clock.Now()
-	at := now
+	// Now, as a change time: after every change already logged, so that
+	// all of them are in the export whatever the clock's resolution.
+	at := time.Unix(0, e.pitrTime.next(now)).UTC()
 	if in.ExportTime != nil {
 		at = in.ExportTime.Time
 		earliest, _ := pitrWindow(t.rec.PITR, now)
@@ -252,7 +254,10 @@ func (e *Engine) saveExport(rec *exportRecord) error {
 	if _, known := e.exp.byID[arn]; !known {
 		e.exp.all = append(e.exp.all, arn)
 	}
-	c := *rec
+	var c exportRecord // a deep copy: rec shares pointers with the request
+	if err := json.Unmarshal(v, &c); err != nil {
+		return err
+	}
 	e.exp.byID[arn] = &c
 	return nil
 }
@@ -260,29 +265,17 @@ func (e *Engine) saveExport(rec *exportRecord) error {
 // loadExports reads the stored exports and runs again the ones a stop
 // interrupted.
 func (e *Engine) loadExports() error {
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	prefix := metaExportKey("")
-	it, err := snap.NewIterator(storage.IterOptions{Lower: prefix, Upper: append(prefix[:len(prefix):len(prefix)], 0xff)})
-	if err != nil {
-		return err
-	}
 	var recs []*exportRecord
-	for it.Next() {
+	err := e.loadMeta(metaExportKey(""), func(v []byte) error {
 		var r exportRecord
-		if err := json.Unmarshal(it.Value(), &r); err != nil {
-			it.Close()
-			return fmt.Errorf("engine: export record %q: %w", it.Key(), err)
+		if err := json.Unmarshal(v, &r); err != nil {
+			return err
 		}
 		recs = append(recs, &r)
-	}
-	err = it.Err()
-	it.Close()
+		return nil
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("engine: export records: %w", err)
 	}
 	slices.SortFunc(recs, func(a, b *exportRecord) int { return a.Desc.StartTime.Time.Compare(b.Desc.StartTime.Time) })
 	e.exp.mu.Lock()

@@ -32,10 +32,6 @@ import (
 // DynamoDB writes at least one data file per partition; Kura's table is
 // one keyspace and gets one.
 
-// errExportStopped is an export a Close interrupted (it runs again at the
-// next start).
-var errExportStopped = errors.New("export stopped by Close")
-
 // runExport writes rec's files and records how it ended. snap is the
 // snapshot the request took (nil after a restart: one is taken now); it
 // is closed here.
@@ -49,7 +45,7 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot) {
 	defer snap.Close()
 	d := &rec.Desc
 	count, billed, err := e.writeExport(rec, snap)
-	if errors.Is(err, errExportStopped) {
+	if errors.Is(err, errStopped) {
 		return
 	}
 	d.EndTime = wire.NewTime(e.clock.Now())
@@ -106,7 +102,7 @@ func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot) (count, b
 	done, err := itemsAt(snap, rec.TableID, d.ExportTime.Time, func(stored []byte) (bool, error) {
 		select {
 		case <-e.closing:
-			return false, errExportStopped
+			return false, errStopped
 		default:
 		}
 		it, err := attr.DecodeItem(stored)
@@ -124,7 +120,7 @@ func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot) (count, b
 		return err == nil, err
 	})
 	if err == nil && !done {
-		err = errExportStopped
+		err = errStopped
 	}
 	if err == nil {
 		err = bw.Flush()

@@ -56,7 +56,6 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if !ok {
 		return nil, tableNotFound(name)
 	}
-	name = t.Name // TableName may have been the table's ARN
 	if t.Status == StatusCreating || t.Status == StatusDeleting {
 		return nil, inUse(t)
 	}
@@ -69,7 +68,17 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if cpDeref(t.Desc.DeletionProtectionEnabled) {
 		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}
+	d, err := e.dropTable(t)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.DeleteTableOutput{TableDescription: d}, nil
+}
 
+// dropTable deletes t (DELETING, then gone; its items purged in the
+// background) and describes it as DeleteTable answers. e.ddl is held.
+func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
+	name := t.Name
 	now := e.clock.Now()
 	rec := t.rec.clone()
 	rec.setStatus(StatusDeleting)
@@ -124,8 +133,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 		e.setBackup(sys.ARN, sys)
 	}
 	e.goBackground(func() { e.purge(id, sys != nil) })
-
-	return &wire.DeleteTableOutput{TableDescription: deletedDescription(e.describe(gone))}, nil
+	return deletedDescription(e.describe(gone)), nil
 }
 
 // deletedDescription is the TableDescription DeleteTable answers with: the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,15 @@ type Store interface {
 	Create(bucket, key string) (io.WriteCloser, error)
 	// Open reads an object.
 	Open(bucket, key string) (io.ReadCloser, error)
+	// List is every object of bucket whose key starts with prefix, in key
+	// order.
+	List(bucket, prefix string) ([]Object, error)
+}
+
+// Object is one listed object.
+type Object struct {
+	Key  string
+	Size int64
 }
 
 // ErrNoSuchBucket is a bucket that does not exist.
@@ -81,6 +91,40 @@ func (d Dir) Open(bucket, key string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("no object %s/%s: %w", bucket, key, fs.ErrNotExist)
 	}
 	return f, err
+}
+
+// List walks the bucket's folder; temporary files of objects being
+// written are not objects yet.
+func (d Dir) List(bucket, prefix string) ([]Object, error) {
+	if !bucketName.MatchString(bucket) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidKey, bucket)
+	}
+	dir := filepath.Join(d.Root, bucket)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, ErrNoSuchBucket
+	}
+	var out []Object
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || strings.HasPrefix(e.Name(), ".kura-") {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		if !strings.HasPrefix(key, prefix) {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, Object{Key: key, Size: info.Size()})
+		return nil
+	})
+	slices.SortFunc(out, func(a, b Object) int { return strings.Compare(a.Key, b.Key) })
+	return out, err
 }
 
 type dirObject struct {

@@ -46,4 +46,16 @@ func TestDir(t *testing.T) {
 	if b, _ := io.ReadAll(r); string(b) != "hello" {
 		t.Fatalf("read %q", b)
 	}
+	w, _ = d.Create("my-bucket", "p/b") // open: not listed yet
+	list, err := d.List("my-bucket", "p/")
+	if err != nil || len(list) != 1 || list[0] != (Object{Key: "p/AWSDynamoDB/1/data/f.json.gz", Size: 5}) {
+		t.Fatalf("List: %+v %v", list, err)
+	}
+	w.Close()
+	if list, _ = d.List("my-bucket", ""); len(list) != 2 || list[0].Key != "p/AWSDynamoDB/1/data/f.json.gz" || list[1].Key != "p/b" {
+		t.Fatalf("List all: %+v", list)
+	}
+	if _, err := d.List("none-here", ""); !errors.Is(err, ErrNoSuchBucket) {
+		t.Fatalf("List of a missing bucket: %v", err)
+	}
 }

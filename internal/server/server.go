@@ -53,7 +53,7 @@ type Config struct {
 	// throughput (engine/throttle.go).
 	Throttle engine.ThrottleConfig
 	// S3Dir, when set, is the folder that stands in for Amazon S3 in
-	// exports (objstore.Dir).
+	// exports and imports (objstore.Dir).
 	S3Dir             string
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default

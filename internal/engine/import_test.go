@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// waitImport polls DescribeImport until the import is no longer
+// IN_PROGRESS.
+func waitImport(t *testing.T, e *Engine, arn string) *wire.ImportTableDescription {
+	t.Helper()
+	for range 500 {
+		out, err := e.DescribeImport(context.Background(), &wire.DescribeImportInput{ImportArn: &arn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ImportTableDescription.ImportStatus != importInProgress {
+			return out.ImportTableDescription
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("import still IN_PROGRESS")
+	return nil
+}
+
+func importInput(table, prefix, format, compression string) *wire.ImportTableInput {
+	return &wire.ImportTableInput{
+		S3BucketSource: &wire.S3BucketSource{S3Bucket: cpPtr("exports"), S3KeyPrefix: cpPtr(prefix)},
+		InputFormat:    format, InputCompressionType: compression,
+		TableCreationParameters: &wire.TableCreationParameters{TableName: cpPtr(table), BillingMode: BillingPayPerRequest,
+			AttributeDefinitions: []wire.AttributeDefinition{{AttributeName: cpPtr("pk"), AttributeType: "S"}},
+			KeySchema:            []wire.KeySchemaElement{{AttributeName: cpPtr("pk"), KeyType: "HASH"}}},
+	}
+}
+
+func tableItems(t *testing.T, e *Engine, table string) []string {
+	t.Helper()
+	out, err := e.Scan(context.Background(), &wire.ScanInput{TableName: cpPtr(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	for _, it := range out.Items {
+		items = append(items, string(attr.AppendItemJSON(nil, it)))
+	}
+	return items
+}
+
+// TestImportFromExport: what an export wrote imports into a new table,
+// item for item.
+func TestImportFromExport(t *testing.T) {
+	e, _, _ := exportEngine(t)
+	ctx := context.Background()
+	exportPut(t, e, attr.Item{"pk": dpS("a"), "m": {T: attr.M, Map: map[string]attr.Value{"x": dpN("1.5")}}, "b": dpB([]byte{1, 2})})
+	exportPut(t, e, attr.Item{"pk": dpS("b"), "l": {T: attr.L, List: []attr.Value{dpS("y")}}})
+	out, err := e.ExportTableToPointInTime(ctx, &wire.ExportTableToPointInTimeInput{TableArn: cpPtr(exportTableARN), S3Bucket: cpPtr("exports")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := waitExport(t, e, cpDeref(out.ExportDescription.ExportArn))
+	data := strings.TrimSuffix(cpDeref(exp.ExportManifest), "manifest-summary.json") + "data/"
+	in, err := e.ImportTable(ctx, importInput("imported", data, "DYNAMODB_JSON", "GZIP"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.ImportTableDescription.ImportStatus != importInProgress {
+		t.Fatalf("started import: %+v", in.ImportTableDescription)
+	}
+	d := waitImport(t, e, cpDeref(in.ImportTableDescription.ImportArn))
+	if d.ImportStatus != importCompleted || cpDeref(d.ImportedItemCount) != 2 || cpDeref(d.ErrorCount) != 0 || cpDeref(d.ProcessedItemCount) != 2 {
+		t.Fatalf("import: %s imported %d, errors %d, processed %d", d.ImportStatus, cpDeref(d.ImportedItemCount), cpDeref(d.ErrorCount), cpDeref(d.ProcessedItemCount))
+	}
+	if got, want := tableItems(t, e, "imported"), tableItems(t, e, "exp"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("imported %v, exported %v", got, want)
+	}
+	desc, err := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("imported")})
+	if err != nil || desc.Table.TableStatus != StatusActive || desc.Table.RestoreSummary != nil {
+		t.Fatalf("imported table: %+v %v", desc, err)
+	}
+}
+
+// TestImportCSV: a header line, a delimiter, key attributes typed as
+// defined (a GSI's too), other columns strings, ZSTD; rows that cannot be
+// items are counted, the rest imported.
+func TestImportCSV(t *testing.T) {
+	e, _, root := exportEngine(t)
+	ctx := context.Background()
+	var z bytes.Buffer
+	zw, _ := zstd.NewWriter(&z)
+	zw.Write([]byte("pk;n;note\na;1;first\nb;x;bad number\nc;3\nd;4;\"semi;colon\"\n"))
+	zw.Close()
+	if err := os.MkdirAll(filepath.Join(root, "exports", "csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "exports", "csv", "part-1.csv.zst"), z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := importInput("fromcsv", "csv/", "CSV", "ZSTD")
+	in.InputFormatOptions = &wire.InputFormatOptions{Csv: &wire.CsvOptions{Delimiter: cpPtr(";")}}
+	p := in.TableCreationParameters
+	p.AttributeDefinitions = append(p.AttributeDefinitions, wire.AttributeDefinition{AttributeName: cpPtr("n"), AttributeType: "N"})
+	p.GlobalSecondaryIndexes = []wire.GlobalSecondaryIndex{{IndexName: cpPtr("byN"), KeySchema: []wire.KeySchemaElement{{AttributeName: cpPtr("n"), KeyType: "HASH"}},
+		Projection: &wire.Projection{ProjectionType: "ALL"}}}
+	out, err := e.ImportTable(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitImport(t, e, cpDeref(out.ImportTableDescription.ImportArn))
+	if d.ImportStatus != importCompleted || cpDeref(d.ImportedItemCount) != 2 || cpDeref(d.ErrorCount) != 2 || cpDeref(d.ProcessedItemCount) != 4 {
+		t.Fatalf("import: %+v", d)
+	}
+	got := strings.Join(tableItems(t, e, "fromcsv"), "\n")
+	for _, want := range []string{`{"n":{"N":"1"},"note":{"S":"first"},"pk":{"S":"a"}}`, `{"n":{"N":"4"},"note":{"S":"semi;colon"},"pk":{"S":"d"}}`} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("imported:\n%s\nwant %s", got, want)
+		}
+	}
+	q, err := e.Query(ctx, &wire.QueryInput{TableName: cpPtr("fromcsv"), IndexName: cpPtr("byN"),
+		KeyConditionExpression: cpPtr("n = :n"), ExpressionAttributeValues: attr.Item{":n": dpN("4")}})
+	if err != nil || len(q.Items) != 1 {
+		t.Fatalf("the GSI of the imported table: %+v %v", q, err)
+	}
+}
+
+// TestImportRefusals: ION, a table that exists, a missing bucket (the
+// import fails and its table goes), a ClientToken reused.
+func TestImportRefusals(t *testing.T) {
+	e, _, _ := exportEngine(t)
+	ctx := context.Background()
+	_, err := e.ImportTable(ctx, importInput("ion", "", "ION", ""))
+	ctlWantErr(t, err, "ValidationException", "InputFormat ION is not supported by Kura; use DYNAMODB_JSON or CSV")
+	_, err = e.ImportTable(ctx, importInput("exp", "", "DYNAMODB_JSON", ""))
+	ctlWantErr(t, err, "ResourceInUseException", "Table already exists: exp")
+	in := importInput("nobucket", "", "DYNAMODB_JSON", "")
+	in.S3BucketSource.S3Bucket = cpPtr("no-such-bucket")
+	in.ClientToken = cpPtr("tok")
+	out, err := e.ImportTable(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitImport(t, e, cpDeref(out.ImportTableDescription.ImportArn))
+	if d.ImportStatus != importFailed || cpDeref(d.FailureCode) != "S3NoSuchBucket" {
+		t.Fatalf("import from a missing bucket: %+v", d)
+	}
+	if desc, err := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("nobucket")}); err == nil && desc.Table.TableStatus != StatusDeleting {
+		t.Fatalf("the failed import's table: %+v", desc.Table)
+	}
+	again, err := e.ImportTable(ctx, in)
+	if err != nil || cpDeref(again.ImportTableDescription.ImportArn) != cpDeref(d.ImportArn) {
+		t.Fatalf("the same ClientToken again: %+v %v", again, err)
+	}
+	in.TableCreationParameters.TableName = cpPtr("other")
+	_, err = e.ImportTable(ctx, in)
+	if err == nil || !strings.Contains(err.Error(), "IdempotentParameterMismatchException") {
+		t.Fatalf("a ClientToken reused for another import: %v", err)
+	}
+	list, err := e.ListImports(ctx, &wire.ListImportsInput{})
+	if err != nil || len(list.ImportSummaryList) != 1 || list.ImportSummaryList[0].ImportStatus != importFailed {
+		t.Fatalf("ListImports: %+v %v", list, err)
+	}
+}
