@@ -163,7 +163,8 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 				isoSeconds(earliest) + "' to now")
 		}
 	}
-	if _, err := parseExportFilter(t, in.FilterSpecification); err != nil {
+	filter, err := parseExportFilter(t, in.FilterSpecification)
+	if err != nil {
 		return nil, err
 	}
 	rec := &exportRecord{TableID: t.ID, Filter: in.FilterSpecification, Desc: wire.ExportDescription{
@@ -191,7 +192,7 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		return nil, err
 	}
 	d := rec.Desc
-	e.goBackground(func() { e.runExport(rec, snap) })
+	e.goBackground(func() { e.runExport(rec, snap, filter) })
 	return &wire.ExportTableToPointInTimeOutput{ExportDescription: &d}, nil
 }
 
@@ -289,7 +290,7 @@ func (e *Engine) loadExports() error {
 	for _, r := range recs {
 		if r.Desc.ExportStatus == exportInProgress {
 			c := *r
-			e.goBackground(func() { e.runExport(&c, nil) })
+			e.goBackground(func() { e.runExport(&c, nil, nil) })
 		}
 	}
 	return nil

@@ -33,9 +33,10 @@ import (
 // one keyspace and gets one.
 
 // runExport writes rec's files and records how it ended. snap is the
-// snapshot the request took (nil after a restart: one is taken now); it
-// is closed here.
-func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot) {
+// snapshot the request took and filter its FilterSpecification parsed
+// (nil both after a restart: a snapshot is taken now, and the filter
+// parsed against the table); snap is closed here.
+func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exportFilter) {
 	if snap == nil {
 		var err error
 		if snap, err = e.store.NewSnapshot(); err != nil {
@@ -44,7 +45,7 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot) {
 	}
 	defer snap.Close()
 	d := &rec.Desc
-	count, billed, err := e.writeExport(rec, snap)
+	count, billed, err := e.writeExport(rec, snap, filter)
 	if errors.Is(err, errStopped) {
 		return
 	}
@@ -74,14 +75,13 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot) {
 
 // writeExport writes _started, the data file and manifest-files.json, and
 // returns the items exported and their billed size.
-func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot) (count, billed int64, err error) {
+func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot, filter *exportFilter) (count, billed int64, err error) {
 	d := &rec.Desc
 	objects, bucket, prefix := e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)
 	if err := putObject(objects, bucket, prefix+"_started", nil); err != nil {
 		return 0, 0, err
 	}
-	var filter *exportFilter
-	if rec.Filter != nil {
+	if rec.Filter != nil && filter == nil {
 		t, ok := e.tableByID(rec.TableID)
 		if !ok {
 			return 0, 0, errors.New("the table was deleted before its export could run")
