@@ -98,8 +98,8 @@ type Engine struct {
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
 	bk       backupState // on-demand backups (backup_store.go)
-	exp      exportState // exports to S3 (export.go)
-	imp      importState // imports from S3 (import.go)
+	exp      exportLog   // exports to S3 (export.go)
+	imp      importLog   // imports from S3 (import.go)
 	pitrTime pitrClock   // times of point-in-time recovery entries (pitr_log.go)
 
 	closing chan struct{}  // closed by Close to stop background work

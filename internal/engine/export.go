@@ -3,17 +3,13 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/expr"
-	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -46,14 +42,12 @@ type exportRecord struct {
 	Filter  *wire.FilterSpecification `json:"filter,omitempty"`
 }
 
-// exportState holds the exports by ARN, in the order they were made.
-type exportState struct {
-	mu   sync.Mutex
-	byID map[string]*exportRecord
-	all  []string // ARNs, oldest first
-}
+func (r *exportRecord) jobARN() string      { return cpDeref(r.Desc.ExportArn) }
+func (r *exportRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *exportRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
 
-func metaExportKey(arn string) []byte { return append([]byte("mexport/"), arn...) }
+// exportLog keeps the exports (jobs.go).
+type exportLog = jobLog[exportRecord, *exportRecord]
 
 // exportFilter is a FilterSpecification parsed and resolved.
 type exportFilter struct {
@@ -184,7 +178,7 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		ExportType:          exportFull,
 		FilterSpecification: in.FilterSpecification,
 	}}
-	if err := e.saveExport(rec); err != nil {
+	if err := e.exp.save(e, rec); err != nil {
 		return nil, err
 	}
 	snap, err := e.store.NewSnapshot() // now: a DeleteTable right after cannot take the items away
@@ -220,73 +214,26 @@ func (e *Engine) exportByToken(in *wire.ExportTableToPointInTimeInput) (*wire.Ex
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	e.exp.mu.Lock()
-	defer e.exp.mu.Unlock()
-	for _, arn := range e.exp.all {
-		r := e.exp.byID[arn]
-		if cpDeref(r.Desc.ClientToken) != *in.ClientToken {
-			continue
-		}
-		if cpDeref(r.Desc.TableArn) != cpDeref(in.TableArn) || cpDeref(r.Desc.S3Bucket) != cpDeref(in.S3Bucket) ||
-			cpDeref(r.Desc.S3Prefix) != cpDeref(in.S3Prefix) {
-			return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + arn)
-		}
-		d := r.Desc
-		return &d, nil
+	r, ok := e.exp.withToken(*in.ClientToken)
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
-}
-
-// saveExport stores rec and makes it the export of its ARN.
-func (e *Engine) saveExport(rec *exportRecord) error {
-	v, err := json.Marshal(rec)
-	if err != nil {
-		return err
+	if cpDeref(r.Desc.TableArn) != cpDeref(in.TableArn) || cpDeref(r.Desc.S3Bucket) != cpDeref(in.S3Bucket) ||
+		cpDeref(r.Desc.S3Prefix) != cpDeref(in.S3Prefix) {
+		return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + r.jobARN())
 	}
-	arn := cpDeref(rec.Desc.ExportArn)
-	if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(metaExportKey(arn), v) }); err != nil {
-		return err
-	}
-	e.exp.mu.Lock()
-	defer e.exp.mu.Unlock()
-	if e.exp.byID == nil {
-		e.exp.byID = map[string]*exportRecord{}
-	}
-	if _, known := e.exp.byID[arn]; !known {
-		e.exp.all = append(e.exp.all, arn)
-	}
-	var c exportRecord // a deep copy: rec shares pointers with the request
-	if err := json.Unmarshal(v, &c); err != nil {
-		return err
-	}
-	e.exp.byID[arn] = &c
-	return nil
+	d := r.Desc
+	return &d, nil
 }
 
 // loadExports reads the stored exports and runs again the ones a stop
 // interrupted.
 func (e *Engine) loadExports() error {
-	var recs []*exportRecord
-	err := e.loadMeta(metaExportKey(""), func(v []byte) error {
-		var r exportRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return err
-		}
-		recs = append(recs, &r)
-		return nil
-	})
+	e.exp.prefix = "mexport/"
+	recs, err := e.exp.load(e)
 	if err != nil {
-		return fmt.Errorf("engine: export records: %w", err)
+		return err
 	}
-	slices.SortFunc(recs, func(a, b *exportRecord) int { return a.Desc.StartTime.Time.Compare(b.Desc.StartTime.Time) })
-	e.exp.mu.Lock()
-	e.exp.byID = map[string]*exportRecord{}
-	for _, r := range recs {
-		arn := cpDeref(r.Desc.ExportArn)
-		e.exp.byID[arn] = r
-		e.exp.all = append(e.exp.all, arn)
-	}
-	e.exp.mu.Unlock()
 	for _, r := range recs {
 		if r.Desc.ExportStatus == exportInProgress {
 			c := *r
@@ -298,9 +245,7 @@ func (e *Engine) loadExports() error {
 
 // DescribeExport describes one export.
 func (e *Engine) DescribeExport(ctx context.Context, in *wire.DescribeExportInput) (*wire.DescribeExportOutput, error) {
-	e.exp.mu.Lock()
-	defer e.exp.mu.Unlock()
-	r, ok := e.exp.byID[cpDeref(in.ExportArn)]
+	r, ok := e.exp.get(cpDeref(in.ExportArn))
 	if !ok {
 		return nil, ddberr.ExportNotFound("Export not found: " + cpDeref(in.ExportArn))
 	}
@@ -316,29 +261,19 @@ func (e *Engine) ListExports(ctx context.Context, in *wire.ListExportsInput) (*w
 	if in.MaxResults != nil {
 		limit = int(*in.MaxResults)
 	}
-	e.exp.mu.Lock()
-	defer e.exp.mu.Unlock()
-	start := 0
-	if tok := cpDeref(in.NextToken); tok != "" {
-		i := slices.Index(e.exp.all, tok)
-		if i < 0 {
-			return nil, ddberr.Validation("Invalid NextToken")
-		}
-		start = i + 1
+	recs, next, err := e.exp.page(cpDeref(in.NextToken), limit, func(r *exportRecord) bool {
+		return in.TableArn == nil || cpDeref(r.Desc.TableArn) == *in.TableArn
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := &wire.ListExportsOutput{ExportSummaries: []wire.ExportSummary{}}
-	for _, arn := range e.exp.all[start:] {
-		r := e.exp.byID[arn]
-		if in.TableArn != nil && cpDeref(r.Desc.TableArn) != *in.TableArn {
-			continue
-		}
-		if len(out.ExportSummaries) == limit {
-			last := *out.ExportSummaries[limit-1].ExportArn
-			out.NextToken = &last
-			break
-		}
+	for _, r := range recs {
 		out.ExportSummaries = append(out.ExportSummaries, wire.ExportSummary{
-			ExportArn: cpPtr(arn), ExportStatus: r.Desc.ExportStatus, ExportType: r.Desc.ExportType})
+			ExportArn: cpPtr(r.jobARN()), ExportStatus: r.Desc.ExportStatus, ExportType: r.Desc.ExportType})
+	}
+	if next != "" {
+		out.NextToken = &next
 	}
 	return out, nil
 }

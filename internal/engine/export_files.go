@@ -52,12 +52,7 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 	d.EndTime = wire.NewTime(e.clock.Now())
 	if err != nil {
 		d.ExportStatus = exportFailed
-		code, msg := "UNKNOWN", err.Error()
-		if errors.Is(err, objstore.ErrNoSuchBucket) {
-			code, msg = "S3NoSuchBucket", "The specified bucket does not exist"
-		} else if errors.Is(err, objstore.ErrInvalidKey) {
-			code = "S3InvalidKey"
-		}
+		code, msg := jobFailure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
 	} else {
 		d.ExportStatus = exportCompleted
@@ -70,7 +65,7 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
 		}
 	}
-	_ = e.saveExport(rec) // on error the export stays IN_PROGRESS and runs again at the next start
+	_ = e.exp.save(e, rec) // on error the export stays IN_PROGRESS and runs again at the next start
 }
 
 // writeExport writes _started, the data file and manifest-files.json, and

@@ -3,14 +3,10 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -43,13 +39,12 @@ type importRecord struct {
 	TableID uint64                      `json:"tableId"`
 }
 
-type importState struct {
-	mu   sync.Mutex
-	byID map[string]*importRecord
-	all  []string // ARNs, oldest first
-}
+func (r *importRecord) jobARN() string      { return cpDeref(r.Desc.ImportArn) }
+func (r *importRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *importRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
 
-func metaImportKey(arn string) []byte { return append([]byte("mimport/"), arn...) }
+// importLog keeps the imports (jobs.go).
+type importLog = jobLog[importRecord, *importRecord]
 
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
@@ -103,7 +98,7 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		ProcessedSizeBytes:      cpPtr[int64](0),
 		ImportedItemCount:       cpPtr[int64](0),
 	}}
-	if err := e.saveImport(rec); err != nil {
+	if err := e.imp.save(e, rec); err != nil {
 		return nil, err
 	}
 	d := rec.Desc
@@ -132,74 +127,27 @@ func (e *Engine) importByToken(in *wire.ImportTableInput) (*wire.ImportTableDesc
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	e.imp.mu.Lock()
-	defer e.imp.mu.Unlock()
-	for _, arn := range e.imp.all {
-		r := e.imp.byID[arn]
-		if cpDeref(r.Desc.ClientToken) != *in.ClientToken {
-			continue
-		}
-		src, was := in.S3BucketSource, r.Desc.S3BucketSource
-		if cpDeref(in.TableCreationParameters.TableName) != cpDeref(r.Desc.TableCreationParameters.TableName) ||
-			cpDeref(src.S3Bucket) != cpDeref(was.S3Bucket) || cpDeref(src.S3KeyPrefix) != cpDeref(was.S3KeyPrefix) {
-			return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + arn)
-		}
-		d := r.Desc
-		return &d, nil
+	r, ok := e.imp.withToken(*in.ClientToken)
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
-}
-
-// saveImport stores rec and makes it the import of its ARN.
-func (e *Engine) saveImport(rec *importRecord) error {
-	v, err := json.Marshal(rec)
-	if err != nil {
-		return err
+	src, was := in.S3BucketSource, r.Desc.S3BucketSource
+	if cpDeref(in.TableCreationParameters.TableName) != cpDeref(r.Desc.TableCreationParameters.TableName) ||
+		cpDeref(src.S3Bucket) != cpDeref(was.S3Bucket) || cpDeref(src.S3KeyPrefix) != cpDeref(was.S3KeyPrefix) {
+		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + r.jobARN())
 	}
-	arn := cpDeref(rec.Desc.ImportArn)
-	if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(metaImportKey(arn), v) }); err != nil {
-		return err
-	}
-	e.imp.mu.Lock()
-	defer e.imp.mu.Unlock()
-	if e.imp.byID == nil {
-		e.imp.byID = map[string]*importRecord{}
-	}
-	if _, known := e.imp.byID[arn]; !known {
-		e.imp.all = append(e.imp.all, arn)
-	}
-	var c importRecord // a deep copy: rec shares pointers with the request
-	if err := json.Unmarshal(v, &c); err != nil {
-		return err
-	}
-	e.imp.byID[arn] = &c
-	return nil
+	d := r.Desc
+	return &d, nil
 }
 
 // loadImports reads the stored imports and runs again the ones a stop
 // interrupted (their tables are still CREATING).
 func (e *Engine) loadImports() error {
-	var recs []*importRecord
-	err := e.loadMeta(metaImportKey(""), func(v []byte) error {
-		var r importRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return err
-		}
-		recs = append(recs, &r)
-		return nil
-	})
+	e.imp.prefix = "mimport/"
+	recs, err := e.imp.load(e)
 	if err != nil {
-		return fmt.Errorf("engine: import records: %w", err)
+		return err
 	}
-	slices.SortFunc(recs, func(a, b *importRecord) int { return a.Desc.StartTime.Time.Compare(b.Desc.StartTime.Time) })
-	e.imp.mu.Lock()
-	e.imp.byID = map[string]*importRecord{}
-	for _, r := range recs {
-		arn := cpDeref(r.Desc.ImportArn)
-		e.imp.byID[arn] = r
-		e.imp.all = append(e.imp.all, arn)
-	}
-	e.imp.mu.Unlock()
 	for _, r := range recs {
 		if r.Desc.ImportStatus != importInProgress {
 			continue
@@ -212,31 +160,9 @@ func (e *Engine) loadImports() error {
 	return nil
 }
 
-// loadMeta hands fn the value of every key under prefix.
-func (e *Engine) loadMeta(prefix []byte, fn func(v []byte) error) error {
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{Lower: prefix, Upper: append(prefix[:len(prefix):len(prefix)], 0xff)})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.Next() {
-		if err := fn(it.Value()); err != nil {
-			return fmt.Errorf("%q: %w", it.Key(), err)
-		}
-	}
-	return it.Err()
-}
-
 // DescribeImport describes one import.
 func (e *Engine) DescribeImport(ctx context.Context, in *wire.DescribeImportInput) (*wire.DescribeImportOutput, error) {
-	e.imp.mu.Lock()
-	defer e.imp.mu.Unlock()
-	r, ok := e.imp.byID[cpDeref(in.ImportArn)]
+	r, ok := e.imp.get(cpDeref(in.ImportArn))
 	if !ok {
 		return nil, ddberr.ImportNotFound("Import not found: " + cpDeref(in.ImportArn))
 	}
@@ -252,28 +178,20 @@ func (e *Engine) ListImports(ctx context.Context, in *wire.ListImportsInput) (*w
 	if in.PageSize != nil {
 		limit = int(*in.PageSize)
 	}
-	e.imp.mu.Lock()
-	defer e.imp.mu.Unlock()
-	start := 0
-	if tok := cpDeref(in.NextToken); tok != "" {
-		i := slices.Index(e.imp.all, tok)
-		if i < 0 {
-			return nil, ddberr.Validation("Invalid NextToken")
-		}
-		start = i + 1
+	recs, next, err := e.imp.page(cpDeref(in.NextToken), limit, func(r *importRecord) bool {
+		return in.TableArn == nil || cpDeref(r.Desc.TableArn) == *in.TableArn
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := &wire.ListImportsOutput{ImportSummaryList: []wire.ImportSummary{}}
-	for _, arn := range e.imp.all[start:] {
-		d := e.imp.byID[arn].Desc
-		if in.TableArn != nil && cpDeref(d.TableArn) != *in.TableArn {
-			continue
-		}
-		if len(out.ImportSummaryList) == limit {
-			out.NextToken = cpPtr(*out.ImportSummaryList[limit-1].ImportArn)
-			break
-		}
-		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: cpPtr(arn), ImportStatus: d.ImportStatus,
+	for _, r := range recs {
+		d := r.Desc
+		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: cpPtr(r.jobARN()), ImportStatus: d.ImportStatus,
 			TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime})
+	}
+	if next != "" {
+		out.NextToken = &next
 	}
 	return out, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -37,17 +36,14 @@ func (e *Engine) runImport(rec *importRecord, t *Table) {
 	d.EndTime = wire.NewTime(e.clock.Now())
 	if err != nil {
 		d.ImportStatus = importFailed
-		code, msg := "UNKNOWN", err.Error()
-		if errors.Is(err, objstore.ErrNoSuchBucket) {
-			code, msg = "S3NoSuchBucket", "The specified bucket does not exist"
-		}
+		code, msg := jobFailure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
 		e.dropImportTable(t)
 	} else {
 		d.ImportStatus = importCompleted
 		e.finishRestore(t)
 	}
-	_ = e.saveImport(rec) // on error the import stays IN_PROGRESS and runs again at the next start
+	_ = e.imp.save(e, rec) // on error the import stays IN_PROGRESS and runs again at the next start
 }
 
 // dropImportTable deletes a failed import's table, still CREATING (which
