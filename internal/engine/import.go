@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -90,7 +91,7 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		S3BucketSource:          in.S3BucketSource,
 		InputFormat:             in.InputFormat,
 		InputFormatOptions:      in.InputFormatOptions,
-		InputCompressionType:    cmpOr(in.InputCompressionType, "NONE"),
+		InputCompressionType:    cmp.Or(in.InputCompressionType, "NONE"),
 		TableCreationParameters: p,
 		StartTime:               wire.NewTime(now),
 		ErrorCount:              cpPtr[int64](0),
@@ -104,13 +105,6 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 	d := rec.Desc
 	e.goBackground(func() { e.runImport(rec, t) })
 	return &wire.ImportTableOutput{ImportTableDescription: &d}, nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // importARN is a new import's ARN, shaped like an export's.

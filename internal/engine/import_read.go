@@ -253,11 +253,11 @@ func csvItem(header, row []string, types map[string]string) (attr.Item, error) {
 	for i, name := range header {
 		switch types[name] {
 		case "N":
-			v, err := attr.DecodeJSON([]byte(`{"N":` + jsonString(row[i]) + `}`))
+			n, err := attr.CanonicalNumber(row[i])
 			if err != nil {
 				return nil, err
 			}
-			it[name] = v
+			it[name] = attr.Value{T: attr.N, Str: n}
 		case "B":
 			b, err := base64.StdEncoding.DecodeString(row[i])
 			if err != nil {
@@ -269,9 +269,4 @@ func csvItem(header, row []string, types map[string]string) (attr.Item, error) {
 		}
 	}
 	return it, nil
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
