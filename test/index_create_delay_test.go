@@ -177,3 +177,88 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestGSICreatePhasesWithDelay: a GSI added by UpdateTable shows the same
+// phases as a vector index, even on a small table: resource allocation
+// (table UPDATING, index CREATING, Backfilling false), during which
+// deleting it is refused and another online index change is held to one
+// at a time, then the backfill (table ACTIVE, Backfilling true, lasting
+// the delay too), during which deleting it cancels the build. The rule is
+// DynamoDB's documented one (GlobalSecondaryIndexDescription.Backfilling,
+// aws-sdk-go-v2 service/dynamodb v1.74.0: an index being created can be
+// deleted while Backfilling is true, not while it is false).
+func TestGSICreatePhasesWithDelay(t *testing.T) {
+	c, describe := delayedTable(t, "gsiphases")
+	name := "gsiphases"
+	for i := range 5 {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name),
+			Item: map[string]types.AttributeValue{"pk": S(fmt.Sprint(i)), "g": S("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create := func(index string) error {
+		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: aws.String(index), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+		return err
+	}
+	remove := func(index string) error {
+		_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}})
+		return err
+	}
+	if err := create("byG"); err != nil {
+		t.Fatal(err)
+	}
+	wantAPIError(t, remove("byG"), "ResourceInUseException", "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. "+
+		"Retry deletion during backfilling phase or when the index is active. Table: "+name+" Index: byG")
+	wantAPIError(t, create("byG2"), "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
+	const busy = "Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted."
+	_, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceInUseException", busy)
+
+	backfilling := func() bool {
+		d := describe()
+		g := d.GlobalSecondaryIndexes
+		return d.TableStatus == types.TableStatusActive && len(g) == 1 && g[0].IndexStatus == types.IndexStatusCreating && aws.ToBool(g[0].Backfilling)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !backfilling() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never ACTIVE beside a backfilling index: %+v", describe().GlobalSecondaryIndexes)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceInUseException", busy)
+	wantAPIError(t, create("byG2"), "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
+	// The cancel is taken; the index is DELETING, then gone.
+	if err := remove("byG"); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for d := describe(); len(d.GlobalSecondaryIndexes) != 0 || d.TableStatus != types.TableStatusActive; d = describe() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled index never left: table %s, %+v", d.TableStatus, d.GlobalSecondaryIndexes)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Built again, it turns ACTIVE with every item.
+	if err := create("byG"); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for d := describe(); len(d.GlobalSecondaryIndexes) != 1 || d.GlobalSecondaryIndexes[0].IndexStatus != types.IndexStatusActive; d = describe() {
+		if time.Now().After(deadline) {
+			t.Fatalf("index never ACTIVE: table %s, %+v", d.TableStatus, d.GlobalSecondaryIndexes)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+		KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": S("x")}})
+	if err != nil || q.Count != 5 {
+		t.Fatalf("Query the new index: %v %v", q, err)
+	}
+}

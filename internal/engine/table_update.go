@@ -182,7 +182,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, err
 	}
 	if t.Status == StatusUpdating {
-		if err := vectorChangeWhileAllocating(t, in); err != nil {
+		if err := indexChangeWhileAllocating(t, in); err != nil {
 			return nil, err
 		}
 		if err := admitWhileUpdating(t, f); err != nil {
