@@ -73,6 +73,7 @@ func (e *Error) FullType() string { return e.Namespace + e.Type }
 func (e *Error) MessageKey() string {
 	switch {
 	case e.Namespace == nsService && e.Type == "SerializationException",
+		e.Type == "AccessDeniedException", // dynalite's DynamoDB-verified tests read body.Message
 		e.Type == "TransactionCanceledException",
 		e.Type == "ConditionalCheckFailedException" && e.Item != nil:
 		return "Message"
@@ -228,6 +229,13 @@ func ContinuousBackupsUnavailable(table string) *Error {
 // com.amazon.coral.service#, HTTP 400): the authentication errors.
 func Service(typ, msg string) *Error {
 	return newErr(nsService, typ, 400, msg)
+}
+
+// AccessDenied is the AccessDeniedException of DynamoDB's authorization
+// (namespace com.amazon.coral.service#, HTTP 400; the type and namespace
+// as dynalite's DynamoDB-verified tests assert them).
+func AccessDenied(msg string) *Error {
+	return newErr(nsService, "AccessDeniedException", 400, msg)
 }
 
 // TableInUse is the backup APIs' TableInUseException.
