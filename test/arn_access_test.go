@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
 // TestARNAccessAnswers: which ARN gets which answer (engine/arn_access.go
@@ -55,6 +57,14 @@ func TestARNAccessAnswers(t *testing.T) {
 	imp := foreign + "/import/01700000000000-abcdef12"
 	_, err = c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(imp)})
 	wantAPIError(t, err, "AccessDeniedException", denied("DescribeImport", imp))
+
+	stream := foreign + "/stream/2026-01-01T00:00:00.000"
+	sc := shared.streamsClient()
+	_, err = sc.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(stream)})
+	wantAPIError(t, err, "AccessDeniedException", denied("DescribeStream", stream))
+	_, err = sc.GetShardIterator(bg, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(stream),
+		ShardId: aws.String("shardId-00000000000000000000-00000000"), ShardIteratorType: st.ShardIteratorTypeLatest})
+	wantAPIError(t, err, "AccessDeniedException", denied("GetShardIterator", stream))
 
 	// This account's ARN of no table.
 	missing := "arn:aws:dynamodb:us-east-1:000000000000:table/" + name + "x"
