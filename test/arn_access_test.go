@@ -1,6 +1,7 @@
 package test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -65,6 +66,13 @@ func TestARNAccessAnswers(t *testing.T) {
 	_, err = sc.GetShardIterator(bg, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(stream),
 		ShardId: aws.String("shardId-00000000000000000000-00000000"), ShardIteratorType: st.ShardIteratorTypeLatest})
 	wantAPIError(t, err, "AccessDeniedException", denied("GetShardIterator", stream))
+
+	// On the wire: the coral service namespace, the text under "Message"
+	// (dynalite's DynamoDB-verified helpers read body.Message).
+	status, raw := rawPost(t, shared.endpoint, "ListTagsOfResource", strings.NewReader(`{"ResourceArn":"`+foreign+`"}`))
+	if want := `{"__type":"com.amazon.coral.service#AccessDeniedException","Message":"` + denied("ListTagsOfResource", foreign) + `"}`; status != 400 || string(raw) != want {
+		t.Errorf("raw answer: %d %s\nwant 400 %s", status, raw, want)
+	}
 
 	// This account's ARN of no table.
 	missing := "arn:aws:dynamodb:us-east-1:000000000000:table/" + name + "x"
