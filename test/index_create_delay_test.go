@@ -151,6 +151,13 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 	}
 	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	wantAPIError(t, err, "ResourceInUseException", busy)
+	// A GSI is a second online index change too.
+	_, err = c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("byG"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	wantAPIError(t, err, "LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
 	_, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(name), IndexName: aws.String("vix"),
 		SearchVector: []types.AttributeValue{N("1"), N("0"), N("0")}, TopK: aws.Int32(1)})
 	wantAPIError(t, err, "ValidationException", "Cannot search backfilling vector index: vix")
