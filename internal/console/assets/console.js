@@ -5,7 +5,7 @@
 
 import { Client, createTableRequest, keysOf, ttlRequest } from "./dynamodb.js";
 import { $, addRow, el, errorText, field, fresh, hooks, plural, progress, rowValues, run, showError, state } from "./page.js";
-import { clearItems, focusRow, runItems, resetItemsForm } from "./items.js";
+import { clearItems, focusRow, offerIndexes, resetItemsForm, runItems } from "./items.js";
 import { closeEditor } from "./editor.js";
 import { clearTabs, showTabs } from "./tabs.js";
 
@@ -37,7 +37,7 @@ function signOut({ keepError = false } = {}) {
   $("app").hidden = true;
   $("tables").replaceChildren();
   closeTable();
-  $("create-form").reset();
+  resetCreateForm();
   $("create").close();
   $("signin").hidden = false;
   field("signin-form", "region").value ||= state.settings.region || "us-east-1";
@@ -127,13 +127,17 @@ $("new-table").addEventListener("click", () => {
   if (!state.client) {
     return;
   }
+  resetCreateForm();
+  $("create").showModal();
+});
+
+function resetCreateForm() {
   $("create-form").reset();
   $("create-lsis").replaceChildren();
   $("create-vectors").replaceChildren();
   $("create-capacity").hidden = true;
   $("create-error").textContent = "";
-  $("create").showModal();
-});
+}
 $("create-cancel").addEventListener("click", () => $("create").close());
 field("create-form", "billing").addEventListener("change", () => {
   $("create-capacity").hidden = field("create-form", "billing").value !== "PROVISIONED";
@@ -248,6 +252,8 @@ async function openTable(name, { keepTab = false } = {}) {
   if (!keepTab || another) {
     showTab("items");
     resetItemsForm(Table);
+  } else {
+    offerIndexes(Table);
   }
   if (Table.TableStatus !== "ACTIVE") {
     clearItems();

@@ -65,9 +65,10 @@ export function parseJSON(text) {
         space();
         const key = string();
         space();
-        if (text[i++] !== ":") {
+        if (text[i] !== ":") {
           fail("Expected ':'");
         }
+        i++;
         out[key] = value();
         space();
         const sep = text[i++];
@@ -75,6 +76,7 @@ export function parseJSON(text) {
           return out;
         }
         if (sep !== ",") {
+          i--;
           fail("Expected ',' or '}'");
         }
       }
@@ -95,6 +97,7 @@ export function parseJSON(text) {
           return out;
         }
         if (sep !== ",") {
+          i--;
           fail("Expected ',' or ']'");
         }
       }

@@ -75,6 +75,12 @@ for (const radio of document.getElementsByName("editor-view")) {
 }
 
 $("editor-cancel").addEventListener("click", closeEditor);
+$("editor").addEventListener("close", () => {
+  if (!$("editor").open) { // closed with Escape too; the event comes later
+    $("editor-text").value = "";
+    state.editing = null;
+  }
+});
 
 async function editorAction(fn) {
   $("editor-error").textContent = "";

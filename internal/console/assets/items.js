@@ -16,19 +16,28 @@ const f = (name) => field("items-form", name);
 export function resetItemsForm(table = null) {
   $("items-form").reset();
   $("filters").replaceChildren();
-  const index = f("index");
-  index.replaceChildren();
+  f("index").replaceChildren();
   if (table) {
-    index.append(el("option", `Table ${table.TableName}`, { value: "" }));
-    for (const i of [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])]) {
-      index.append(el("option", `Index ${i.IndexName}`, { value: i.IndexName }));
-    }
-    updateQueryFields();
+    offerIndexes(table);
   }
+}
+
+// offerIndexes offers the table's indexes in the form (the one chosen
+// stays, if it still is there).
+export function offerIndexes(table) {
+  const index = f("index");
+  const chosen = index.value;
+  index.replaceChildren(el("option", `Table ${table.TableName}`, { value: "" }));
+  for (const i of [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])]) {
+    index.append(el("option", `Index ${i.IndexName}`, { value: i.IndexName }));
+  }
+  index.value = [...index.options].some((o) => o.value === chosen) ? chosen : "";
+  updateQueryFields();
 }
 
 // clearItems empties the grid and what goes with it.
 export function clearItems() {
+  $("notice").textContent = "";
   Object.assign(state, { form: null, pageKeys: [], nextKey: null, items: [], columns: [], selected: new Set() });
   $("items").tHead.replaceChildren();
   $("items").tBodies[0].replaceChildren();
@@ -87,6 +96,7 @@ export async function runItems() {
   itemsRequest(state.table, form); // a mistake in the form is shown before the page changes
   state.form = form;
   state.pageKeys = [null];
+  $("notice").textContent = "";
   await showPage(0);
 }
 
@@ -255,6 +265,7 @@ $("delete-selected").addEventListener("click", () => run(() => {
     const requests = items.map((item) => ({ DeleteRequest: { Key: keyOf(table, item) } }));
     await batchWrite(state.client, table.TableName, requests,
       (done) => progress(`Deleted ${done} of ${requests.length} items`, done, requests.length));
+    $("notice").textContent = `Deleted ${plural(requests.length, "item")}.`;
   });
 }));
 
@@ -282,6 +293,7 @@ $("purge").addEventListener("click", () => run(() => {
       });
       startKey = out.LastEvaluatedKey;
     } while (startKey);
+    $("notice").textContent = `Purged ${table.TableName}: deleted ${plural(deleted, "item")}.`;
   });
 }));
 
@@ -309,5 +321,5 @@ $("import-file").addEventListener("change", () => run(async () => {
     await batchWrite(state.client, table.TableName, requests,
       (done) => progress(`Imported ${done} of ${plural(items.length, "item")}`, done, items.length));
   });
-  $("count").textContent = `Imported ${plural(items.length, "item")} from ${file.name}. ` + $("count").textContent;
+  $("notice").textContent = `Imported ${plural(items.length, "item")} from ${file.name}.`;
 }));

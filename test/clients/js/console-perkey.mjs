@@ -5,11 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "../../../internal/console/assets/dynamodb.js";
-import { $, click, field, openPage, submit, until } from "./console-page.mjs";
+import { $, click, field, openPage, submit, tableButton, until } from "./console-page.mjs";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
-
-const tableButton = (name) => [...$("tables").querySelectorAll("button")].find((b) => b.textContent === name);
 
 test("the console shows the database of the key and region signed in with, and a table not ACTIVE yet", async () => {
   const alice = new Client({ endpoint, region: "eu-west-1", credentials: { accessKeyId: "ALICE", secretAccessKey: "any" } });
