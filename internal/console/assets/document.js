@@ -50,18 +50,34 @@ export function parseJSON(text) {
     i += m[0].length;
     return new Num(m[0]);
   };
+  // members reads an object's or array's members after its opening
+  // character up to close, each with member().
+  const members = (close, member) => {
+    i++;
+    space();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      member();
+      space();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      if (text[i] !== ",") {
+        fail(`Expected ',' or '${close}'`);
+      }
+      i++;
+    }
+  };
   const value = () => {
     space();
     const c = text[i];
     if (c === "{") {
-      i++;
       const out = {};
-      space();
-      if (text[i] === "}") {
-        i++;
-        return out;
-      }
-      for (;;) {
+      members("}", () => {
         space();
         const key = string();
         space();
@@ -70,37 +86,13 @@ export function parseJSON(text) {
         }
         i++;
         out[key] = value();
-        space();
-        const sep = text[i++];
-        if (sep === "}") {
-          return out;
-        }
-        if (sep !== ",") {
-          i--;
-          fail("Expected ',' or '}'");
-        }
-      }
+      });
+      return out;
     }
     if (c === "[") {
-      i++;
       const out = [];
-      space();
-      if (text[i] === "]") {
-        i++;
-        return out;
-      }
-      for (;;) {
-        out.push(value());
-        space();
-        const sep = text[i++];
-        if (sep === "]") {
-          return out;
-        }
-        if (sep !== ",") {
-          i--;
-          fail("Expected ',' or ']'");
-        }
-      }
+      members("]", () => out.push(value()));
+      return out;
     }
     if (c === '"') {
       return string();

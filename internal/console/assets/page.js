@@ -19,6 +19,7 @@ export function fresh(settings) {
     table: null, // DescribeTable's Table
     ttl: null, // DescribeTimeToLive's TimeToLiveDescription of that table
     form: null, // the items form as last run
+    page: 0, // the page of items shown, from 0
     pageKeys: [], // the ExclusiveStartKey of each page up to the one shown (null: the first)
     nextKey: null, // LastEvaluatedKey of the page shown
     items: [], // the page shown

@@ -94,6 +94,16 @@ async function openTable(page, name) {
   await page.locator("#table-name", { hasText: name }).waitFor();
 }
 
+// fill sets the named controls of a form: text, a select's option, or a
+// checkbox (true).
+async function fill(page, form, values) {
+  for (const [name, value] of Object.entries(values)) {
+    const control = page.locator(`${form} [name=${name}]`);
+    const tag = await control.evaluate((c) => c.tagName);
+    await (value === true ? control.check() : tag === "SELECT" ? control.selectOption(value) : control.fill(value));
+  }
+}
+
 const rowCount = (page, n) => page.waitForFunction((n) => document.querySelectorAll("#items tbody tr").length === n, n);
 const summary = (page, term) => page.evaluate((term) =>
   [...document.querySelectorAll("#summary dt")].find((dt) => dt.textContent === term)?.nextElementSibling.textContent, term);
@@ -207,19 +217,11 @@ test("create a table with LSIs, provisioned capacity, a stream, TTL and deletion
     await signIn(page);
     await page.locator("#tables li").first().waitFor();
     await page.click("#new-table");
-    await page.fill("#create-form [name=name]", name);
-    await page.fill("#create-form [name=pkName]", "pk");
-    await page.fill("#create-form [name=skName]", "sk");
-    await page.selectOption("#create-form [name=skType]", "N");
-    await page.selectOption("#create-form [name=billing]", "PROVISIONED");
-    await page.fill("#create-form [name=rcu]", "3");
-    await page.fill("#create-form [name=wcu]", "2");
+    await fill(page, "#create-form", { name, pkName: "pk", skName: "sk", skType: "N", billing: "PROVISIONED", rcu: "3", wcu: "2" });
     await page.click("#add-lsi");
     await page.fill("#create-lsis [data-name=name]", "byDate");
     await page.fill("#create-lsis [data-name=skName]", "date");
-    await page.selectOption("#create-form [name=stream]", "NEW_IMAGE");
-    await page.fill("#create-form [name=ttl]", "expires");
-    await page.check("#create-form [name=protection]");
+    await fill(page, "#create-form", { stream: "NEW_IMAGE", ttl: "expires", protection: true });
     await shot("create-dialog");
     await page.click("#create-form button.primary");
     await page.locator("#table-name", { hasText: name }).waitFor();
@@ -236,8 +238,7 @@ test("create a table with LSIs, provisioned capacity, a stream, TTL and deletion
     await shot("created");
 
     await page.click("#new-table");
-    await page.fill("#create-form [name=name]", vectors);
-    await page.fill("#create-form [name=pkName]", "id");
+    await fill(page, "#create-form", { name: vectors, pkName: "id" });
     await page.click("#add-vector");
     await page.fill("#create-vectors [data-name=name]", "byEmb");
     await page.fill("#create-vectors [data-name=attribute]", "emb");
@@ -296,13 +297,10 @@ test("items: add in the document view, edit, delete; query with a filter and a s
     await rowCount(page, 7);
 
     // A query with a filter, newest first, two a page: forth and back.
-    await page.selectOption("#items-form [name=mode]", "query");
-    await page.fill("#items-form [name=pk]", "p");
-    await page.selectOption("#items-form [name=order]", "desc");
+    await fill(page, "#items-form", { mode: "query", pk: "p", order: "desc", limit: "2" });
     await page.click("#add-filter");
     await page.fill("#filters [data-name=attribute]", "kind");
     await page.fill("#filters [data-name=value]", "even");
-    await page.fill("#items-form [name=limit]", "2");
     await page.click("#items-form button.primary");
     const sks = () => page.evaluate(() => [...document.querySelectorAll("#items tbody tr")].map((r) =>
       [...r.cells].find((c) => /^s\d$/.test(c.textContent))?.textContent));
