@@ -186,12 +186,22 @@ test("the summary and the grid: live item count, one item, vector and other inde
 
     // An error belongs to its tab; another table opens on its items.
     await page.click('.tabs button[data-tab="partiql"]');
+    const before = await page.locator(".tabs").boundingBox();
     await page.fill("#partiql-form [name=statement]", "SELECT * FROM nowhere");
     await page.click("#partiql-form button:not([type=button])");
     await page.locator("#error").waitFor();
+    assert.deepEqual(await page.locator(".tabs").boundingBox(), before, "the error banner shifts the page");
     await shot("error");
     await page.click('.tabs button[data-tab="describe"]');
     assert.equal(await page.locator("#error").isVisible(), false, "the error survives the tab change");
+    // A dialog shows its own errors: the banner goes when one opens.
+    await page.click('.tabs button[data-tab="partiql"]');
+    await page.click("#partiql-form button:not([type=button])");
+    await page.locator("#error").waitFor();
+    await page.evaluate(() => document.getElementById("new-item").click()); // as the n key does
+    await page.locator("#editor[open]").waitFor();
+    assert.equal(await page.locator("#error").isVisible(), false, "the error banner stays over a dialog");
+    await page.click("#editor-cancel");
     // Settings: turn the stream on (the tab stays).
     await page.click('.tabs button[data-tab="settings"]');
     await page.selectOption("#stream-form [name=view]", "KEYS_ONLY");
