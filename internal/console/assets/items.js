@@ -304,6 +304,7 @@ $("export-csv").addEventListener("click", () => {
   download(`${state.table.TableName}.csv`, "text/csv", toCSV(state.columns, state.items));
 });
 
+$("import").addEventListener("click", () => $("import-file").click());
 $("import-file").addEventListener("change", () => run(async () => {
   const input = $("import-file");
   const file = input.files[0];
