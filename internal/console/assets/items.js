@@ -156,6 +156,7 @@ export function fillGrid(id, columns, rows, { keys = [], text, open, selected = 
       rows.forEach((_, i) => (all.checked ? selected.add(i) : selected.delete(i)));
       for (const box of $(id).tBodies[0].querySelectorAll("input[type=checkbox]")) {
         box.checked = all.checked;
+        box.closest("tr").classList.toggle("selected", all.checked);
       }
       updateSelection();
     });
@@ -177,6 +178,7 @@ export function fillGrid(id, columns, rows, { keys = [], text, open, selected = 
       box.addEventListener("click", (e) => e.stopPropagation());
       box.addEventListener("change", () => {
         box.checked ? selected.add(i) : selected.delete(i);
+        tr.classList.toggle("selected", box.checked);
         updateSelection();
       });
       const td = el("td", undefined, { class: "sel" });

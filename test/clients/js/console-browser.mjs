@@ -351,6 +351,10 @@ test("batch: delete selected items, export JSON and CSV, import JSON and CSV wit
     await page.click("#delete-selected");
     await rowCount(page, 3);
     assert.equal((await api.call("Scan", { TableName: name })).Count, 3);
+    await page.check("#items thead input[type=checkbox]");
+    assert.equal(await page.textContent("#delete-selected"), "Delete selected (3)");
+    await page.uncheck("#items thead input[type=checkbox]");
+    assert.equal(await page.isDisabled("#delete-selected"), true);
 
     const [json] = await Promise.all([page.waitForEvent("download"), page.click("#export-json")]);
     const exported = JSON.parse(readFileSync(await json.path(), "utf8"));
