@@ -428,6 +428,20 @@ test("the dark theme follows the system; the keyboard moves through tables, tabs
     await page.keyboard.press("Escape");
     await page.locator("#editor[open]").waitFor({ state: "detached" });
 
+    // n: a new item; / the items form; r refreshes the table list.
+    await page.keyboard.press("n");
+    await page.locator("#editor[open]").waitFor();
+    assert.equal(await page.locator("#editor-title").textContent(), "New item");
+    await page.keyboard.press("Escape");
+    await page.locator("#editor[open]").waitFor({ state: "detached" });
+    await page.keyboard.press("/");
+    assert.equal(await page.evaluate(() => document.activeElement.name), "mode");
+    const other = await table(unique("keys-more"));
+    await page.locator("#table-name").click();
+    await page.keyboard.press("r");
+    await page.locator("#tables button", { hasText: other }).waitFor();
+    await drop(other);
+
     // The tabs: arrows move and show.
     await page.locator('.tabs button[data-tab="items"]').focus();
     await page.keyboard.press("ArrowRight");
