@@ -18,7 +18,8 @@ import (
 // Backfilling set and persists it; from then on every write maintains the
 // index (liveIndexes). A background goroutine then walks the table in
 // chunks, each its own short transaction, and writes the entries of the
-// items already there; when it reaches the end the index turns ACTIVE. A
+// items already there; when it reaches the end (with --create-delay, and
+// not before backfillMinEnd) the index turns ACTIVE. A
 // restart finds the index still backfilling in the catalog and starts over
 // (chunks skip entries that exist, so the work is idempotent).
 //
