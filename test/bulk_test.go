@@ -1,0 +1,345 @@
+package test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// bulkDirs makes an --s3-dir with an input and an output bucket.
+func bulkDirs(t *testing.T) string {
+	t.Helper()
+	s3 := t.TempDir()
+	for _, b := range []string{"input", "output"} {
+		if err := os.Mkdir(filepath.Join(s3, b), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s3
+}
+
+// writeInput writes one input object of DYNAMODB_JSON lines, gzipped
+// when zip.
+func writeInput(t *testing.T, s3, key string, zip bool, lines []string) {
+	t.Helper()
+	p := filepath.Join(s3, "input", filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	body := strings.Join(lines, "\n") + "\n"
+	if zip {
+		zw := gzip.NewWriter(&buf)
+		zw.Write([]byte(body))
+		zw.Close()
+	} else {
+		buf.WriteString(body)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bulkInput is a StartBulkPutItems request from s3://input/prefix into table,
+// reporting both output types to s3://output/reports.
+func bulkInput(table, prefix, compression string) *dynamodb.StartBulkPutItemsInput {
+	return &dynamodb.StartBulkPutItemsInput{
+		TableName: aws.String(table),
+		InputS3Configuration: &types.InputS3Configuration{InputFormat: types.BulkOperationInputFormatDynamodbJson,
+			S3Bucket: aws.String("input"), S3KeyPrefix: aws.String(prefix), InputCompressionType: types.InputCompressionType(compression)},
+		OutputS3Configuration: &types.OutputS3Configuration{S3Bucket: aws.String("output"), S3KeyPrefix: aws.String("reports"),
+			OutputType: []types.OutputTypeEnum{types.OutputTypeEnumError, types.OutputTypeEnumConditionCheckFailure}},
+	}
+}
+
+// waitBulk describes the operation until it leaves the statuses of a
+// running one.
+func waitBulk(t *testing.T, c *dynamodb.Client, arn string, within time.Duration) *types.BulkOperationDescription {
+	t.Helper()
+	for end := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+		out, err := c.DescribeBulkOperation(bg, &dynamodb.DescribeBulkOperationInput{BulkOperationArn: aws.String(arn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := out.BulkOperationDescription
+		if s := d.BulkOperationStatus; (s != types.BulkOperationStatusInProgress && s != types.BulkOperationStatusCancelling) || time.Now().After(end) {
+			return d
+		}
+	}
+}
+
+// readLines reads a JSON Lines object of the output bucket.
+func readLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// A bulk put through the Go SDK with --s3-dir: good records land (and are
+// seen by the table's GSI), a record whose condition is false and two
+// that cannot be written are counted and reported in the output bucket,
+// a ClientToken names the operation, and it is listed and described.
+func TestBulkPutItems(t *testing.T) {
+	s3 := bulkDirs(t)
+	k := startKura(t, "--s3-dir", s3, "--in-memory")
+	c := k.client()
+	name := uniqueTable("bulk")
+	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{"pk": S("taken"), "v": S("old")}}); err != nil {
+		t.Fatal(err)
+	}
+	writeInput(t, s3, "load/part-1.json.gz", true, []string{
+		`{"Item":{"pk":{"S":"a"},"g":{"S":"x"}}}`,
+		`{"Item":{"pk":{"S":"b"},"g":{"S":"x"}},"ConditionExpression":"attribute_not_exists(#k)","ExpressionAttributeNames":{"#k":"pk"}}`,
+		`{"Item":{"pk":{"S":"taken"},"v":{"S":"new"}},"ConditionExpression":"attribute_not_exists(pk)"}`,
+		`not json`,
+		``,
+		`{"Item":{"nokey":{"S":"1"}}}`,
+	})
+	writeInput(t, s3, "load/part-2.json.gz", true, []string{
+		`{"Item":{"pk":{"S":"c"},"n":{"N":"1"}},"ConditionExpression":"attribute_not_exists(pk) OR n < :v","ExpressionAttributeValues":{":v":{"N":"5"}}}`,
+	})
+	in := bulkInput(name, "load/", "GZIP")
+	in.ClientToken = aws.String("token-1")
+	start, err := c.StartBulkPutItems(bg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := start.BulkOperationDescription
+	arn := aws.ToString(sd.BulkOperationArn)
+	if !strings.HasPrefix(arn, "arn:aws:dynamodb:us-east-1:000000000000:table/"+name+"/bulk-operation/") ||
+		sd.PerformanceTier != types.BulkOperationPerformanceTierStandard || aws.ToString(sd.ClientToken) != "token-1" ||
+		len(sd.TableDetails) != 1 || aws.ToString(sd.TableDetails[0].TableName) != name {
+		t.Fatalf("start: %+v", sd)
+	}
+	d := waitBulk(t, c, arn, 10*time.Second)
+	var total int64
+	for _, f := range []string{"part-1.json.gz", "part-2.json.gz"} {
+		st, _ := os.Stat(filepath.Join(s3, "input", "load", f))
+		total += st.Size()
+	}
+	if d.BulkOperationStatus != types.BulkOperationStatusCompletedWithErrors || d.ProcessedItemCount != 6 || d.FailedItemCount != 2 ||
+		aws.ToInt64(d.TotalInputBytes) != total || aws.ToInt64(d.ProcessedInputBytes) != total || d.EndTime == nil || d.FailureCode != nil {
+		t.Fatalf("described: %+v %s %s", d, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	}
+	if len(d.BulkOperationUsage) != 1 || aws.ToInt64(d.BulkOperationUsage[0].BulkPutBytes) == 0 {
+		t.Fatalf("usage: %+v", d.BulkOperationUsage)
+	}
+
+	// The items went through the write path: in the table and its GSI;
+	// the condition kept the existing item.
+	q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+		KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": S("x")}})
+	if err != nil || q.Count != 2 {
+		t.Fatalf("GSI query: %v %v", q, err)
+	}
+	got, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"pk": S("taken")}})
+	if err != nil || got.Item["v"].(*types.AttributeValueMemberS).Value != "old" {
+		t.Fatalf("conditioned item: %v %v", got, err)
+	}
+	if got, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"pk": S("c")}}); err != nil || got.Item == nil {
+		t.Fatalf("item c: %v %v", got, err)
+	}
+
+	// The report: one ERROR part with the two bad records, one
+	// CONDITION_CHECK_FAILURE part with the attempted and the existing item.
+	dir := filepath.Join(s3, "output", "reports", "AWSDynamoDB", arn[strings.LastIndex(arn, "/")+1:])
+	errs := readLines(t, filepath.Join(dir, "ERROR", "part-00000.json"))
+	if len(errs) != 2 || errs[0]["RecordNumber"] != 4.0 || errs[0]["ObjectKey"] != "load/part-1.json.gz" ||
+		errs[1]["ErrorMessage"] != "One or more parameter values were invalid: Missing the key pk in the item" {
+		t.Fatalf("ERROR report: %v", errs)
+	}
+	conds := readLines(t, filepath.Join(dir, "CONDITION_CHECK_FAILURE", "part-00000.json"))
+	if len(conds) != 1 || fmt.Sprint(conds[0]["ExistingItem"]) != "map[pk:map[S:taken] v:map[S:old]]" || fmt.Sprint(conds[0]["Item"]) != "map[pk:map[S:taken] v:map[S:new]]" {
+		t.Fatalf("CONDITION_CHECK_FAILURE report: %v", conds)
+	}
+	var manifest map[string]any
+	readJSON(t, filepath.Join(dir, "manifest-summary.json"), &manifest)
+	if manifest["bulkOperationArn"] != arn || manifest["processedItemCount"] != 6.0 || len(manifest["files"].([]any)) != 2 {
+		t.Fatalf("manifest: %v", manifest)
+	}
+
+	// The ClientToken: the same request is the same operation; other
+	// parameters with it are refused.
+	again, err := c.StartBulkPutItems(bg, in)
+	if err != nil || aws.ToString(again.BulkOperationDescription.BulkOperationArn) != arn {
+		t.Fatalf("same token: %v %v", again, err)
+	}
+	other := bulkInput(name, "other/", "GZIP")
+	other.ClientToken = in.ClientToken
+	_, err = c.StartBulkPutItems(bg, other)
+	wantAPIError(t, err, "IdempotentParameterMismatchException", "ClientToken token-1 was used for another bulk operation: "+arn)
+
+	list, err := c.ListBulkOperations(bg, &dynamodb.ListBulkOperationsInput{})
+	if err != nil || len(list.BulkOperationsSummaryList) != 1 || aws.ToString(list.BulkOperationsSummaryList[0].BulkOperationArn) != arn ||
+		list.BulkOperationsSummaryList[0].BulkOperationStatus != types.BulkOperationStatusCompletedWithErrors {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	_, err = c.CancelBulkOperation(bg, &dynamodb.CancelBulkOperationInput{BulkOperationArn: aws.String(arn)})
+	wantAPIError(t, err, "ValidationException", "Bulk operation "+arn+" cannot be cancelled: its status is COMPLETED_WITH_ERRORS")
+	missing := "arn:aws:dynamodb:us-east-1:000000000000:table/" + name + "/bulk-operation/00000000000000-00000000"
+	_, err = c.DescribeBulkOperation(bg, &dynamodb.DescribeBulkOperationInput{BulkOperationArn: aws.String(missing)})
+	wantAPIError(t, err, "ResourceNotFoundException", "Bulk operation not found: "+missing)
+}
+
+// The refusals of StartBulkPutItems and its neighbours.
+func TestBulkValidation(t *testing.T) {
+	s3 := bulkDirs(t)
+	c := startKura(t, "--s3-dir", s3, "--in-memory").client()
+	name := createTable(t, c, "pk", "", "")
+	in := bulkInput(name, "", "")
+	in.MaxWriteRequestUnits = aws.Int64(100)
+	_, err := c.StartBulkPutItems(bg, in)
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '100' at 'maxWriteRequestUnits' failed to satisfy constraint: Member must have value greater than or equal to 1024")
+	in = bulkInput(name, "", "")
+	in.InputS3Configuration.InputFormat = types.BulkOperationInputFormatIon
+	_, err = c.StartBulkPutItems(bg, in)
+	wantAPIError(t, err, "ValidationException", "InputFormat ION is not supported by Kura; use DYNAMODB_JSON")
+	in = bulkInput(name, "", "")
+	in.InputS3Configuration.InputFormat = "CSV"
+	_, err = c.StartBulkPutItems(bg, in)
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value 'CSV' at 'inputS3Configuration.inputFormat' failed to satisfy constraint: Member must satisfy enum value set: [DYNAMODB_JSON, ION]")
+	in = bulkInput(name, "", "")
+	in.OutputS3Configuration.S3Bucket = nil
+	_, err = c.StartBulkPutItems(bg, in)
+	wantAPIError(t, err, "ValidationException", "OutputS3Configuration.S3Bucket is required")
+	_, err = c.StartBulkPutItems(bg, bulkInput("nosuchtable", "", ""))
+	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	_, err = c.DescribeBulkOperation(bg, &dynamodb.DescribeBulkOperationInput{BulkOperationArn: aws.String("arn:short")})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value 'arn:short' at 'bulkOperationArn' failed to satisfy constraint: Member must have length greater than or equal to 37")
+	_, err = c.ListBulkOperations(bg, &dynamodb.ListBulkOperationsInput{MaxResults: aws.Int32(0)})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '0' at 'maxResults' failed to satisfy constraint: Member must have value greater than or equal to 1")
+	// Without --s3-dir there is nothing to read.
+	_, err = ddb().StartBulkPutItems(bg, bulkInput(name, "", ""))
+	wantAPIError(t, err, "ValidationException", "Bulk operations read from S3 and need an object store: start Kura with --s3-dir")
+}
+
+// bigRecords are n records of about 10 KB each (10 write units apiece).
+func bigRecords(n int) []string {
+	pad := strings.Repeat("x", 10*1024-100)
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(`{"Item":{"pk":{"S":"k%04d"},"pad":{"S":"%s"}}}`, i, pad)
+	}
+	return lines
+}
+
+// countItems is the table's item count by a Scan.
+func countItems(t *testing.T, c *dynamodb.Client, name string) int32 {
+	t.Helper()
+	var n int32
+	p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: aws.String(name), Select: types.SelectCount})
+	for p.HasMorePages() {
+		out, err := p.NextPage(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += out.Count
+	}
+	return n
+}
+
+// MaxWriteRequestUnits paces the run (300 records of 10 units at 1,024
+// units a second take about 3 s); a kill -9 in the middle loses nothing:
+// after a restart the operation goes on from its checkpoint and completes
+// with every record counted once.
+func TestBulkResumesAfterKill(t *testing.T) {
+	s3, data := bulkDirs(t), t.TempDir()
+	k := startKura(t, "--s3-dir", s3, "--data-dir", data)
+	c := k.client()
+	name := createTable(t, c, "pk", "", "")
+	writeInput(t, s3, "big/records.json", false, bigRecords(300))
+	in := bulkInput(name, "big/", "")
+	in.MaxWriteRequestUnits = aws.Int64(1024)
+	start, err := c.StartBulkPutItems(bg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(start.BulkOperationDescription.BulkOperationArn)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, err := c.DescribeBulkOperation(bg, &dynamodb.DescribeBulkOperationInput{BulkOperationArn: aws.String(arn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := out.BulkOperationDescription
+		if d.BulkOperationStatus != types.BulkOperationStatusInProgress {
+			t.Fatalf("done before the kill (the rate was not honoured): %+v", d)
+		}
+		if d.ProcessedItemCount >= 100 || time.Now().After(end) {
+			break
+		}
+	}
+	k.kill()
+	c = startKura(t, "--s3-dir", s3, "--data-dir", data).client()
+	d := waitBulk(t, c, arn, 20*time.Second)
+	if d.BulkOperationStatus != types.BulkOperationStatusCompleted || d.ProcessedItemCount != 300 || d.FailedItemCount != 0 {
+		t.Fatalf("after the restart: %+v", d)
+	}
+	if n := countItems(t, c, name); n != 300 {
+		t.Fatalf("%d items, want 300", n)
+	}
+}
+
+// CancelBulkOperation stops a running operation: CANCELLING, then
+// CANCELLED with the items written so far kept, and a report written.
+func TestBulkCancel(t *testing.T) {
+	s3 := bulkDirs(t)
+	c := startKura(t, "--s3-dir", s3, "--in-memory").client()
+	name := createTable(t, c, "pk", "", "")
+	writeInput(t, s3, "big/records.json", false, bigRecords(300))
+	in := bulkInput(name, "big/", "")
+	in.MaxWriteRequestUnits = aws.Int64(1024)
+	start, err := c.StartBulkPutItems(bg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := start.BulkOperationDescription.BulkOperationArn
+	time.Sleep(300 * time.Millisecond)
+	out, err := c.CancelBulkOperation(bg, &dynamodb.CancelBulkOperationInput{BulkOperationArn: arn})
+	if err != nil || out.BulkOperationStatus != types.BulkOperationStatusCancelling || aws.ToString(out.BulkOperationArn) != aws.ToString(arn) {
+		t.Fatalf("cancel: %+v %v", out, err)
+	}
+	d := waitBulk(t, c, aws.ToString(arn), 10*time.Second)
+	if d.BulkOperationStatus != types.BulkOperationStatusCancelled || d.ProcessedItemCount == 0 || d.ProcessedItemCount >= 300 || d.EndTime == nil {
+		t.Fatalf("after the cancel: %+v", d)
+	}
+	if n := countItems(t, c, name); int64(n) != d.ProcessedItemCount {
+		t.Fatalf("%d items, %d processed", n, d.ProcessedItemCount)
+	}
+	id := aws.ToString(arn)[strings.LastIndex(aws.ToString(arn), "/")+1:]
+	if _, err := os.Stat(filepath.Join(s3, "output", "reports", "AWSDynamoDB", id, "manifest-summary.json")); err != nil {
+		t.Fatal(err)
+	}
+}
