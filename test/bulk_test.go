@@ -120,6 +120,7 @@ func TestBulkPutItems(t *testing.T) {
 	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{"pk": S("taken"), "v": S("old")}}); err != nil {
 		t.Fatal(err)
 	}
+	const takenSize = 2 + 5 + 1 + 3 // pk, "taken", v, "old"
 	writeInput(t, s3, "load/part-1.json.gz", true, []string{
 		`{"Item":{"pk":{"S":"a"},"g":{"S":"x"}}}`,
 		`{"Item":{"pk":{"S":"b"},"g":{"S":"x"}},"ConditionExpression":"attribute_not_exists(#k)","ExpressionAttributeNames":{"#k":"pk"}}`,
@@ -154,8 +155,23 @@ func TestBulkPutItems(t *testing.T) {
 		aws.ToInt64(d.TotalInputBytes) != total || aws.ToInt64(d.ProcessedInputBytes) != total || d.EndTime == nil || d.FailureCode != nil {
 		t.Fatalf("described: %+v %s %s", d, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
 	}
-	if len(d.BulkOperationUsage) != 1 || aws.ToInt64(d.BulkOperationUsage[0].BulkPutBytes) == 0 {
-		t.Fatalf("usage: %+v", d.BulkOperationUsage)
+	if u := d.BulkOperationUsage; len(u) != 1 || aws.ToString(u[0].TableName) != name || u[0].Table == nil || u[0].GlobalSecondaryIndexes["byG"].BulkPutBytes == nil ||
+		aws.ToInt64(u[0].BulkPutBytes) != aws.ToInt64(u[0].Table.BulkPutBytes)+aws.ToInt64(u[0].GlobalSecondaryIndexes["byG"].BulkPutBytes) ||
+		aws.ToInt64(u[0].Table.BulkPutBytes) == 0 {
+		t.Fatalf("usage: %+v", u)
+	}
+	// The usage figures are the table's and the GSI's growth (the item put
+	// before holds no g, so only bulk items are in byG).
+	dt, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := d.BulkOperationUsage[0]
+	if got, want := aws.ToInt64(u.Table.BulkPutBytes), aws.ToInt64(dt.Table.TableSizeBytes)-takenSize; got != want {
+		t.Fatalf("table bytes %d, the table grew by %d", got, want)
+	}
+	if got, want := aws.ToInt64(u.GlobalSecondaryIndexes["byG"].BulkPutBytes), aws.ToInt64(dt.Table.GlobalSecondaryIndexes[0].IndexSizeBytes); got != want {
+		t.Fatalf("GSI bytes %d, the GSI holds %d", got, want)
 	}
 
 	// The items went through the write path: in the table and its GSI;

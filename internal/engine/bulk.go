@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/wire"
@@ -62,8 +63,11 @@ type bulkRecord struct {
 	Line   int64 `json:"line"`
 	// Parts counts the report objects written per output type.
 	Parts map[string]int `json:"parts,omitempty"`
-	// TableBytes is the bytes of the items written (BulkOperationUsage).
-	TableBytes int64 `json:"tableBytes"`
+	// TableBytes is the bytes of the items written, GSIBytes and LSIBytes
+	// those of their entries in each index (BulkOperationUsage).
+	TableBytes int64            `json:"tableBytes"`
+	GSIBytes   map[string]int64 `json:"gsiBytes,omitempty"`
+	LSIBytes   map[string]int64 `json:"lsiBytes,omitempty"`
 }
 
 func (r *bulkRecord) jobARN() string      { return cpDeref(r.Desc.BulkOperationArn) }
@@ -225,13 +229,55 @@ func (e *Engine) DescribeBulkOperation(ctx context.Context, in *wire.DescribeBul
 }
 
 // usage is the operation's BulkOperationUsage: the bytes of the items it
-// wrote to its table.
+// wrote to its table and of their entries in its secondary indexes (the
+// total excludes vector bytes, as DynamoDB's; vector indexes are not
+// itemised).
 func (r *bulkRecord) usage() []wire.BulkOperationUsage {
-	return []wire.BulkOperationUsage{{
-		TableName:    r.Desc.TableDetails[0].TableName,
-		BulkPutBytes: cpPtr(r.TableBytes),
-		Table:        &wire.BulkOperationBytes{BulkPutBytes: cpPtr(r.TableBytes)},
-	}}
+	u := wire.BulkOperationUsage{
+		TableName:              r.Desc.TableDetails[0].TableName,
+		Table:                  &wire.BulkOperationBytes{BulkPutBytes: cpPtr(r.TableBytes)},
+		GlobalSecondaryIndexes: indexBytes(r.GSIBytes),
+		LocalSecondaryIndexes:  indexBytes(r.LSIBytes),
+	}
+	total := r.TableBytes
+	for _, m := range []map[string]int64{r.GSIBytes, r.LSIBytes} {
+		for _, n := range m {
+			total += n
+		}
+	}
+	u.BulkPutBytes = &total
+	return []wire.BulkOperationUsage{u}
+}
+
+func indexBytes(m map[string]int64) map[string]wire.BulkOperationBytes {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]wire.BulkOperationBytes, len(m))
+	for name, n := range m {
+		out[name] = wire.BulkOperationBytes{BulkPutBytes: cpPtr(n)}
+	}
+	return out
+}
+
+// countWritten adds a written item to the usage figures.
+func (r *bulkRecord) countWritten(t *Table, item attr.Item) {
+	r.TableBytes += int64(attr.ItemSize(item))
+	add := func(m *map[string]int64, ix *Index) {
+		if !ix.indexed(item) {
+			return
+		}
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+		(*m)[ix.Name] += entrySize(t.project(ix, item))
+	}
+	for _, ix := range t.GSIs {
+		add(&r.GSIBytes, ix)
+	}
+	for _, ix := range t.LSIs {
+		add(&r.LSIBytes, ix)
+	}
 }
 
 // ListBulkOperations lists the bulk operations started in the last 90

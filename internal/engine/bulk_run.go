@@ -256,7 +256,7 @@ func (e *Engine) putBulkRecord(rec *bulkRecord, t *Table, rep *bulkReport, rate 
 	var de *ddberr.Error
 	switch {
 	case err == nil:
-		rec.TableBytes += int64(size)
+		rec.countWritten(t, in.Item)
 	case errors.As(err, &de) && de.Type == "ConditionalCheckFailedException":
 		existing, _ := de.Item.(attr.Item)
 		rep.add(outputConditionCheckFailure, bulkConditionLine(key, line, in.Item, existing))
