@@ -257,6 +257,24 @@ func TestBulkValidation(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value 'arn:short' at 'bulkOperationArn' failed to satisfy constraint: Member must have length greater than or equal to 37")
 	_, err = c.ListBulkOperations(bg, &dynamodb.ListBulkOperationsInput{MaxResults: aws.Int32(0)})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '0' at 'maxResults' failed to satisfy constraint: Member must have value greater than or equal to 1")
+	// A missing bucket fails the operation before anything is written.
+	for _, bucket := range []string{"input", "output"} {
+		in = bulkInput(name, "", "")
+		if bucket == "input" {
+			in.InputS3Configuration.S3Bucket = aws.String("nosuchbucket")
+		} else {
+			in.OutputS3Configuration.S3Bucket = aws.String("nosuchbucket")
+		}
+		start, err := c.StartBulkPutItems(bg, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := waitBulk(t, c, aws.ToString(start.BulkOperationDescription.BulkOperationArn), 10*time.Second)
+		if d.BulkOperationStatus != types.BulkOperationStatusFailed || aws.ToString(d.FailureCode) != "S3NoSuchBucket" ||
+			aws.ToString(d.FailureMessage) != "The specified bucket does not exist" || d.EndTime == nil {
+			t.Fatalf("%s bucket missing: %+v", bucket, d)
+		}
+	}
 	// Without --s3-dir there is nothing to read.
 	_, err = ddb().StartBulkPutItems(bg, bulkInput(name, "", ""))
 	wantAPIError(t, err, "ValidationException", "Bulk operations read from S3 and need an object store: start Kura with --s3-dir")

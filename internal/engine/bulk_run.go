@@ -70,6 +70,10 @@ func bulkFailure(err error) (code, msg string) {
 func (e *Engine) putBulk(rec *bulkRecord, t *Table, rep *bulkReport) error {
 	src := rec.Desc.InputS3Configuration
 	if !rec.Listed {
+		// The output bucket must be there before anything is written.
+		if _, err := e.cfg.Objects.List(cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
+			return err
+		}
 		objs, err := e.cfg.Objects.List(cpDeref(src.S3Bucket), cpDeref(src.S3KeyPrefix))
 		if err != nil {
 			return err
