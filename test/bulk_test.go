@@ -108,15 +108,7 @@ func TestBulkPutItems(t *testing.T) {
 	k := startKura(t, "--s3-dir", s3, "--in-memory")
 	c := k.client()
 	name := uniqueTable("bulk")
-	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}); err != nil {
-		t.Fatal(err)
-	}
+	createGTable(t, c, name)
 	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{"pk": S("taken"), "v": S("old")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +272,21 @@ func TestBulkValidation(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "Bulk operations read from S3 and need an object store: start Kura with --s3-dir")
 }
 
+// createGTable creates an on-demand table (key pk) with a GSI byG (key g,
+// all attributes projected).
+func createGTable(t *testing.T, c *dynamodb.Client, name string) {
+	t.Helper()
+	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // bigRecords are n records of about 10 KB each (10 write units apiece).
 func bigRecords(n int) []string {
 	pad := strings.Repeat("x", 10*1024-100)
@@ -305,6 +312,21 @@ func countItems(t *testing.T, c *dynamodb.Client, name string) int32 {
 	return n
 }
 
+// startPaced starts putting 300 records of 10 KB into a new table at
+// 1,024 write units a second (about 3 s).
+func startPaced(t *testing.T, c *dynamodb.Client, s3 string) (table, arn string) {
+	t.Helper()
+	table = createTable(t, c, "pk", "", "")
+	writeInput(t, s3, "big/records.json", false, bigRecords(300))
+	in := bulkInput(table, "big/", "")
+	in.MaxWriteRequestUnits = aws.Int64(1024)
+	start, err := c.StartBulkPutItems(bg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table, aws.ToString(start.BulkOperationDescription.BulkOperationArn)
+}
+
 // MaxWriteRequestUnits paces the run (300 records of 10 units at 1,024
 // units a second take about 3 s); a kill -9 in the middle loses nothing:
 // after a restart the operation goes on from its checkpoint and completes
@@ -313,15 +335,7 @@ func TestBulkResumesAfterKill(t *testing.T) {
 	s3, data := bulkDirs(t), t.TempDir()
 	k := startKura(t, "--s3-dir", s3, "--data-dir", data)
 	c := k.client()
-	name := createTable(t, c, "pk", "", "")
-	writeInput(t, s3, "big/records.json", false, bigRecords(300))
-	in := bulkInput(name, "big/", "")
-	in.MaxWriteRequestUnits = aws.Int64(1024)
-	start, err := c.StartBulkPutItems(bg, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arn := aws.ToString(start.BulkOperationDescription.BulkOperationArn)
+	name, arn := startPaced(t, c, s3)
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		out, err := c.DescribeBulkOperation(bg, &dynamodb.DescribeBulkOperationInput{BulkOperationArn: aws.String(arn)})
 		if err != nil {
@@ -351,28 +365,20 @@ func TestBulkResumesAfterKill(t *testing.T) {
 func TestBulkCancel(t *testing.T) {
 	s3 := bulkDirs(t)
 	c := startKura(t, "--s3-dir", s3, "--in-memory").client()
-	name := createTable(t, c, "pk", "", "")
-	writeInput(t, s3, "big/records.json", false, bigRecords(300))
-	in := bulkInput(name, "big/", "")
-	in.MaxWriteRequestUnits = aws.Int64(1024)
-	start, err := c.StartBulkPutItems(bg, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arn := start.BulkOperationDescription.BulkOperationArn
+	name, arn := startPaced(t, c, s3)
 	time.Sleep(300 * time.Millisecond)
-	out, err := c.CancelBulkOperation(bg, &dynamodb.CancelBulkOperationInput{BulkOperationArn: arn})
-	if err != nil || out.BulkOperationStatus != types.BulkOperationStatusCancelling || aws.ToString(out.BulkOperationArn) != aws.ToString(arn) {
+	out, err := c.CancelBulkOperation(bg, &dynamodb.CancelBulkOperationInput{BulkOperationArn: aws.String(arn)})
+	if err != nil || out.BulkOperationStatus != types.BulkOperationStatusCancelling || aws.ToString(out.BulkOperationArn) != arn {
 		t.Fatalf("cancel: %+v %v", out, err)
 	}
-	d := waitBulk(t, c, aws.ToString(arn), 10*time.Second)
+	d := waitBulk(t, c, arn, 10*time.Second)
 	if d.BulkOperationStatus != types.BulkOperationStatusCancelled || d.ProcessedItemCount == 0 || d.ProcessedItemCount >= 300 || d.EndTime == nil {
 		t.Fatalf("after the cancel: %+v", d)
 	}
 	if n := countItems(t, c, name); int64(n) != d.ProcessedItemCount {
 		t.Fatalf("%d items, %d processed", n, d.ProcessedItemCount)
 	}
-	id := aws.ToString(arn)[strings.LastIndex(aws.ToString(arn), "/")+1:]
+	id := arn[strings.LastIndex(arn, "/")+1:]
 	if _, err := os.Stat(filepath.Join(s3, "output", "reports", "AWSDynamoDB", id, "manifest-summary.json")); err != nil {
 		t.Fatal(err)
 	}
