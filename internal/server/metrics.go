@@ -65,12 +65,11 @@ func (s *Server) writeTableMetrics(w *metrics.Writer) {
 		db     string
 		tables []engine.TableStat
 	}
-	s.mu.Lock()
-	all := make([]stats, 0, len(s.dbs))
-	for key, db := range s.dbs {
-		all = append(all, stats{key, db.eng.TableStats()})
+	var all []stats
+	for _, db := range s.holdOpenDatabases() {
+		all = append(all, stats{db.name, db.eng.TableStats()})
+		s.release(db)
 	}
-	s.mu.Unlock()
 	slices.SortFunc(all, func(a, b stats) int { return strings.Compare(a.db, b.db) })
 	labels := func(db, table string) []string {
 		if s.cfg.PerCredential {
