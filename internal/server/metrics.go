@@ -31,7 +31,7 @@ func (s *Server) startMetrics(addr string) error {
 			s.log.Error("metrics listener stopped", "err", err)
 		}
 	}()
-	s.log.Info("metrics listening", "addr", ln.Addr().String())
+	s.log.Debug("metrics listening", "addr", ln.Addr().String()) // in Summary
 	return nil
 }
 

@@ -183,7 +183,7 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 		if cfg.TiKVGCLifetime > 0 {
 			c.StartGC(cfg.TiKVGCLifetime)
 		}
-		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+		s.log.Debug("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
 	case !cfg.InMemory:
 		l, err := lockDataDir(cfg.DataDir)
 		if err != nil {
@@ -219,7 +219,7 @@ func (s *Server) apiOptions() api.Options {
 			region = "" // a database per access key and region: any region
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
-		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+		s.log.Debug("authentication on", "credentials", len(cfg.Credentials), "region", region)
 	}
 	if cfg.CheckpointDir != "" {
 		opts.Checkpoint = s.Checkpoint
@@ -260,7 +260,7 @@ func (s *Server) listen() (net.Listener, error) {
 	}
 	s.ln = tls.NewListener(ln, tc)
 	s.scheme, s.certs = "https", certs
-	s.log.Info("serving HTTPS", "cert", s.cfg.TLSCert)
+	s.log.Debug("serving HTTPS", "cert", s.cfg.TLSCert)
 	return s.ln, nil
 }
 
