@@ -85,7 +85,6 @@ func (s *Server) limitOpenDatabases() {
 			n = room
 		}
 	}
-	s.fileRoom = limit
 	s.dbs.max = n
 }
 

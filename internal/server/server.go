@@ -113,13 +113,12 @@ type Server struct {
 	done chan error
 	log  *slog.Logger
 
-	dbs      databases   // the open databases (databases.go)
-	dirLock  *dirLock    // on the data directory, while the server runs (lock.go)
-	tikv     tikvCluster // with Config.TiKVPD: the connection every database's store shares
-	ckptMu   sync.Mutex  // serialises Checkpoint
-	scheme   string      // of Endpoint: "https" with Config.TLSCert
-	certs    *certFiles  // with Config.TLSCert
-	fileRoom uint64      // the open-file limit (RLIMIT_NOFILE) after raising it; 0: unknown
+	dbs     databases   // the open databases (databases.go)
+	dirLock *dirLock    // on the data directory, while the server runs (lock.go)
+	tikv    tikvCluster // with Config.TiKVPD: the connection every database's store shares
+	ckptMu  sync.Mutex  // serialises Checkpoint
+	scheme  string      // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles  // with Config.TLSCert
 
 	// With Config.Metrics: the request counters and their listener.
 	requests   *metrics.Requests
