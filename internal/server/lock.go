@@ -44,10 +44,14 @@ func lockDataDir(dir string) (*dirLock, error) {
 		}
 		return nil, fmt.Errorf("data directory %s is %w: stop it, or give this one another --data-dir", dir, errDirInUse)
 	}
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	if err := f.Sync(); err != nil {
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
 		unlockFile(f)
 		f.Close()
 		return nil, fmt.Errorf("data directory %s: writing %s: %w", dir, lockFileName, err)
