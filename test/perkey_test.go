@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,11 +77,19 @@ func TestPerKeyDatabasesUnderLowFileLimit(t *testing.T) {
 		t.Skip("the TiKV backend keeps no files per database")
 	}
 	dir := t.TempDir()
-	k, err := startKuraUnder([]string{prlimit, "--nofile=256:256", "--"}, "--data-dir", dir, "--shared-db=false")
+	// A soft limit of 128, which Kura raises to the hard 256.
+	k, err := startKuraUnder([]string{prlimit, "--nofile=128:256", "--"}, "--data-dir", dir, "--shared-db=false")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(k.stop)
+	limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", k.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`Max open files +256 +256 `).Match(limits) {
+		t.Fatalf("limits:\n%s", limits)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(k.log.String())

@@ -77,8 +77,7 @@ func (s *Server) limitOpenDatabases() {
 	if n <= 0 {
 		n = DefaultMaxOpenDatabases
 	}
-	limit := raiseFileLimit()
-	if limit > 0 {
+	if limit := s.fileLimit; limit > 0 {
 		room := max(1, (int(min(limit, 1<<20))-reservedFiles)/filesPerDatabase)
 		if room < n {
 			s.log.Info("fewer databases kept open, for the open-file limit", "max-open-databases", room, "open-file-limit", limit)

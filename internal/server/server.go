@@ -119,6 +119,9 @@ type Server struct {
 	ckptMu  sync.Mutex  // serialises Checkpoint
 	scheme  string      // of Endpoint: "https" with Config.TLSCert
 	certs   *certFiles  // with Config.TLSCert
+	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
+	// raised to the hard one at start; 0 if unknown.
+	fileLimit uint64
 
 	// With Config.Metrics: the request counters and their listener.
 	requests   *metrics.Requests
@@ -172,6 +175,7 @@ func Start(cfg Config) (*Server, error) {
 // shared database, or sets opts up to pick one per credential.
 func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 	cfg := s.cfg
+	s.fileLimit = raiseFileLimit()
 	switch {
 	case len(cfg.TiKVPD) > 0:
 		c, err := connectTiKV(cfg)
