@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// runKura runs kura with args to its exit (within 10 s) and returns what
-// it printed; the test fails if it exits cleanly.
+// runKuraToFailure runs kura with args to its exit (within 10 s) and returns what
+// it printed; the test fails if it exits cleanly or does not exit.
 func runKuraToFailure(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(bg, 10*time.Second)
