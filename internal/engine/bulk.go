@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -185,7 +186,7 @@ func (e *Engine) loadBulk() error {
 		if r.Desc.BulkOperationStatus != bulkInProgress && r.Desc.BulkOperationStatus != bulkCancelling {
 			continue
 		}
-		c := *r
+		c := r.clone()
 		if c.Desc.BulkOperationStatus == bulkCancelling {
 			e.bulkCancel.mark(c.jobARN())
 		}
@@ -194,14 +195,22 @@ func (e *Engine) loadBulk() error {
 			c.Desc.BulkOperationStatus = bulkFailed
 			code, msg := "TableNotFound", "The table was deleted while the bulk operation ran"
 			c.Desc.FailureCode, c.Desc.FailureMessage, c.Desc.EndTime = &code, &msg, wire.NewTime(e.clock.Now())
-			if err := e.bulk.save(e, &c); err != nil {
+			if err := e.bulk.save(e, c); err != nil {
 				return err
 			}
 			continue
 		}
-		e.goBackground(func() { e.runBulk(&c, t) })
+		e.goBackground(func() { e.runBulk(c, t) })
 	}
 	return nil
+}
+
+// clone is a copy of r that shares no map with it (a run changes its
+// maps; the log's copy is read meanwhile).
+func (r *bulkRecord) clone() *bulkRecord {
+	c := *r
+	c.Parts, c.GSIBytes, c.LSIBytes = maps.Clone(r.Parts), maps.Clone(r.GSIBytes), maps.Clone(r.LSIBytes)
+	return &c
 }
 
 // bulkRecordOf is the stored record of arn, or the error that names it
@@ -326,9 +335,9 @@ func (e *Engine) CancelBulkOperation(ctx context.Context, in *wire.CancelBulkOpe
 	default:
 		return nil, ddberr.Validation("Bulk operation " + r.jobARN() + " cannot be cancelled: its status is " + r.Desc.BulkOperationStatus)
 	}
-	c := *r
+	c := r.clone()
 	c.Desc.BulkOperationStatus = bulkCancelling
-	if err := e.bulk.save(e, &c); err != nil {
+	if err := e.bulk.save(e, c); err != nil {
 		return nil, err
 	}
 	e.bulkCancel.markLocked(c.jobARN())
@@ -356,7 +365,9 @@ func (c *bulkCancels) cancelled(arn string) bool {
 }
 
 // saveBulk stores a running operation's record, CANCELLING once it was
-// cancelled.
+// cancelled (and in its final status once it has ended: a cancellation
+// that comes after is refused, as CancelBulkOperation reads the record
+// under the same lock).
 func (e *Engine) saveBulk(rec *bulkRecord) error {
 	e.bulkCancel.mu.Lock()
 	defer e.bulkCancel.mu.Unlock()

@@ -52,7 +52,7 @@ func (e *Engine) runBulk(rec *bulkRecord, t *Table) {
 	default:
 		d.BulkOperationStatus = bulkCompleted
 	}
-	_ = e.bulk.save(e, rec) // on error the operation stays IN_PROGRESS and goes on at the next start
+	_ = e.saveBulk(rec) // on error the operation stays IN_PROGRESS and goes on at the next start
 }
 
 // bulkFailure is the FailureCode and FailureMessage of a run that could

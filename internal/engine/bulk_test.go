@@ -2,10 +2,15 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -84,5 +89,102 @@ func TestBulkTokenAndListWindows(t *testing.T) {
 	clk.advance(90*24*time.Hour - 8*time.Hour + time.Second)
 	if got := list(); len(got) != 1 || got[0] != cpDeref(second.BulkOperationArn) {
 		t.Fatalf("list after 90 days of the first: %v", got)
+	}
+}
+
+// waitBulkOp describes arn until it is not IN_PROGRESS or CANCELLING, or
+// until stop says to.
+func waitBulkOp(t *testing.T, e *Engine, arn string, stop func(*wire.BulkOperationDescription) bool) *wire.BulkOperationDescription {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		out, err := e.DescribeBulkOperation(context.Background(), &wire.DescribeBulkOperationInput{BulkOperationArn: &arn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := out.BulkOperationDescription
+		if s := d.BulkOperationStatus; (s != bulkInProgress && s != bulkCancelling) || (stop != nil && stop(d)) {
+			return d
+		}
+	}
+	t.Fatal("bulk operation still running")
+	return nil
+}
+
+// A run a Close interrupts goes on from its checkpoint after Open and
+// counts every record once; a cancelled one stops, CANCELLED, with what it
+// wrote kept. (Run with -race: Describe reads while the run writes.)
+func TestBulkResumeAndCancel(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "exports", "big"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 10*1024-100)
+	var lines []string
+	for i := range 300 {
+		lines = append(lines, `{"Item":{"pk":{"S":"k`+strconv.Itoa(i)+`"},"pad":{"S":"`+pad+`"}}}`)
+	}
+	if err := os.WriteFile(filepath.Join(root, "exports", "big", "r.json"), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New()
+	cfg := Config{Objects: objstore.Dir{Root: root}}
+	e, err := Open(store, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := e.CreateTable(ctx, &wire.CreateTableInput{TableName: cpPtr("exp"), BillingMode: BillingPayPerRequest,
+		AttributeDefinitions: []wire.AttributeDefinition{{AttributeName: cpPtr("pk"), AttributeType: "S"}},
+		KeySchema:            []wire.KeySchemaElement{{AttributeName: cpPtr("pk"), KeyType: "HASH"}}}); err != nil {
+		t.Fatal(err)
+	}
+	start := func(token string) string {
+		out, err := e.StartBulkPutItems(ctx, &wire.StartBulkPutItemsInput{TableName: cpPtr("exp"), ClientToken: &token, MaxWriteRequestUnits: cpPtr[int64](1024),
+			InputS3Configuration:  &wire.InputS3Configuration{InputFormat: "DYNAMODB_JSON", S3Bucket: cpPtr("exports"), S3KeyPrefix: cpPtr("big/")},
+			OutputS3Configuration: &wire.OutputS3Configuration{S3Bucket: cpPtr("exports"), OutputType: []string{"ERROR"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cpDeref(out.BulkOperationDescription.BulkOperationArn)
+	}
+	arn := start("resume")
+	d := waitBulkOp(t, e, arn, func(d *wire.BulkOperationDescription) bool { return cpDeref(d.ProcessedItemCount) >= 150 })
+	if d.BulkOperationStatus != bulkInProgress {
+		t.Fatalf("ended before the stop: %+v", d)
+	}
+	e = reopen(t, e, store, cfg)
+	t.Cleanup(func() { e.Close() })
+	if d := waitBulkOp(t, e, arn, nil); d.BulkOperationStatus != bulkCompleted || cpDeref(d.ProcessedItemCount) != 300 {
+		t.Fatalf("after the reopen: %s, %d processed", d.BulkOperationStatus, cpDeref(d.ProcessedItemCount))
+	}
+	if n := countAll(t, e, "exp"); n != 300 {
+		t.Fatalf("%d items", n)
+	}
+
+	arn = start("cancel")
+	out, err := e.CancelBulkOperation(ctx, &wire.CancelBulkOperationInput{BulkOperationArn: &arn})
+	if err != nil || out.BulkOperationStatus != bulkCancelling {
+		t.Fatalf("cancel: %+v %v", out, err)
+	}
+	if d := waitBulkOp(t, e, arn, nil); d.BulkOperationStatus != bulkCancelled || cpDeref(d.ProcessedItemCount) >= 300 || d.EndTime == nil {
+		t.Fatalf("after the cancel: %s, %d processed", d.BulkOperationStatus, cpDeref(d.ProcessedItemCount))
+	}
+}
+
+// countAll counts a table's items, page by page.
+func countAll(t *testing.T, e *Engine, table string) int {
+	t.Helper()
+	n := 0
+	in := &wire.ScanInput{TableName: &table, Select: "COUNT"}
+	for {
+		out, err := e.Scan(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(cpDeref(out.Count))
+		if out.LastEvaluatedKey == nil {
+			return n
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
