@@ -383,3 +383,42 @@ func TestBulkCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Bulk items take the write path's other roads: each is a stream record,
+// and one whose TTL attribute has passed is expired like any item.
+func TestBulkPutItemsStreamAndTTL(t *testing.T) {
+	s3 := bulkDirs(t)
+	k := startKura(t, "--s3-dir", s3, "--in-memory", "--ttl-interval", "100ms")
+	c := k.client()
+	name, streamARN := createStreamTable(t, c, types.StreamViewTypeNewImage)
+	if _, err := c.UpdateTimeToLive(bg, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	writeInput(t, s3, "ttl/part.json", false, []string{
+		`{"Item":{"pk":{"S":"a"},"sk":{"S":"1"}}}`,
+		fmt.Sprintf(`{"Item":{"pk":{"S":"b"},"sk":{"S":"1"},"exp":{"N":"%d"}}}`, time.Now().Unix()-5),
+	})
+	start, err := c.StartBulkPutItems(bg, bulkInput(name, "ttl/", "NONE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := waitBulk(t, c, aws.ToString(start.BulkOperationDescription.BulkOperationArn), 10*time.Second); d.BulkOperationStatus != types.BulkOperationStatusCompleted {
+		t.Fatalf("bulk: %+v", d)
+	}
+	for end := time.Now().Add(10 * time.Second); countItems(t, c, name) != 1; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the expired bulk item was not deleted")
+		}
+	}
+	sc := k.streamsClient()
+	_, sh := shards(t, sc, streamARN)
+	recs, _ := drain(t, sc, iter(t, sc, streamARN, aws.ToString(sh[0].ShardId), "TRIM_HORIZON", nil))
+	var events []string
+	for _, r := range recs {
+		events = append(events, string(r.EventName)+" "+avString(r.Dynamodb.Keys["pk"]))
+	}
+	if strings.Join(events, ",") != "INSERT S:a,INSERT S:b,REMOVE S:b" {
+		t.Fatalf("stream records: %v", events)
+	}
+}
