@@ -197,8 +197,10 @@ func decompressed(compression string, r io.Reader) (io.ReadCloser, error) {
 }
 
 // bulkInputRecord is one DYNAMODB_JSON record: the item, and optionally
-// the condition under which it is written (BulkPutItems.Format: per-item
-// condition expressions, with their attribute names and values).
+// the condition under which it is written (BulkPutItems.Format: JSON
+// Lines, per-item condition expressions). The member names beside "Item"
+// are PutItem's: the guide's own example of a conditioned record was not
+// at hand when this was written, so they are Kura's reading of it.
 type bulkInputRecord struct {
 	Item                      json.RawMessage   `json:"Item"`
 	ConditionExpression       *string           `json:"ConditionExpression"`
