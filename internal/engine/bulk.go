@@ -54,10 +54,12 @@ const (
 type bulkRecord struct {
 	Desc    wire.BulkOperationDescription `json:"desc"`
 	TableID uint64                        `json:"tableId"`
-	// Objects are the input objects, listed once when the run starts (so
-	// a resumed run reads the same ones).
-	Objects []objstore.Object `json:"objects,omitempty"`
+	// Listed says the input objects were listed: once, when the run
+	// starts, and stored apart under "mbulkobj/"+ARN (bulkObjectsKey: a
+	// listing can be long, the record is saved at every checkpoint), so
+	// that a resumed run reads the same ones. objects is that listing.
 	Listed  bool              `json:"listed,omitempty"`
+	objects []objstore.Object
 	// Object and Line are the resume point: the objects before Object are
 	// done, and so are the first Line records of Object.
 	Object int   `json:"object"`

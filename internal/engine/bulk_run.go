@@ -15,6 +15,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -78,32 +79,44 @@ func (e *Engine) putBulk(rec *bulkRecord, t *Table, rep *bulkReport) error {
 		if err != nil {
 			return err
 		}
+		v, err := json.Marshal(objs)
+		if err != nil {
+			return err
+		}
+		if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(bulkObjectsKey(rec), v) }); err != nil {
+			return err
+		}
 		var total int64
 		for _, o := range objs {
 			total += o.Size
 		}
-		rec.Objects, rec.Listed, rec.Desc.TotalInputBytes = objs, true, &total
+		rec.objects, rec.Listed, rec.Desc.TotalInputBytes = objs, true, &total
 		if err := e.saveBulk(rec); err != nil {
 			return err
 		}
+	} else if err := e.loadMeta(bulkObjectsKey(rec), func(v []byte) error { return json.Unmarshal(v, &rec.objects) }); err != nil {
+		return err
 	}
 	rate := newWriteRate(rec.Desc.MaxWriteRequestUnits)
-	for rec.Object < len(rec.Objects) {
+	for rec.Object < len(rec.objects) {
 		var done int64
-		for _, o := range rec.Objects[:rec.Object] {
+		for _, o := range rec.objects[:rec.Object] {
 			done += o.Size
 		}
 		if err := e.putBulkObject(rec, t, rep, rate, done); err != nil {
 			return err
 		}
 		rec.Object, rec.Line = rec.Object+1, 0
-		rec.Desc.ProcessedInputBytes = cpPtr(done + rec.Objects[rec.Object-1].Size)
+		rec.Desc.ProcessedInputBytes = cpPtr(done + rec.objects[rec.Object-1].Size)
 		if err := e.bulkCheckpoint(rec, rep); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// bulkObjectsKey is where rec's listing of input objects is stored.
+func bulkObjectsKey(rec *bulkRecord) []byte { return []byte("mbulkobj/" + rec.jobARN()) }
 
 // bulkCheckpoint writes the report lines gathered so far and saves the
 // resume point.
@@ -130,7 +143,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // ones it processed before a stop; done is the size of the objects before.
 func (e *Engine) putBulkObject(rec *bulkRecord, t *Table, rep *bulkReport, rate *writeRate, done int64) error {
 	src := rec.Desc.InputS3Configuration
-	obj := rec.Objects[rec.Object]
+	obj := rec.objects[rec.Object]
 	f, err := e.cfg.Objects.Open(cpDeref(src.S3Bucket), obj.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj.Key, err)
