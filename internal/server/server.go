@@ -324,7 +324,8 @@ func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 		return memory.New(), nil
 	}
 	if s.tikv != nil {
-		// Neither part holds a '.' (ValidTiKVNamespace, safeName).
+		// Neither part holds a '.' (ValidTiKVNamespace; folderName
+		// writes '.' as %2E) nor a '/' (%2F), which Store refuses.
 		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
