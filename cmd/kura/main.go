@@ -107,6 +107,8 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		PerCredential:     !cfg.SharedDB,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
+		MinFreeBytes:      uint64(cfg.MinFreeSpaceMB) << 20,
+		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
 		Credentials:       cfg.Credentials,
 		Logger:            log,
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
 )
 
 var (
@@ -322,7 +323,11 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 		return
 	}
 	var e *ddberr.Error
-	if !errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
+	case errors.Is(err, storage.ErrNoSpace):
+		e = ddberr.DiskFull(strings.TrimPrefix(err.Error(), storage.ErrNoSpace.Error()+": "))
+	default:
 		s.log.Error("internal error", "target", x.target, "err", err)
 		e = ddberr.Internal("Internal server error")
 	}
