@@ -754,3 +754,42 @@ func TestTransactOnlyFirstValidationReason(t *testing.T) {
 		t.Fatalf("reasons %v", codes)
 	}
 }
+
+// TestTransactFourMegabytes checks the 4 MB aggregate limit of both
+// transaction APIs: ten items of 350 KB are written and read in one
+// transaction each, twelve are refused (a public conformance suite run
+// against DynamoDB: 10 x 350 KB succeeds, 12 x 350 KB is a
+// ValidationException). TransactGetItems used to answer twelve 350 KB
+// items (4.2 MB) with 200.
+func TestTransactFourMegabytes(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	payload := S(strings.Repeat("x", 350_000))
+	puts := make([]types.TransactWriteItem, 12)
+	gets := make([]types.TransactGetItem, 12)
+	for i := range puts {
+		k := fmt.Sprintf("big%02d", i)
+		puts[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: avm{"pk": S(k), "p": payload}}}
+		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(table), Key: avm{"pk": S(k)}}}
+	}
+	_, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: puts})
+	wantAPIError(t, err, "ValidationException", "Transaction size has exceeded the maximum allowed size of 4 MB")
+	if _, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: puts[:10]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TransactWriteItems(bg, &dynamodb.TransactWriteItemsInput{TransactItems: puts[10:]}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: gets[:10]})
+	if err != nil || len(out.Responses) != 10 || out.Responses[9].Item == nil {
+		t.Fatalf("10 x 350 KB: %v", err)
+	}
+	_, err = c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: gets})
+	wantAPIError(t, err, "ValidationException", "Transaction size has exceeded the maximum allowed size of 4 MB")
+	// The items count whole, whatever the projection keeps.
+	for i := range gets {
+		gets[i].Get.ProjectionExpression = aws.String("pk")
+	}
+	_, err = c.TransactGetItems(bg, &dynamodb.TransactGetItemsInput{TransactItems: gets})
+	wantAPIError(t, err, "ValidationException", "Transaction size has exceeded the maximum allowed size of 4 MB")
+}

@@ -28,6 +28,9 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItems
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTxReadSize(items); err != nil {
+		return nil, err
+	}
 	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(gets))}
 	var c txTally
 	for i, g := range gets {
@@ -38,6 +41,23 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItems
 	}
 	out.ConsumedCapacity = c.list(in.ReturnConsumedCapacity)
 	return out, nil
+}
+
+// checkTxReadSize refuses a read transaction whose items add up to more
+// than 4 MB, as DynamoDB does ("The aggregate size of the items in the
+// transaction cannot exceed 4 MB", TransactGetItems API reference): the
+// items are measured whole, as stored, before any projection. The text is
+// the write transactions' (msgTxTooLarge); no DynamoDB answer recording
+// the read side's text was found.
+func checkTxReadSize(items []attr.Item) error {
+	size := 0
+	for _, it := range items {
+		size += itemSize(it)
+	}
+	if size > maxTransactBytes {
+		return ddberr.Validation(msgTxTooLarge)
+	}
+	return nil
 }
 
 // prepareTransactGet validates the Gets: projections first, then tables
