@@ -17,8 +17,10 @@ type txGet struct {
 }
 
 // TransactGetItems reads up to 100 items, from one or more tables, as of
-// one consistent snapshot. A Get on an item an in-flight write transaction
-// holds cancels the request with TransactionConflict, as in DynamoDB.
+// one consistent snapshot. A Get on an item that an in-flight write
+// transaction holds and is still preparing cancels the request with
+// TransactionConflict, as in DynamoDB (transact_state.go: a committing
+// writer does not, and a preparing one is waited for briefly).
 func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error) {
 	gets, err := e.prepareTransactGet(in.TransactItems)
 	if err != nil {
@@ -113,7 +115,7 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	for i, g := range gets {
 		keys[i] = g.skey
 	}
-	if held, any := e.txHeldAny(keys); any {
+	if held, any := e.txPreparingAny(keys); any {
 		return nil, conflictCancel(held)
 	}
 	if err := e.admitTxReads(gets); err != nil {

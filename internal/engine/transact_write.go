@@ -351,7 +351,10 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 	}
 	defer e.lockCollections(tables, pks)() // LSI tables (index_collection.go)
 	for attempt := 0; ; attempt++ {
-		res, changed, err := e.tryTransaction(acts)
+		if attempt > 0 {
+			e.txPhase(keys, false) // preparing again
+		}
+		res, changed, err := e.tryTransaction(acts, func() { e.txPhase(keys, true) })
 		if errors.Is(err, storage.ErrConflict) {
 			if attempt == maxConflictRetries {
 				return nil, ddberr.Internal("Internal server error")
@@ -375,8 +378,9 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 	}
 }
 
-// tryTransaction is one attempt of runTransaction.
-func (e *Engine) tryTransaction(acts []*txAction) ([]writeResult, []bool, error) {
+// tryTransaction is one attempt of runTransaction; committing is called
+// once every action is staged, just before the commit.
+func (e *Engine) tryTransaction(acts []*txAction, committing func()) ([]writeResult, []bool, error) {
 	txn, err := e.store.Begin()
 	if err != nil {
 		return nil, nil, err
@@ -410,6 +414,7 @@ func (e *Engine) tryTransaction(acts []*txAction) ([]writeResult, []bool, error)
 	if reasons != nil {
 		return nil, nil, transactionCanceled(reasons)
 	}
+	committing()
 	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
 		return nil, nil, err
 	}
