@@ -32,7 +32,7 @@ type spaceGuard struct {
 	now   func() time.Time
 	limit string // the minimum as the operator set it, for messages
 
-	mu      sync.Mutex // serialises readings
+	mu      sync.Mutex   // serialises readings
 	checked atomic.Int64 // UnixNano of the last reading (0: none)
 	low     atomic.Pointer[error]
 }
