@@ -109,6 +109,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		SyncDelay:         cfg.SyncDelay,
 		MinFreeBytes:      uint64(cfg.MinFreeSpaceMB) << 20,
 		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
+		DiskStallTimeout:  cfg.DiskStallTimeout,
 		Credentials:       cfg.Credentials,
 		Logger:            log,
 

@@ -100,6 +100,9 @@ type Config struct {
 	// are refused (0: no minimum); MinFreeText names it in the error.
 	MinFreeBytes uint64
 	MinFreeText  string
+	// DiskStallTimeout stops the server when one disk operation of a
+	// store takes longer (pebble.Options.DiskStallTimeout; 0: no check).
+	DiskStallTimeout time.Duration
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
@@ -428,7 +431,8 @@ func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
 	return pebble.Open(cfg.DataDir, pebble.Options{SyncDelay: cfg.SyncDelay,
-		MinFreeBytes: cfg.MinFreeBytes, MinFreeText: cfg.MinFreeText, OnFatal: s.fail})
+		MinFreeBytes: cfg.MinFreeBytes, MinFreeText: cfg.MinFreeText, OnFatal: s.fail,
+		DiskStallTimeout: cfg.DiskStallTimeout})
 }
 
 // fail stops the server after a storage fault (pebble.Options.OnFatal):

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -210,4 +211,14 @@ func (f faultFile) Close() error {
 	err := f.File.Close()
 	f.fs.check("close", f.name, err)
 	return err
+}
+
+// stalled fails the store when a disk operation has not finished after
+// Options.DiskStallTimeout (Pebble's disk health checks report it while it
+// is still in progress). CockroachDB stops a node the same way when a disk
+// operation takes longer than its storage.max_sync_duration (20 s by
+// default): a stalled disk holds every commit, so the process is better
+// restarted than left to answer reads while writes hang.
+func (s *Store) stalled(info vfs.DiskSlowInfo) {
+	s.failOnce(fmt.Errorf("disk stall: %s of %s has not finished after %v", info.OpType, info.Path, info.Duration.Round(time.Millisecond)))
 }

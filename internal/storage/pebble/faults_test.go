@@ -185,3 +185,69 @@ func TestFaultFailsStore(t *testing.T) {
 // failOnceForTest records a second fault the way Fatalf does, minus the
 // parking.
 func (l fatalLogger) failOnceForTest() { l.store.failOnce(errors.New("second fault")) }
+
+// stallFS makes Sync of the write-ahead logs block while stall is set.
+type stallFS struct {
+	vfs.FS
+	stall   *atomic.Bool
+	release chan struct{}
+}
+
+func (fs stallFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, category)
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	return stallFile{File: f, fs: fs}, nil
+}
+
+type stallFile struct {
+	vfs.File
+	fs stallFS
+}
+
+func (f stallFile) SyncData() error {
+	if f.fs.stall.Load() {
+		<-f.fs.release
+	}
+	return f.File.SyncData()
+}
+
+func (f stallFile) Sync() error {
+	if f.fs.stall.Load() {
+		<-f.fs.release
+	}
+	return f.File.Sync()
+}
+
+// TestDiskStallFailsStore checks that a WAL sync that does not finish
+// within DiskStallTimeout fails the store (OnFatal hears a disk stall)
+// instead of leaving every commit blocked.
+func TestDiskStallFailsStore(t *testing.T) {
+	stall := &atomic.Bool{}
+	release := make(chan struct{})
+	baseFS = stallFS{FS: vfs.Default, stall: stall, release: release}
+	defer func() { baseFS = vfs.Default }()
+	fatal := make(chan error, 1)
+	s, err := Open(t.TempDir(), Options{DiskStallTimeout: 300 * time.Millisecond, OnFatal: func(err error) { fatal <- err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := put(s, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	stall.Store(true)
+	go put(s, "b", "2") // blocks in the WAL sync
+	select {
+	case err := <-fatal:
+		if !errors.Is(err, storage.ErrFailed) || !strings.Contains(err.Error(), "disk stall: ") {
+			t.Fatalf("OnFatal got %v, want a disk stall", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a stalled WAL sync did not fail the store")
+	}
+	if err := s.Health(); !errors.Is(err, storage.ErrFailed) {
+		t.Fatalf("Health after a stall = %v", err)
+	}
+	close(release)
+}

@@ -3,6 +3,7 @@ package pebble
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -89,7 +90,16 @@ type Options struct {
 	OnFatal func(error)
 	// Now is the clock of the free-space check; nil means time.Now.
 	Now func() time.Time
+	// DiskStallTimeout fails the store (as a fault, see OnFatal) when one
+	// disk operation of the store has not finished after this long: a
+	// stalled disk otherwise blocks every write forever while reads go
+	// on. 0 turns the check off; Pebble checks about every 2 s, so a
+	// stall is noticed up to 2 s late. Ignored for InMemory stores.
+	DiskStallTimeout time.Duration
 }
+
+// baseFS is the filesystem under a durable store (tests replace it).
+var baseFS = vfs.Default
 
 // Store is a Pebble-backed storage.Store. Create it with Open.
 type Store struct {
@@ -97,6 +107,7 @@ type Store struct {
 	oracle   *occ.Oracle
 	inMemory bool
 	spares   *walSpares   // nil for in-memory stores
+	stallFS  io.Closer    // stops the disk-stall checks (nil: none)
 	syncing  atomic.Int32 // durable commits in flight (Options.SyncDelay)
 	// unsynced is set by the first unsynced commit after a background
 	// sync, which also schedules the next one (syncLater); bgEvery is
@@ -165,14 +176,21 @@ func Open(dir string, opts Options) (*Store, error) {
 	} else {
 		// Pebble's WAL preallocation size: MemTableSize plus 10%.
 		size := int64(po.MemTableSize + po.MemTableSize/10)
-		s.spares = newWALSpares(vfs.Default, dir, size)
-		po.FS = faultFS{FS: bufferedFS{s.spares}, dir: dir, store: s}
+		s.spares = newWALSpares(baseFS, dir, size)
+		var fs vfs.FS = bufferedFS{s.spares}
+		if opts.DiskStallTimeout > 0 {
+			fs, s.stallFS = vfs.WithDiskHealthChecks(fs, opts.DiskStallTimeout, nil, s.stalled)
+		}
+		po.FS = faultFS{FS: fs, dir: dir, store: s}
 		s.space = newSpaceGuard(dir, opts)
 	}
 	db, err := cpebble.Open(dir, po)
 	if err != nil {
 		if s.spares != nil {
 			s.spares.close()
+		}
+		if s.stallFS != nil {
+			s.stallFS.Close()
 		}
 		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
 	}
@@ -204,7 +222,7 @@ func newSpaceGuard(dir string, opts Options) *spaceGuard {
 		g.limit = formatBytes(opts.MinFreeBytes)
 	}
 	g.free = func() (uint64, error) {
-		u, err := vfs.Default.GetDiskUsage(dir)
+		u, err := baseFS.GetDiskUsage(dir)
 		return u.AvailBytes, err
 	}
 	return g
@@ -371,6 +389,9 @@ func (s *Store) Close() error {
 	err = errors.Join(err, s.db.Close())
 	if s.spares != nil {
 		s.spares.close()
+	}
+	if s.stallFS != nil {
+		s.stallFS.Close()
 	}
 	return err
 }
