@@ -116,6 +116,8 @@ func (fs faultFS) Unwrap() vfs.FS { return fs.FS }
 func (fs faultFS) ours(name string) bool { return fs.FS.PathDir(name) == fs.dir }
 
 // check fails the store on err if the operation touched one of its files.
+// That holds while Pebble opens, too: a flush of the replayed WAL that
+// fails is retried for ever, and Open would never return.
 func (fs faultFS) check(op, name string, err error) {
 	if err != nil && fs.ours(name) {
 		fs.store.fail(fmt.Errorf("%s %s: %w", op, name, err))
