@@ -136,4 +136,9 @@ type Txn interface {
 // CommitOptions tune one commit.
 type CommitOptions struct {
 	Sync bool
+	// Reserve lets the commit use the free space a store keeps below its
+	// minimum (ErrNoSpace is not returned for it): for the few small
+	// bookkeeping writes a server needs to start and stop cleanly on a
+	// nearly full disk, never for clients' writes.
+	Reserve bool
 }

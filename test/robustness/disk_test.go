@@ -18,8 +18,9 @@ import (
 // TestDiskFullRefusesWritesAndHeals fills the tmpfs a server's data
 // directory is on: writes are refused with an InternalServerError that
 // names the cause before the disk is full, reads go on, the health check
-// answers 503; once space is freed writes resume, the health check answers
-// 200 again, and the server still stops cleanly.
+// answers 503, and the server stops and starts again in that state; once
+// space is freed writes resume, the health check answers 200 again, and
+// the server still stops cleanly.
 func TestDiskFullRefusesWritesAndHeals(t *testing.T) {
 	diskRequireRoot(t)
 	mnt := diskTmpfs(t, 192<<20)
@@ -54,6 +55,18 @@ func TestDiskFullRefusesWritesAndHeals(t *testing.T) {
 	}
 	if status, body, err := s.health(); err != nil || status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "unhealthy: ") {
 		t.Fatalf("health check on a nearly full disk = %d %q %v, want 503 unhealthy", status, body, err)
+	}
+
+	// It stops cleanly and starts again on the nearly full disk, serving
+	// reads and refusing writes (its own bookkeeping uses the reserve).
+	s.stop(t)
+	s = diskStart(t, "--data-dir", filepath.Join(mnt, "data"), "--min-free-space-mb", "48")
+	c = s.client()
+	if n, err := diskGet(c, "before"); err != nil || n != 1000 {
+		t.Fatalf("GetItem after a restart on a nearly full disk = %d, %v", n, err)
+	}
+	if err := diskPut(c, "during", 1000); !errors.As(err, &ise) {
+		t.Fatalf("PutItem after a restart on a nearly full disk = %v, want InternalServerError", err)
 	}
 
 	if err := os.Remove(filler); err != nil {

@@ -416,12 +416,14 @@ func (s *Store) newSnap(lazy bool) *snap {
 // ascending keys (a BatchWriteItem of neighbouring items, an item and its
 // index entries of the same table) skip most of the skiplist search that
 // map order would repeat for every key.
-func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
+func (s *Store) apply(writes map[string]occ.Write, opts storage.CommitOptions) error {
 	if err := s.failed(); err != nil {
 		return err
 	}
-	if err := s.space.check(); err != nil {
-		return err
+	if !opts.Reserve {
+		if err := s.space.check(); err != nil {
+			return err
+		}
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
@@ -444,7 +446,7 @@ func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
 		}
 	}
 	wo := cpebble.NoSync
-	if sync {
+	if opts.Sync {
 		wo = cpebble.Sync
 		s.syncing.Add(1)
 		defer s.syncing.Add(-1)
