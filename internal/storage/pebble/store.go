@@ -221,8 +221,9 @@ func newSpaceGuard(dir string, opts Options) *spaceGuard {
 	if g.limit == "" {
 		g.limit = formatBytes(opts.MinFreeBytes)
 	}
+	fs := baseFS
 	g.free = func() (uint64, error) {
-		u, err := baseFS.GetDiskUsage(dir)
+		u, err := fs.GetDiskUsage(dir)
 		return u.AvailBytes, err
 	}
 	return g
