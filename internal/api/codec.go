@@ -326,7 +326,7 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 	switch {
 	case errors.As(err, &e):
 	case errors.Is(err, storage.ErrNoSpace):
-		e = ddberr.DiskFull(strings.TrimPrefix(err.Error(), storage.ErrNoSpace.Error()+": "))
+		e = ddberr.DiskFull(noSpaceDetail(err))
 	default:
 		s.log.Error("internal error", "target", x.target, "err", err)
 		e = ddberr.Internal("Internal server error")
@@ -350,6 +350,16 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 		_ = encodeJSON(buf, &eb)
 	}
 	s.send(x, status, buf.Bytes())
+}
+
+// noSpaceDetail is the figures of a storage.ErrNoSpace error ("10 MB
+// available, minimum 128 MB"), whatever wraps it.
+func noSpaceDetail(err error) string {
+	msg, prefix := err.Error(), storage.ErrNoSpace.Error()+": "
+	if i := strings.LastIndex(msg, prefix); i >= 0 {
+		return msg[i+len(prefix):]
+	}
+	return msg
 }
 
 func (eb *errorBody) setMessage(e *ddberr.Error) {
