@@ -80,25 +80,12 @@ type diskServer struct {
 	log      *diskLog
 	exited   chan struct{}
 	waitErr  error
-	answered bool // it answered HTTP after it started
 }
 
 // diskStart starts kura with args on a free loopback port and waits until
 // it answers HTTP (whatever its health says). The process is killed when
 // the test ends if it still runs.
 func diskStart(t *testing.T, args ...string) *diskServer {
-	t.Helper()
-	s := diskLaunch(t, args...)
-	if s.answered {
-		return s
-	}
-	t.Fatalf("kura exited at start: %v\n%s", s.waitErr, s.log)
-	return nil
-}
-
-// diskLaunch starts kura as diskStart does, but also returns (with
-// answered false) when the process exits before it answers.
-func diskLaunch(t *testing.T, args ...string) *diskServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -124,12 +111,11 @@ func diskLaunch(t *testing.T, args ...string) *diskServer {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if _, _, err := s.health(); err == nil {
-			s.answered = true
 			return s
 		}
 		select {
 		case <-s.exited:
-			return s
+			t.Fatalf("kura exited at start: %v\n%s", s.waitErr, s.log)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
