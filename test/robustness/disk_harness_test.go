@@ -33,11 +33,15 @@ var (
 	diskBinErr  error
 )
 
-// diskKuraBin builds the kura binary once per test process (into a folder
-// that outlives the test that asked first).
+// diskKuraBin builds the kura binary once per test process, into a folder
+// that outlives the test that asked first. Without a TestMain of its own
+// (the package's harness owns that) nothing removes the folder at the
+// end, so each build first removes those of earlier runs that are more
+// than an hour old.
 func diskKuraBin(t *testing.T) string {
 	t.Helper()
 	diskBinOnce.Do(func() {
+		diskRemoveOldBins()
 		dir, err := os.MkdirTemp("", "kura-disk-bin-")
 		if err != nil {
 			diskBinErr = err
@@ -53,6 +57,17 @@ func diskKuraBin(t *testing.T) string {
 		t.Fatal(diskBinErr)
 	}
 	return diskBinPath
+}
+
+// diskRemoveOldBins removes the binary folders of test runs that started
+// more than an hour ago.
+func diskRemoveOldBins() {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), "kura-disk-bin-*"))
+	for _, dir := range old {
+		if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // diskLog is a process's output, readable while the process writes it.
