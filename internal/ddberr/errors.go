@@ -412,6 +412,16 @@ func Internal(msg string) *Error {
 	return newErr(nsDynamo, "InternalServerError", 500, msg)
 }
 
+// DiskFull is the answer to a write refused because the server's data disk
+// is nearly full (storage.ErrNoSpace; detail says how full). DynamoDB has
+// no such condition, so Kura's own text goes in the InternalServerError
+// every operation's model declares (HTTP 500, which the SDKs retry with
+// backoff): the client sees the cause instead of "Internal server error".
+func DiskFull(detail string) *Error {
+	return Internal("Writes are refused: the server's data disk is nearly full (" + detail +
+		"). Reads are still served; writes resume when disk space is freed.")
+}
+
 // Throttling is used when the server sheds load.
 func Throttling(msg string) *Error {
 	return newErr(nsDynamo, "ThrottlingException", 400, msg)
