@@ -163,6 +163,9 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		return nil, nil, err
 	}
 	ix := r.ix
+	if err := checkLegacyKeyCount(in, x, len(ix.Hashes)+len(ix.Ranges)); err != nil {
+		return nil, nil, err
+	}
 	kc, err := analyzeIndexKeyCondition(ix, x.key)
 	if err != nil {
 		return nil, nil, err
