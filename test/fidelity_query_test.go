@@ -65,3 +65,23 @@ func TestLegacyKeyConditionsMultiAttributeGSI(t *testing.T) {
 	_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditions: three})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Conditions can be of length 1 or 2 only")
 }
+
+// TestScanParameterTexts: a Segment out of range is refused with the
+// figures (dynalite's tests and a conformance suite, both run against
+// DynamoDB), and Select=SPECIFIC_ATTRIBUTES without a projection is
+// refused bare by Scan and with the prefix by Query (moto's aws_verified
+// tests and that suite).
+func TestScanParameterTexts(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(3), TotalSegments: aws.Int32(3)})
+	wantAPIError(t, err, "ValidationException", "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 3 is not less than TotalSegments: 3")
+	_, err = c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(7), TotalSegments: aws.Int32(2)})
+	wantAPIError(t, err, "ValidationException", "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 7 is not less than TotalSegments: 2")
+	const specific = "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+	_, err = c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectSpecificAttributes})
+	wantAPIError(t, err, "ValidationException", specific)
+	_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), Select: types.SelectSpecificAttributes,
+		KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: item{":p": S("a")}})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: "+specific)
+}
