@@ -85,3 +85,52 @@ func TestScanParameterTexts(t *testing.T) {
 		KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: item{":p": S("a")}})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: "+specific)
 }
+
+// TestSelectAllAttributesOnPartialGSI: Select=ALL_ATTRIBUTES on a GSI that
+// projects less than ALL is refused in every form of Query and Scan: key
+// condition expression or KeyConditions, with and without a filter of
+// either kind (dynalite's tests, which are run against DynamoDB, record
+// the text; issue 33 item 12 found this already so).
+func TestSelectAllAttributesOnPartialGSI(t *testing.T) {
+	c := ddb()
+	table := threeIndexTable(t, c)
+	put(t, c, table, item{"pk": S("a"), "sk": S("b"), "g": S("G"), "gs": N("1"), "x": N("1")})
+	tn := aws.String(table)
+	hash := map[string]types.Condition{"g": legacyCond(types.ComparisonOperatorEq, S("G"))}
+	filter := map[string]types.Condition{"x": legacyCond(types.ComparisonOperatorEq, N("1"))}
+	for _, idx := range []string{"GKeys", "GInc"} {
+		want := "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index " + idx + " because its projection type is not ALL"
+		ix, all := aws.String(idx), types.SelectAllAttributes
+		for i, in := range []*dynamodb.QueryInput{
+			{KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": S("G")}},
+			{KeyConditionExpression: aws.String("g = :g"), FilterExpression: aws.String("x = :x"), ExpressionAttributeValues: item{":g": S("G"), ":x": N("1")}},
+			{KeyConditions: hash},
+			{KeyConditions: hash, QueryFilter: filter},
+		} {
+			in.TableName, in.IndexName, in.Select = tn, ix, all
+			_, err := c.Query(bg, in)
+			if err == nil {
+				t.Fatalf("%s Query form %d: no error", idx, i)
+			}
+			wantAPIError(t, err, "ValidationException", want)
+		}
+		for i, in := range []*dynamodb.ScanInput{
+			{},
+			{FilterExpression: aws.String("x = :x"), ExpressionAttributeValues: item{":x": N("1")}},
+			{ScanFilter: filter},
+		} {
+			in.TableName, in.IndexName, in.Select = tn, ix, all
+			_, err := c.Scan(bg, in)
+			if err == nil {
+				t.Fatalf("%s Scan form %d: no error", idx, i)
+			}
+			wantAPIError(t, err, "ValidationException", want)
+		}
+	}
+	// An index projecting ALL answers whole items.
+	out, err := c.Query(bg, &dynamodb.QueryInput{TableName: tn, IndexName: aws.String("GAll"), Select: types.SelectAllAttributes,
+		KeyConditions: hash, QueryFilter: filter})
+	if err != nil || out.Count != 1 || len(out.Items[0]) != 5 {
+		t.Fatalf("GAll: %v %v", out, err)
+	}
+}

@@ -42,6 +42,8 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 		}
 	}
 	if sel == selectAll && !ix.projectAll() {
+		// Every form of Query and Scan, with or without a filter (dynalite's
+		// tests, run against DynamoDB; TestSelectAllAttributesOnPartialGSI).
 		if !ix.Local {
 			return nil, ddberr.InvalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", name)
 		}
