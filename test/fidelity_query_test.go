@@ -1,11 +1,13 @@
 package test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // legacyCond is one KeyConditions/QueryFilter entry.
@@ -132,5 +134,45 @@ func TestSelectAllAttributesOnPartialGSI(t *testing.T) {
 		KeyConditions: hash, QueryFilter: filter})
 	if err != nil || out.Count != 1 || len(out.Items[0]) != 5 {
 		t.Fatalf("GAll: %v %v", out, err)
+	}
+}
+
+// TestListIndexOutOfRange: a document path's list index past Java's int
+// range (or of more than ten digits) is refused as out of range, not as a
+// syntax error on the token (emulators' tests written against DynamoDB);
+// the largest int is a valid index.
+func TestListIndexOutOfRange(t *testing.T) {
+	c := ddb()
+	table := createTable(t, c, "pk", "", "")
+	put(t, c, table, item{"pk": S("a"), "l": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1")}}})
+	tn, key := aws.String(table), item{"pk": S("a")}
+	for _, idx := range []string{"99999999999999", "2147483648"} {
+		_, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: tn, Key: key, ProjectionExpression: aws.String("l[" + idx + "]")})
+		wantAPIError(t, err, "ValidationException", "Invalid ProjectionExpression: List index is not within the allowable range; index: ["+idx+"]")
+	}
+	_, err := c.Query(bg, &dynamodb.QueryInput{TableName: tn, KeyConditionExpression: aws.String("pk = :p"),
+		FilterExpression: aws.String("l[99999999999999] = :p"), ExpressionAttributeValues: item{":p": S("a")}})
+	wantAPIError(t, err, "ValidationException", "Invalid FilterExpression: List index is not within the allowable range; index: [99999999999999]")
+	_, err = c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: tn, Key: key, UpdateExpression: aws.String("SET l[4294967295] = :v"),
+		ExpressionAttributeValues: item{":v": N("2")}})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Invalid UpdateExpression: List index is not within the allowable range; index: [4294967295]")
+	// A syntax error elsewhere is reported first.
+	_, err = c.GetItem(bg, &dynamodb.GetItemInput{TableName: tn, Key: key, ProjectionExpression: aws.String("l[99999999999999], ,")})
+	var ae smithy.APIError
+	if !errorsAs(err, &ae) || !strings.HasPrefix(ae.ErrorMessage(), "Invalid ProjectionExpression: Syntax error; token: ") {
+		t.Fatalf("syntax error and index out of range: %v", err)
+	}
+
+	got, err := c.GetItem(bg, &dynamodb.GetItemInput{TableName: tn, Key: key, ProjectionExpression: aws.String("l[2147483647], l[0]")})
+	if err != nil || len(got.Item) != 1 {
+		t.Fatalf("largest index: %v %v", got, err)
+	}
+	if _, err := c.UpdateItem(bg, &dynamodb.UpdateItemInput{TableName: tn, Key: key, UpdateExpression: aws.String("SET l[2147483647] = :v"),
+		ExpressionAttributeValues: item{":v": N("2")}}); err != nil {
+		t.Fatalf("SET past the end with the largest index: %v", err)
+	}
+	got, err = c.GetItem(bg, &dynamodb.GetItemInput{TableName: tn, Key: key, ConsistentRead: aws.Bool(true)})
+	if l, ok := got.Item["l"].(*types.AttributeValueMemberL); err != nil || !ok || len(l.Value) != 2 {
+		t.Fatalf("after SET past the end: %v %v", got.Item, err)
 	}
 }
