@@ -176,3 +176,59 @@ func TestListIndexOutOfRange(t *testing.T) {
 		t.Fatalf("after SET past the end: %v %v", got.Item, err)
 	}
 }
+
+// TestExclusiveStartKeySchemaTexts: a table ExclusiveStartKey that does not
+// match the key schema is refused, an extra (sort) attribute on a
+// hash-only table included. A Scan says "The provided starting key is
+// invalid: The provided key element does not match the schema" for every
+// mismatch; a Query says "The provided starting key is invalid" for the
+// wrong attributes and "The provided key element does not match the
+// schema" for a key attribute of the wrong type (dynalite's tests, run
+// against DynamoDB).
+func TestExclusiveStartKeySchemaTexts(t *testing.T) {
+	c := ddb()
+	hash := createTable(t, c, "pk", "", "")
+	rng := createTable(t, c, "pk", "sk", types.ScalarAttributeTypeS)
+	const short, schema = "The provided starting key is invalid", "The provided key element does not match the schema"
+	long := short + ": " + schema
+	scan := func(table string, esk item) error {
+		_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), ExclusiveStartKey: esk})
+		return err
+	}
+	query := func(table string, esk item) error {
+		_, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), ExclusiveStartKey: esk,
+			KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: item{":p": S("a")}})
+		return err
+	}
+	legacy := func(table string, esk item) error {
+		_, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), ExclusiveStartKey: esk,
+			KeyConditions: map[string]types.Condition{"pk": legacyCond(types.ComparisonOperatorEq, S("a"))}})
+		return err
+	}
+	for _, x := range []struct {
+		table               string
+		esk                 item
+		scanWant, queryWant string
+	}{
+		{hash, item{"pk": S("a"), "sk": S("b")}, long, short}, // an extra sort attribute
+		{hash, item{"bad": S("a")}, long, short},
+		{hash, item{"pk": N("1")}, long, schema},
+		{hash, item{"pk": BOOL(true)}, long, schema},
+		{rng, item{"pk": S("a")}, long, short},
+		{rng, item{"pk": S("a"), "sk": S("b"), "x": S("c")}, long, short},
+		{rng, item{"pk": S("a"), "x": S("c")}, long, short},
+		{rng, item{"pk": N("1"), "x": S("c")}, long, schema},
+		{rng, item{"pk": S("a"), "sk": N("1")}, long, schema},
+	} {
+		wantAPIError(t, scan(x.table, x.esk), "ValidationException", x.scanWant)
+		wantAPIError(t, query(x.table, x.esk), "ValidationException", x.queryWant)
+		wantAPIError(t, legacy(x.table, x.esk), "ValidationException", x.queryWant)
+	}
+	// A matching key is accepted.
+	if err := scan(hash, item{"pk": S("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := query(rng, item{"pk": S("a"), "sk": S("b")}); err != nil {
+		t.Fatal(err)
+	}
+}

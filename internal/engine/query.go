@@ -334,7 +334,7 @@ func (t *Table) queryBounds(kc *expr.KeyCondition, forward bool) storage.IterOpt
 // startQueryAfter validates ExclusiveStartKey against the schema and the key
 // condition and narrows opts to the items after it (in scan direction).
 func (t *Table) startQueryAfter(opts *storage.IterOptions, kc *expr.KeyCondition, esk attr.Item) error {
-	k, err := t.validateStartKey(esk, msgStartKeyInvalid)
+	k, err := t.validateStartKey(esk, queryStartKey)
 	if err != nil {
 		return err
 	}

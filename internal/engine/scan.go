@@ -84,7 +84,7 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (
 	}
 	opts, inSegment := scanSegment(in, itemPrefix(t.ID), itemPrefix(t.ID+1))
 	if in.ExclusiveStartKey != nil {
-		k, err := t.validateStartKey(in.ExclusiveStartKey, msgStartKeyInvalid)
+		k, err := t.validateStartKey(in.ExclusiveStartKey, scanStartKey)
 		if err != nil {
 			return nil, nil, err
 		}

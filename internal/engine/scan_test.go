@@ -88,7 +88,7 @@ func TestScanFilterAndErrors(t *testing.T) {
 		{wire.ScanInput{TableName: dpStr("t"), Select: "COUNT", ProjectionExpression: dpStr("n")},
 			"Cannot specify the ProjectionExpression when choosing to get only the Count"},
 		{wire.ScanInput{TableName: dpStr("t"), ExclusiveStartKey: attr.Item{"pk": dpN("1")}},
-			"The provided starting key is invalid"},
+			"The provided starting key is invalid: The provided key element does not match the schema"},
 		{wire.ScanInput{TableName: dpStr("t"), Select: "SPECIFIC_ATTRIBUTES"},
 			"Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"},
 		{wire.ScanInput{TableName: dpStr("t"), FilterExpression: dpStr("n > :a"), ScanFilter: map[string]wire.Condition{}},
