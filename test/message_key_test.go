@@ -17,9 +17,7 @@ import (
 // TransactionCanceledException and an IdempotentParameterMismatchException
 // say "Message".
 func TestErrorBodyMessageKeys(t *testing.T) {
-	c := ddb()
-	table := createTable(t, c, "pk", "", "")
-	put(t, c, table, item{"pk": S("a"), "n": N("1")})
+	c, table := ddb(), tableWithItemA(t)
 	ccf := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed","Item":{"n":{"N":"1"},"pk":{"S":"a"}}}`
 	cond := `"ConditionExpression":"n = :two","ExpressionAttributeValues":{":two":{"N":"2"}},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"`
 	cases := []struct{ op, body, want string }{
@@ -53,4 +51,13 @@ func TestErrorBodyMessageKeys(t *testing.T) {
 	// The SDK reads the text under either key.
 	_, err := c.TransactWriteItems(bg, tx("3"))
 	wantAPIError(t, err, "IdempotentParameterMismatchException", "Request parameters do not match the parameters of the original request with the same client token")
+}
+
+// tableWithItemA creates a hash-only table (key pk) holding the item
+// {pk: "a", n: 1}.
+func tableWithItemA(t *testing.T) string {
+	t.Helper()
+	table := createTable(t, ddb(), "pk", "", "")
+	put(t, ddb(), table, item{"pk": S("a"), "n": N("1")})
+	return table
 }
