@@ -70,9 +70,12 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (
 		return nil, nil, err
 	}
 	// Bare, SPECIFIC_ATTRIBUTES without a projection too, where Query
-	// prefixes that one (moto's aws_verified Select tests; a public
-	// conformance suite run against DynamoDB, 2026, whose emulator's
-	// changelog records the same).
+	// prefixes that one: us-east-1's wording (moto's aws_verified Select
+	// tests; the public conformance suite's registry row
+	// scan-specific-attributes-message, whose newer cohort, eu-west-2,
+	// eu-central-1, us-west-1 and ap-northeast-2 since September 2026,
+	// prefixes it while us-east-1 and 28 other regions did not at its
+	// 2026-09-26 sweep).
 	if msg := checkSelect(in.Select, projectionParam(in.ProjectionExpression, in.AttributesToGet), in.IndexName != nil); msg != "" {
 		return nil, nil, ddberr.Validation(msg)
 	}
@@ -173,8 +176,10 @@ func checkSegments(seg, total *int32) error {
 	switch {
 	// Texts as a conformance suite run against DynamoDB (2026) records
 	// them: no "validation error detected" prefix; a segment out of range
-	// ends with the figures (that suite and dynalite's tests, both run
-	// against DynamoDB).
+	// ends with the figures in us-east-1 (dynalite's tests, run against
+	// DynamoDB; the suite's registry row scan-segment-out-of-range-message:
+	// only its newer cohort of four regions, since September 2026, drops
+	// them).
 	case seg != nil && total == nil:
 		return ddberr.Validation("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
 	case total != nil && seg == nil:
