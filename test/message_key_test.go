@@ -1,8 +1,10 @@
 package test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -35,15 +37,16 @@ func TestErrorBodyMessageKeys(t *testing.T) {
 		}
 	}
 
-	// A client token reused with other parameters.
+	// A client token reused with other parameters (at most 36 characters).
+	token := fmt.Sprintf("tok-%d", time.Now().UnixNano())
 	tx := func(v string) *dynamodb.TransactWriteItemsInput {
-		return &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("tok-" + table),
+		return &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token),
 			TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: item{"pk": S("t"), "v": S(v)}}}}}
 	}
 	if _, err := c.TransactWriteItems(bg, tx("1")); err != nil {
 		t.Fatal(err)
 	}
-	body := `{"ClientRequestToken":"tok-` + table + `","TransactItems":[{"Put":{"TableName":"` + table + `","Item":{"pk":{"S":"t"},"v":{"S":"2"}}}}]}`
+	body := `{"ClientRequestToken":"` + token + `","TransactItems":[{"Put":{"TableName":"` + table + `","Item":{"pk":{"S":"t"},"v":{"S":"2"}}}}]}`
 	want := `{"__type":"com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException","Message":"Request parameters do not match the parameters of the original request with the same client token"}`
 	if status, got := rawPost(t, shared.endpoint, "TransactWriteItems", strings.NewReader(body)); status != 400 || string(got) != want {
 		t.Errorf("token reuse:\n got %d %s\nwant 400 %s", status, got, want)
