@@ -286,3 +286,44 @@ func TestEmptyAttributeNames(t *testing.T) {
 		t.Fatalf("item after the refusals: %v %v", got.Item, err)
 	}
 }
+
+// TestIndexExclusiveStartKeySchemaTexts: an index read's ExclusiveStartKey
+// is checked as dynalite's Query and Scan tests (run against DynamoDB)
+// record: the wrong attributes or a missing index key attribute get the
+// short text, a mistyped index key attribute the schema text alone, a
+// missing or mistyped table key attribute the long text.
+func TestIndexExclusiveStartKeySchemaTexts(t *testing.T) {
+	c := ddb()
+	table := threeIndexTable(t, c)
+	const short, schema = "The provided starting key is invalid", "The provided key element does not match the schema"
+	long := short + ": " + schema
+	for _, x := range []struct {
+		esk  item
+		want string
+	}{
+		{item{"pk": S("a"), "sk": S("b")}, short},
+		{item{"pk": S("a"), "sk": S("b"), "g": S("G"), "x": N("1")}, short},
+		{item{"pk": S("a"), "sk": S("b"), "g": N("1"), "gs": N("1")}, schema},
+		{item{"pk": S("a"), "sk": S("b"), "g": S("G"), "gs": S("1")}, schema},
+		{item{"pk": S("a"), "sk": N("1"), "g": S("G"), "gs": N("1")}, long},
+		{item{"pk": S("a"), "x": S("b"), "g": S("G"), "gs": N("1")}, long},
+	} {
+		_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String("GAll"), ExclusiveStartKey: x.esk})
+		wantAPIError(t, err, "ValidationException", x.want)
+		_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("GAll"), ExclusiveStartKey: x.esk,
+			KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": S("G")}})
+		wantAPIError(t, err, "ValidationException", x.want)
+	}
+	// A local index's hash is the table's: its range attribute mistyped is
+	// the schema text, the table's sort key mistyped the long one.
+	_, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String("LKeys"),
+		ExclusiveStartKey: item{"pk": S("a"), "sk": S("b"), "l": N("1")}})
+	wantAPIError(t, err, "ValidationException", schema)
+	_, err = c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String("LKeys"),
+		ExclusiveStartKey: item{"pk": S("a"), "sk": N("1"), "l": S("l")}})
+	wantAPIError(t, err, "ValidationException", long)
+	if _, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String("GAll"),
+		ExclusiveStartKey: item{"pk": S("a"), "sk": S("b"), "g": S("G"), "gs": N("1")}}); err != nil {
+		t.Fatal(err)
+	}
+}

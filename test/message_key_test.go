@@ -1,10 +1,8 @@
 package test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -38,7 +36,7 @@ func TestErrorBodyMessageKeys(t *testing.T) {
 	}
 
 	// A client token reused with other parameters (at most 36 characters).
-	token := fmt.Sprintf("tok-%d", time.Now().UnixNano())
+	token := uniqueTable("tok")
 	tx := func(v string) *dynamodb.TransactWriteItemsInput {
 		return &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token),
 			TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: item{"pk": S("t"), "v": S(v)}}}}}
