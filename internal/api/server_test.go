@@ -555,9 +555,9 @@ func TestErrorShape(t *testing.T) {
 		return nil, e
 	}
 	r := do(t, s, tgt+"PutItem", `{"TableName":"tbl","Item":{}}`)
-	// DynamoDB spells the key "Message" here and in a
+	// DynamoDB spells the key "message" here, "Message" in a
 	// TransactionCanceledException (ddberr.MessageKey).
-	want := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","Item":{"pk":{"S":"a"}},"Message":"The conditional request failed"}`
+	want := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed","Item":{"pk":{"S":"a"}}}`
 	if r.status != 400 || string(r.body) != want {
 		t.Fatalf("CCF: %d %s", r.status, r.body)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -46,6 +47,7 @@ const (
 type txAction struct {
 	kind      string // Put, Update, Delete, ConditionCheck
 	table     *Table
+	tableName string // the table as the action names it (name or ARN)
 	key       primaryKey
 	skey      []byte
 	x         writeExprs
@@ -293,7 +295,7 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 	if err != nil {
 		return err
 	}
-	a.table = t
+	a.table, a.tableName = t, *name
 	if a.kind == "Put" {
 		if err := t.checkKeyTypes(a.item); err != nil {
 			return asTxInvalid(err)
@@ -475,14 +477,16 @@ func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][
 	if mode != "SIZE" {
 		return nil
 	}
+	var names []string
 	var tables []*Table
 	var keys []primaryKey
 	for _, a := range acts {
 		if a.kind != actionConditionCk {
+			names = append(names, cmp.Or(a.tableName, a.table.Name))
 			tables, keys = append(tables, a.table), append(keys, a.key)
 		}
 	}
-	return e.collectionMetricsPerTable(mode, tables, keys)
+	return e.collectionMetricsPerTable(mode, names, tables, keys)
 }
 
 // conflictCancel is the cancellation of a transaction whose items (those
