@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
 		Credentials:       cfg.Credentials,
+		HTTP:              cfg.HTTP,
 		Logger:            log,
 
 		VectorQuantization:     cfg.VectorQuantization,

@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"io"
+	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,16 +46,35 @@ const msgThrottled = "Rate of requests exceeds the allowed throughput."
 type budget struct {
 	limit int64
 	used  atomic.Int64
+	peak  atomic.Int64 // the most used since the last spike was let go
 }
 
 // take charges n bytes; false (nothing charged) when that would pass the
 // cap.
 func (b *budget) take(n int64) bool {
-	if b.used.Add(n) > b.limit {
+	used := b.used.Add(n)
+	if used > b.limit {
 		b.used.Add(-n)
 		return false
 	}
+	for p := b.peak.Load(); used > p && !b.peak.CompareAndSwap(p, used); p = b.peak.Load() {
+	}
 	return true
+}
+
+// spikeMin is the budget use past which the memory of a spike is handed
+// back to the operating system once it is over.
+const spikeMin = 64 << 20
+
+// spikeOver reports, once per spike, that requests held spikeMin bytes
+// or more and now hold less than an eighth of that: the time to return
+// the memory to the operating system (debug.FreeOSMemory), which the Go
+// runtime otherwise keeps for minutes (a 16 MB request decodes into
+// hundreds of MB).
+func (b *budget) spikeOver() bool {
+	p := b.peak.Load()
+	used := b.used.Load()
+	return p >= spikeMin && used < p/8 && b.peak.CompareAndSwap(p, used)
 }
 
 func (b *budget) give(n int64) { b.used.Add(-n) }
@@ -139,7 +160,7 @@ func (s *Server) readBody(src io.Reader, length int64, progress func(int64)) (*b
 		if progress != nil && n > 0 {
 			progress(int64(len(b)))
 		}
-		if err == io.EOF && length < 0 {
+		if err == io.EOF && (length < 0 || int64(len(b)) == length) {
 			break
 		}
 		if err != nil {
@@ -160,6 +181,61 @@ func (s *Server) readBody(src io.Reader, length int64, progress func(int64)) (*b
 		r.charged += extra
 	}
 	return r, nil
+}
+
+// largeBody is the body size past which a request waits for one of
+// Server.largeSlots before it is decoded and run: the decoded form of a
+// request takes up to tens of times its JSON (an 11.9 MB PutItem with
+// 500,000 ExpressionAttributeValues decodes into some 500 MB), so only a
+// few such requests may decode at once, however many arrive.
+const largeBody = 1 << 20
+
+// enterLarge waits for a slot to run a request with a large body in; the
+// returned function gives it back. false when ctx ended first. While any
+// such request runs, the collector runs at GOGC 100 (largeGC) rather than
+// the binary's 400: its garbage is the decoded request, hundreds of MB,
+// which at 400 would be left to pile up to five times the live heap.
+func (s *Server) enterLarge(x *exchange, n int) (func(), bool) {
+	if n <= largeBody {
+		return func() {}, true
+	}
+	select {
+	case s.largeSlots <- struct{}{}:
+		largeGC(+1)
+		return func() {
+			largeGC(-1)
+			<-s.largeSlots
+		}, true
+	case <-x.ctx.Done():
+		return nil, false
+	}
+}
+
+// largeGCPercent is the GOGC while large requests run.
+const largeGCPercent = 100
+
+var largeGCState struct {
+	sync.Mutex
+	running int
+	saved   int // the GOGC before the first of them
+}
+
+// largeGC counts a large request in (+1) or out (-1), lowering GOGC to
+// largeGCPercent while there are any and restoring it after the last.
+func largeGC(delta int) {
+	st := &largeGCState
+	st.Lock()
+	defer st.Unlock()
+	st.running += delta
+	switch {
+	case delta > 0 && st.running == 1:
+		st.saved = debug.SetGCPercent(largeGCPercent)
+		if st.saved >= 0 && st.saved < largeGCPercent {
+			debug.SetGCPercent(st.saved) // already thriftier (GOGC set low)
+		}
+	case delta < 0 && st.running == 0:
+		debug.SetGCPercent(st.saved)
+	}
 }
 
 // bodyTooSlow reports whether a body that began at start and has brought

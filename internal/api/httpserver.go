@@ -192,7 +192,8 @@ func (h *HTTPServer) forget(c *fastConn) {
 
 // janitor closes connections idle past IdleTimeout, those whose request
 // head has been arriving for longer than ReadHeaderTimeout, and those whose
-// body arrives too slowly (Server.bodyTooSlow). A sweep instead
+// body arrives too slowly (Server.bodyTooSlow); after a spike of large
+// requests it returns their memory to the operating system. A sweep instead
 // of per-request deadlines keeps timers off the request path.
 func (h *HTTPServer) janitor() {
 	every := min(h.cfg.IdleTimeout, h.cfg.ReadHeaderTimeout, bodyGrace, h.api.bodyTimeout) / 4
@@ -205,6 +206,9 @@ func (h *HTTPServer) janitor() {
 		case <-tick.C:
 		}
 		h.sweep(time.Now().UnixNano())
+		if h.api.bodies.spikeOver() {
+			debug.FreeOSMemory()
+		}
 	}
 }
 

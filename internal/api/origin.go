@@ -22,7 +22,7 @@ type OriginPolicy struct {
 	// CheckHost turns the Host check on (the kura binary's default;
 	// --allow-any-host turns it off): a request's Host must then be an IP
 	// address, localhost (or a name under .localhost), or one of
-	// ListenHosts.
+	// ListenHosts, or a name of one label (no dot).
 	CheckHost bool
 	// ListenHosts are the names the server listens under (the host of
 	// --listen), allowed as Host.
@@ -30,7 +30,9 @@ type OriginPolicy struct {
 }
 
 // hostAllowed reports whether a request with this Host header is served.
-// An IP address is always allowed: DNS rebinding needs a name.
+// An IP address is always allowed (DNS rebinding needs a name), and so is
+// a name of one label (a container's service name, "kura"): a rebinding
+// page's name is one its author registered, in a public domain.
 func (p *OriginPolicy) hostAllowed(host string) bool {
 	if !p.CheckHost || host == "" {
 		return true
@@ -40,7 +42,7 @@ func (p *OriginPolicy) hostAllowed(host string) bool {
 		name = h
 	}
 	name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
-	if net.ParseIP(name) != nil || isLocalhost(name) {
+	if net.ParseIP(name) != nil || isLocalhost(name) || !strings.Contains(name, ".") {
 		return true
 	}
 	for _, l := range p.ListenHosts {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -101,6 +102,7 @@ type Server struct {
 	ckpt      func() (string, error)
 
 	bodies      budget
+	largeSlots  chan struct{} // requests with large bodies decoding (httpbody.go)
 	bodyTimeout time.Duration
 	bodyMinRate int64
 	origins     OriginPolicy
@@ -121,6 +123,7 @@ func NewServer(b Backend, opts Options) *Server {
 	s.bodyTimeout = cmp.Or(opts.BodyTimeout, DefaultBodyTimeout)
 	s.bodyMinRate = cmp.Or(opts.BodyMinRate, DefaultBodyMinRate)
 	s.origins = opts.Origins
+	s.largeSlots = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)/2))
 	return s
 }
 
@@ -364,6 +367,11 @@ func (s *Server) serve(x *exchange, body []byte) {
 		s.writeError(x, err, 0)
 		return
 	}
+	leave, ok := s.enterLarge(x, len(body))
+	if !ok {
+		return // the server is closing
+	}
+	defer leave()
 	s.dispatch(x, h, body)
 }
 

@@ -636,7 +636,7 @@ func TestHostCheck(t *testing.T) {
 	s := NewServer(newFake(), Options{Origins: OriginPolicy{CheckHost: true, ListenHosts: []string{"kura.internal"}}})
 	for host, ok := range map[string]bool{
 		"127.0.0.1:8000": true, "[::1]:8000": true, "192.168.1.20:8000": true, "localhost:8000": true,
-		"LOCALHOST": true, "x.localhost:8000": true, "kura.internal:8000": true, "localhost.:8000": true,
+		"LOCALHOST": true, "x.localhost:8000": true, "kura.internal:8000": true, "localhost.:8000": true, "dynamodb:8000": true,
 		"rebind.evil.example:8000": false, "localhost.evil.example": false, "kura.internal.evil": false,
 	} {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
