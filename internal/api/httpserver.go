@@ -377,8 +377,8 @@ func (c *fastConn) wholeHead() (*bufio.Reader, bool) {
 	}
 	for {
 		buf, _ := r.Peek(r.Buffered())
-		if headEnd(buf) >= 0 {
-			return r, true
+		if end := headEnd(buf); end >= 0 {
+			return r, end <= maxHeadBytes
 		}
 		if len(buf) > maxHeadBytes {
 			return r, false
