@@ -192,18 +192,20 @@ func (v *Verifier) CheckSignature(r *Request, h Head) (string, error) {
 }
 
 // mustSign are the headers a signature must cover when the request has
-// them. AWS's Signature Version 4 guide requires the Content-Type and
-// every x-amz-* header a request carries to be among the canonical
-// headers; Kura holds DynamoDB requests to it for the headers that decide
-// what a request does, so a captured request cannot be replayed as
-// another operation (X-Amz-Target), with another body type, or another
-// time or session. (Not Content-Encoding: DynamoDB takes a gzip body whose
+// them. AWS's Signature Version 4 guide asks for every x-amz-* header a
+// request carries to be signed; Kura holds requests to it for the ones
+// that decide what a request does, so a captured request cannot be
+// replayed as another operation (X-Amz-Target) or at another time or in
+// another session. A header left out is answered in the words DynamoDB
+// uses for an unsigned Host (IncompleteSignatureException): no capture of
+// DynamoDB's own answer was found, and the AWS SDKs and CLI sign every
+// one of these, so none of their requests meets this error. (Not
+// Content-Type, which the guide also names: hand-made signers leave out
+// the one their HTTP library adds, and Kura's answer does not depend on
+// it. Not Content-Encoding: DynamoDB takes a gzip body whose
 // Content-Encoding was added after signing, as ScyllaDB's Alternator
-// tests, run against DynamoDB, do.) A header left out is answered in the words
-// DynamoDB uses for an unsigned Host (IncompleteSignatureException): no
-// capture of DynamoDB's own answer was found, and the AWS SDKs and CLI
-// sign every one of these, so none of their requests meets this error.
-var mustSign = []string{"X-Amz-Target", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token"}
+// tests, run against DynamoDB, do.)
+var mustSign = []string{"X-Amz-Target", "X-Amz-Date", "X-Amz-Security-Token"}
 
 // checkSignedHeaders refuses a signature that leaves out a header of
 // mustSign the request has.

@@ -244,8 +244,8 @@ func TestUnsignedTargetRefused(t *testing.T) {
 		t.Fatalf("a replay with an unsigned target: %d %s", code, msg)
 	}
 	code, msg = signed(t, s, `{"TableName":"victim"}`, map[string]string{"X-Amz-Target": target + "DescribeTable"}, ct)
-	if code != 400 || !strings.Contains(msg, "'Content-Type' must be a 'SignedHeader' in the AWS Authorization.") {
-		t.Fatalf("an unsigned Content-Type: %d %s", code, msg)
+	if code != 200 {
+		t.Fatalf("an unsigned Content-Type (hand-made signers leave it out): %d %s", code, msg)
 	}
 	code, msg = signed(t, s, `{"TableName":"victim"}`, map[string]string{"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target + "DescribeTable"}, nil)
 	if code != 200 || !strings.Contains(msg, `"TableStatus":"ACTIVE"`) {
