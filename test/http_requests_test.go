@@ -43,14 +43,9 @@ func signedPost(t *testing.T, k *kura, op, body string, at time.Time, extra ...s
 			t.Fatal(err)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	typ, msg := errorOf(raw)
-	return resp.StatusCode, typ, msg
+	code, raw := do(t, req)
+	typ, msg := errorOf([]byte(raw))
+	return code, typ, msg
 }
 
 // errorOf is the type (after '#') and message of an error body.
@@ -116,14 +111,9 @@ func TestDeflateRequestBody(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
 		req.Header.Set("Content-Encoding", enc)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		typ, _ := errorOf(raw)
-		return resp.StatusCode, typ
+		code, raw := do(t, req)
+		typ, _ := errorOf([]byte(raw))
+		return code, typ
 	}
 	item := func(pk string) []byte {
 		return []byte(fmt.Sprintf(`{"TableName":%q,"Item":{"pk":{"S":%q},"v":{"S":"%s"}}}`, table, pk, strings.Repeat("z", 5000)))

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/wire"
 )
 
 // A body is read whole whether its last bytes come with io.EOF or alone,
@@ -121,13 +120,8 @@ func TestBodyDeadlines(t *testing.T) {
 // net/http's path reads a large body (its last bytes arrive with io.EOF)
 // and a chunked one.
 func TestServeHTTPLargeBody(t *testing.T) {
-	f := newFake()
 	var got int
-	f.putItem = func(in *wire.PutItemInput) (*wire.PutItemOutput, error) {
-		got = len(in.Item["v"].Str)
-		return &wire.PutItemOutput{}, nil
-	}
-	s := NewServer(f, Options{})
+	s := NewServer(putSizeFake(&got), Options{})
 	v := strings.Repeat("x", 300_000)
 	body := `{"TableName":"tbl","Item":{"v":{"S":"` + v + `"}}}`
 	for _, chunked := range []bool{false, true} {
