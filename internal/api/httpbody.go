@@ -111,8 +111,8 @@ func errThrottled() error { return ddberr.Throttling(msgThrottled) }
 // set, is told the bytes received so far after every read. A body that
 // does not fit the budget gets errThrottled; a failed read is returned as
 // is.
-func (s *Server) readBody(src io.Reader, length int64, progress func(int64)) (*bodyRead, error) {
-	r := &bodyRead{s: s}
+func (s *Server) readBody(src io.Reader, length int64, progress func(int64)) (bodyRead, error) {
+	r := bodyRead{s: s}
 	if length > s.maxBody {
 		return r, ddberr.ErrRequestTooLarge
 	}

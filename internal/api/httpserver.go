@@ -487,7 +487,7 @@ func (c *fastConn) serveOne(n int) bool {
 // readBody reads a body of length bytes. One already buffered whole is
 // read at once; any other is watched by the janitor while it arrives
 // (bodySince, bodyGot), which closes the connection when it is too slow.
-func (c *fastConn) readBody(length int64) (*bodyRead, error) {
+func (c *fastConn) readBody(length int64) (bodyRead, error) {
 	if length <= int64(c.br.Buffered()) {
 		return c.srv.api.readBody(c.br, length, nil)
 	}

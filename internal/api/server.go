@@ -225,19 +225,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// The body is read under a deadline that the bytes received move on
-	// (httpbody.go): a body that stalls or trickles is cut off.
-	rc := http.NewResponseController(w)
+	// (httpbody.go): a body that stalls or trickles is cut off. (net/http's
+	// own ResponseWriter sets deadlines; one that cannot, such as a test's
+	// recorder, reads without.)
+	dl, _ := w.(readDeadliner)
 	start := time.Now()
-	_ = rc.SetReadDeadline(s.bodyDeadline(start, 0))
-	br, err := s.readBody(r.Body, r.ContentLength, func(got int64) {
-		_ = rc.SetReadDeadline(s.bodyDeadline(start, got))
-	})
+	var progress func(int64)
+	if dl != nil {
+		_ = dl.SetReadDeadline(s.bodyDeadline(start, 0))
+		progress = func(got int64) { _ = dl.SetReadDeadline(s.bodyDeadline(start, got)) }
+	}
+	br, err := s.readBody(r.Body, r.ContentLength, progress)
 	defer br.release()
 	if err != nil {
 		s.refuseBody(x, w, r, err, start)
 		return
 	}
-	_ = rc.SetReadDeadline(time.Time{})
+	if dl != nil {
+		_ = dl.SetReadDeadline(time.Time{})
+	}
 	x.signed.Body = br.body
 	if err := s.checkSignature(x); err != nil {
 		s.writeError(x, err, 0)
@@ -260,10 +266,12 @@ func (s *Server) refuseBody(x *exchange, w http.ResponseWriter, r *http.Request,
 	w.Header().Set("Connection", "close")
 	switch {
 	case errors.Is(err, ddberr.ErrRequestTooLarge):
-		rc := http.NewResponseController(w)
+		dl, _ := w.(readDeadliner)
 		var got int64
 		_, _ = io.Copy(io.Discard, io.LimitReader(readFunc(func(p []byte) (int, error) {
-			_ = rc.SetReadDeadline(s.bodyDeadline(start, got))
+			if dl != nil {
+				_ = dl.SetReadDeadline(s.bodyDeadline(start, got))
+			}
 			n, err := r.Body.Read(p)
 			got += int64(n)
 			return n, err
@@ -275,6 +283,10 @@ func (s *Server) refuseBody(x *exchange, w http.ResponseWriter, r *http.Request,
 		s.writeError(x, ddberr.Serialization(""), 0)
 	}
 }
+
+// readDeadliner is a ResponseWriter that can set its connection's read
+// deadline (net/http's own can).
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
 
 // readFunc is an io.Reader made of a function.
 type readFunc func([]byte) (int, error)
