@@ -118,24 +118,25 @@ func TestDeflateRequestBody(t *testing.T) {
 	item := func(pk string) []byte {
 		return []byte(fmt.Sprintf(`{"TableName":%q,"Item":{"pk":{"S":%q},"v":{"S":"%s"}}}`, table, pk, strings.Repeat("z", 5000)))
 	}
-	var zb bytes.Buffer
-	zw := zlib.NewWriter(&zb)
-	zw.Write(item("deflated"))
-	zw.Close()
-	if code, typ := put("deflated", "deflate", zb.Bytes()); code != 200 {
-		t.Fatalf("a deflate body: %d %s", code, typ)
+	packed := func(pk string, w func(io.Writer) io.WriteCloser) []byte {
+		var b bytes.Buffer
+		zw := w(&b)
+		zw.Write(item(pk))
+		zw.Close()
+		return b.Bytes()
 	}
-	var gb bytes.Buffer
-	gw := gzip.NewWriter(&gb)
-	gw.Write(item("gzipped"))
-	gw.Close()
-	if code, typ := put("gzipped", "gzip", gb.Bytes()); code != 200 {
-		t.Fatalf("a gzip body: %d %s", code, typ)
+	for enc, w := range map[string]func(io.Writer) io.WriteCloser{
+		"deflate": func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) },
+		"gzip":    func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) },
+	} {
+		if code, typ := put(enc+"-body", enc, packed(enc+"-body", w)); code != 200 {
+			t.Fatalf("a %s body: %d %s", enc, code, typ)
+		}
 	}
 	if code, typ := put("broken", "deflate", item("broken")); code != 500 || typ != "InternalServerError" {
 		t.Fatalf("a deflate body that does not inflate: %d %s", code, typ)
 	}
-	for pk, want := range map[string]bool{"deflated": true, "gzipped": true, "broken": false} {
+	for pk, want := range map[string]bool{"deflate-body": true, "gzip-body": true, "broken": false} {
 		out, err := ddb().GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(table),
 			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}}, ConsistentRead: aws.Bool(true)})
 		if err != nil || (out.Item != nil) != want {

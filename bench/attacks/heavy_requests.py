@@ -1,14 +1,11 @@
 """Peak RSS of a kura binary while N (default 8) PutItems of 12.3 MB, each
 with 500,000 ExpressionAttributeValues, arrive at once, and RSS 10 s after.
 Usage: python3 bench/attacks/heavy_requests.py /path/to/kura [N]"""
-import socket, subprocess, sys, time, threading, urllib.request
+import sys, time, threading, urllib.request
+import kuraproc
 bin=sys.argv[1]; n=int(sys.argv[2]) if len(sys.argv)>2 else 8
-s=socket.socket(); s.bind(("127.0.0.1",0)); port=s.getsockname()[1]; s.close()
-p=subprocess.Popen([bin,"--in-memory","--listen","127.0.0.1:%d"%port,"--log-level","warn"],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)
-time.sleep(1.5)
-def rss():
-    for l in open("/proc/%d/status"%p.pid):
-        if l.startswith("VmRSS:"): return int(l.split()[1])//1024
+p, port = kuraproc.start(bin)
+def rss(): return kuraproc.rss(p)
 def call(op, body):
     req=urllib.request.Request("http://127.0.0.1:%d/"%port, data=body, method="POST", headers={"X-Amz-Target":"DynamoDB_20120810."+op,"Content-Type":"application/x-amz-json-1.0"})
     try:

@@ -1,14 +1,11 @@
 """RSS of a kura binary while 100 connections send only a head declaring a
 16 MB PutItem body, and how many it has closed 18 s later.
 Usage: python3 bench/attacks/stalled_bodies.py /path/to/kura"""
-import socket, subprocess, sys, time
+import socket, sys, time
+import kuraproc
 bin=sys.argv[1]
-s=socket.socket(); s.bind(("127.0.0.1",0)); port=s.getsockname()[1]; s.close()
-p=subprocess.Popen([bin,"--in-memory","--listen","127.0.0.1:%d"%port,"--log-level","warn"],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)
-time.sleep(1.5)
-def rss():
-    for l in open("/proc/%d/status"%p.pid):
-        if l.startswith("VmRSS:"): return int(l.split()[1])//1024
+p, port = kuraproc.start(bin)
+def rss(): return kuraproc.rss(p)
 print("before", rss(), "MB")
 conns=[]
 head=("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\nContent-Length: 16777216\r\n\r\n").encode()
