@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/server"
@@ -106,6 +107,10 @@ type config struct {
 	// SysmonSlack is the timer slack given to the Go runtime's monitor
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
+	// HTTP bounds request bodies and guards against browsers
+	// (--max-request-memory-mb, --body-timeout, --body-min-rate, --cors,
+	// --allow-any-host).
+	HTTP server.HTTPLimits
 }
 
 // DefaultMinFreeSpaceMB is --min-free-space-mb's default: room for what the
@@ -185,6 +190,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
 	fs.IntVar(&c.VectorSnapshotChanges, "vector-snapshot-changes", engine.DefaultVectorSnapshotChanges, "changed items (or 10% of the index, whichever is fewer) that make a vector index due for a periodic snapshot")
+	var requestMemMB int
+	var cors string
+	fs.IntVar(&requestMemMB, "max-request-memory-mb", int(api.DefaultMaxBufferedBytes>>20), "memory that request bodies being read and decoded may hold at once, over all connections; a request past it is refused with ThrottlingException (which the SDKs retry) instead of queued")
+	fs.DurationVar(&c.HTTP.BodyTimeout, "body-timeout", api.DefaultBodyTimeout, "the longest a request body may take to arrive; the connection is closed past it")
+	fs.Int64Var(&c.HTTP.BodyMinRate, "body-min-rate", api.DefaultBodyMinRate, "bytes a second a request body must average after its first 10 seconds; a slower one's connection is closed")
+	fs.StringVar(&cors, "cors", "", "browser origins (comma-separated scheme://host[:port]) allowed to call the API besides the console's own origin and localhost ones; '*' allows every web page you visit to read and write your data")
+	fs.BoolVar(&c.HTTP.AllowAnyHost, "allow-any-host", false, "serve requests whatever their Host header; by default a Host must be an IP address, localhost, a name of one label or the --listen host, which stops DNS-rebinding web pages")
 	// The flag package's own messages (and its full usage after any
 	// mistake) are kept back: a mistake gets one line, --help the list.
 	fs.SetOutput(io.Discard)
@@ -284,6 +296,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.Credentials, err = readCredentials(creds, credsFile); err != nil {
 		return nil, err
+	}
+	if requestMemMB <= 0 || c.HTTP.BodyTimeout <= 0 || c.HTTP.BodyMinRate < 0 {
+		return nil, fmt.Errorf("invalid --max-request-memory-mb %d, --body-timeout %v or --body-min-rate %d", requestMemMB, c.HTTP.BodyTimeout, c.HTTP.BodyMinRate)
+	}
+	c.HTTP.MaxBufferedBytes = int64(requestMemMB) << 20
+	for o := range strings.SplitSeq(cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
+		}
 	}
 	return c, nil
 }

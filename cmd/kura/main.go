@@ -127,6 +127,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
 		DiskStallTimeout:  cfg.DiskStallTimeout,
 		Credentials:       cfg.Credentials,
+		HTTP:              cfg.HTTP,
 		Logger:            log,
 
 		VectorQuantization:     cfg.VectorQuantization,

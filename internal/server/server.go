@@ -110,7 +110,25 @@ type Config struct {
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
-	Logger      *slog.Logger // nil: discard
+	// HTTP bounds request bodies and guards against browsers (api.Options,
+	// api.OriginPolicy; its ListenHosts is filled from Listen).
+	HTTP   HTTPLimits
+	Logger *slog.Logger // nil: discard
+}
+
+// HTTPLimits are the HTTP front end's hardening settings; zero values
+// take api's defaults.
+type HTTPLimits struct {
+	// MaxBufferedBytes caps the memory request bodies hold at once.
+	MaxBufferedBytes int64
+	// BodyTimeout and BodyMinRate bound how slowly a body may arrive.
+	BodyTimeout time.Duration
+	BodyMinRate int64
+	// CORSOrigins are browser origins allowed besides the console's own
+	// and loopback ones ("*": every origin).
+	CORSOrigins []string
+	// AllowAnyHost turns the Host check (against DNS rebinding) off.
+	AllowAnyHost bool
 }
 
 // Server is a running instance.
@@ -229,7 +247,9 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 // checkpoints, metrics, the console (the backend is set by Start).
 func (s *Server) apiOptions() api.Options {
 	cfg := s.cfg
-	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests, Health: s.health}
+	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests, Health: s.health,
+		MaxBufferedBytes: cfg.HTTP.MaxBufferedBytes, BodyTimeout: cfg.HTTP.BodyTimeout, BodyMinRate: cfg.HTTP.BodyMinRate,
+		Origins: api.OriginPolicy{Origins: cfg.HTTP.CORSOrigins, CheckHost: !cfg.HTTP.AllowAnyHost, ListenHosts: listenHosts(cfg.Listen)}}
 	if len(cfg.Credentials) > 0 {
 		region := cfg.Region
 		if region == "" {
@@ -256,6 +276,16 @@ func (s *Server) apiOptions() api.Options {
 		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential})
 	}
 	return opts
+}
+
+// listenHosts are the names a server listening on addr answers to besides
+// IP addresses and localhost: the host of addr when it is a name.
+func listenHosts(addr string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return nil
+	}
+	return []string{host}
 }
 
 // listen opens the DynamoDB listener: plain TCP, or TLS with
