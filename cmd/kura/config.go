@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/server"
@@ -94,6 +95,11 @@ type config struct {
 	ItemCacheMB int
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// MinFreeSpaceMB is the free space of --data-dir's disk below which
+	// writes are refused (0: no minimum).
+	MinFreeSpaceMB int
+	// DiskStallTimeout stops Kura when one disk operation takes longer.
+	DiskStallTimeout time.Duration
 	// Credentials switch authentication on: every request must be signed
 	// (SigV4) with one of them (--credentials and --credentials-file
 	// together).
@@ -101,7 +107,17 @@ type config struct {
 	// SysmonSlack is the timer slack given to the Go runtime's monitor
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
+	// HTTP bounds request bodies and guards against browsers
+	// (--max-request-memory-mb, --body-timeout, --body-min-rate, --cors,
+	// --allow-any-host).
+	HTTP server.HTTPLimits
 }
+
+// DefaultMinFreeSpaceMB is --min-free-space-mb's default: room for what the
+// store still writes on its own once writes are refused (flushing two
+// 16 MB memtables, a compaction of the tables they make, a new 17.6 MB
+// write-ahead log) with a margin for the rest of the machine.
+const DefaultMinFreeSpaceMB = 128
 
 // Addr is the listen address with --port applied.
 func (c *config) Addr() string {
@@ -163,6 +179,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")
 	fs.DurationVar(&c.SyncDelay, "sync-delay", time.Millisecond, "while several durable writes are in flight, the minimum interval between two WAL fsyncs: writes arriving within it share one fsync (less CPU per write under load, up to this much more latency; a lone writer never waits; 0 turns it off)")
 	fs.DurationVar(&c.SysmonSlack, "sysmon-slack", time.Millisecond, "Linux: timer slack for the Go runtime's monitor thread, so it wakes at most about once per this interval instead of every 20 microseconds under bursty load (needs CAP_SYS_NICE, skipped without; 0 leaves it alone)")
+	fs.IntVar(&c.MinFreeSpaceMB, "min-free-space-mb", DefaultMinFreeSpaceMB, "refuse writes (InternalServerError naming the cause; reads go on, and the health check answers 503) while the disk of --data-dir has less free space than this, so that a filling disk never stops the store; writes resume once space is freed (0: no minimum)")
+	fs.DurationVar(&c.DiskStallTimeout, "disk-stall-timeout", 20*time.Second, "stop Kura (exit status 1, the cause logged) when one disk operation of the data directory has not finished after this long, instead of hanging every write on a stalled disk; a restart recovers every acknowledged write (CockroachDB's default for the same check is 20s; 0 turns it off)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
 	var creds, credsFile string
@@ -172,6 +190,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
 	fs.IntVar(&c.VectorSnapshotChanges, "vector-snapshot-changes", engine.DefaultVectorSnapshotChanges, "changed items (or 10% of the index, whichever is fewer) that make a vector index due for a periodic snapshot")
+	var requestMemMB int
+	var cors string
+	fs.IntVar(&requestMemMB, "max-request-memory-mb", int(api.DefaultMaxBufferedBytes>>20), "memory that request bodies being read and decoded may hold at once, over all connections; a request past it is refused with ThrottlingException (which the SDKs retry) instead of queued")
+	fs.DurationVar(&c.HTTP.BodyTimeout, "body-timeout", api.DefaultBodyTimeout, "the longest a request body may take to arrive; the connection is closed past it")
+	fs.Int64Var(&c.HTTP.BodyMinRate, "body-min-rate", api.DefaultBodyMinRate, "bytes a second a request body must average after its first 10 seconds; a slower one's connection is closed")
+	fs.StringVar(&cors, "cors", "", "browser origins (comma-separated scheme://host[:port]) allowed to call the API besides the console's own origin and localhost ones; '*' allows every web page you visit to read and write your data")
+	fs.BoolVar(&c.HTTP.AllowAnyHost, "allow-any-host", false, "serve requests whatever their Host header; by default a Host must be an IP address, localhost, a name of one label or the --listen host, which stops DNS-rebinding web pages")
 	// The flag package's own messages (and its full usage after any
 	// mistake) are kept back: a mistake gets one line, --help the list.
 	fs.SetOutput(io.Discard)
@@ -257,6 +282,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.CreateDelay < 0 {
 		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)
 	}
+	if c.DiskStallTimeout < 0 {
+		return nil, fmt.Errorf("invalid --disk-stall-timeout %v", c.DiskStallTimeout)
+	}
+	if c.MinFreeSpaceMB < 0 {
+		return nil, fmt.Errorf("invalid --min-free-space-mb %d", c.MinFreeSpaceMB)
+	}
 	if c.BurstCapacity < 0 {
 		return nil, fmt.Errorf("invalid --burst-capacity %v", c.BurstCapacity)
 	}
@@ -265,6 +296,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.Credentials, err = readCredentials(creds, credsFile); err != nil {
 		return nil, err
+	}
+	if requestMemMB <= 0 || c.HTTP.BodyTimeout <= 0 || c.HTTP.BodyMinRate < 0 {
+		return nil, fmt.Errorf("invalid --max-request-memory-mb %d, --body-timeout %v or --body-min-rate %d", requestMemMB, c.HTTP.BodyTimeout, c.HTTP.BodyMinRate)
+	}
+	c.HTTP.MaxBufferedBytes = int64(requestMemMB) << 20
+	for o := range strings.SplitSeq(cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
+		}
 	}
 	return c, nil
 }

@@ -9,12 +9,18 @@
 // body bytes as sent, i.e. of the gzip stream when the response is gzipped,
 // which is what the AWS SDKs verify) and is gzipped when the client accepts
 // it. Errors are encoded from *ddberr.Error as {"__type": ..., "message": ...}
-// ("Message" for a SerializationException, as DynamoDB writes it; a body
+// ("Message" where DynamoDB writes it so, ddberr.MessageKey; a body
 // over the size limit gets a bare 413).
 //
 // HTTPServer (httpserver.go) serves the connections: it reads the plain
 // "POST /" requests the SDKs send itself and hands a connection that sends
 // anything else to net/http, which serves the same Server (ServeHTTP).
+// Both read bodies through httpbody.go: as bytes arrive, charged to one
+// memory budget (the only state it keeps: the bytes held now and the
+// peak since the last spike, both counters that start at zero), under
+// body deadlines; with authentication on, the head is checked before the
+// body is read. origin.go and cors.go decide which browser origins and
+// Host names are served.
 //
 // Beside the operations, ServeHTTP serves the web console's files
 // (Options.Console, internal/console), the operator endpoints (admin.go,
