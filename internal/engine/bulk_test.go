@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage/memory"
@@ -186,5 +189,34 @@ func countAll(t *testing.T, e *Engine, table string) int {
 			return n
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// ZSTD input is read as such; ProcessedInputBytes ends at the object's
+// (compressed) size.
+func TestBulkZSTD(t *testing.T) {
+	e, _, root := exportEngine(t)
+	var z bytes.Buffer
+	zw, _ := zstd.NewWriter(&z)
+	zw.Write([]byte(`{"Item":{"pk":{"S":"a"}}}` + "\n" + `{"Item":{"pk":{"S":"b"}}}` + "\n"))
+	zw.Close()
+	if err := os.MkdirAll(filepath.Join(root, "exports", "z"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "exports", "z", "part.zst"), z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.StartBulkPutItems(context.Background(), &wire.StartBulkPutItemsInput{TableName: cpPtr("exp"),
+		InputS3Configuration:  &wire.InputS3Configuration{InputFormat: "DYNAMODB_JSON", InputCompressionType: "ZSTD", S3Bucket: cpPtr("exports"), S3KeyPrefix: cpPtr("z/")},
+		OutputS3Configuration: &wire.OutputS3Configuration{S3Bucket: cpPtr("exports"), OutputType: []string{"ERROR"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitBulkOp(t, e, cpDeref(out.BulkOperationDescription.BulkOperationArn), nil)
+	if d.BulkOperationStatus != bulkCompleted || cpDeref(d.ProcessedItemCount) != 2 || cpDeref(d.ProcessedInputBytes) != int64(z.Len()) || cpDeref(d.TotalInputBytes) != int64(z.Len()) {
+		t.Fatalf("zstd: %s %d processed, %d/%d bytes", d.BulkOperationStatus, cpDeref(d.ProcessedItemCount), cpDeref(d.ProcessedInputBytes), cpDeref(d.TotalInputBytes))
+	}
+	if n := countAll(t, e, "exp"); n != 2 {
+		t.Fatalf("%d items", n)
 	}
 }
