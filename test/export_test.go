@@ -141,7 +141,7 @@ func TestExportToS3Dir(t *testing.T) {
 
 	// Without --s3-dir there is nowhere to write.
 	_, err = ddb().ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("backups")})
-	wantAPIError(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir")
+	wantAPIError(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 }
 
 // readJSON decodes the first JSON value of the file at path into v.

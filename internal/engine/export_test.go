@@ -193,7 +193,7 @@ func TestExportRefusals(t *testing.T) {
 	}
 	defer plain.Close()
 	_, err = plain.ExportTableToPointInTime(ctx, &wire.ExportTableToPointInTimeInput{TableArn: cpPtr(exportTableARN), S3Bucket: cpPtr("exports")})
-	ctlWantErr(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir")
+	ctlWantErr(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 
 	e, clk, _ := exportEngine(t)
 	start := func(in wire.ExportTableToPointInTimeInput) (*wire.ExportDescription, error) {

@@ -50,7 +50,7 @@ type importLog = jobLog[importRecord, *importRecord]
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
 	if e.cfg.Objects == nil {
-		return nil, ddberr.Validation("Imports from S3 need an object store: start Kura with --s3-dir")
+		return nil, ddberr.Validation("Imports from S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}
 	if in.InputFormat == "ION" {
 		return nil, ddberr.Validation("InputFormat ION is not supported by Kura; use DYNAMODB_JSON or CSV")

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -29,8 +30,10 @@ const importChunk = backupChunk
 // with t ACTIVE, or FAILED with t deleted.
 func (e *Engine) runImport(rec *importRecord, t *Table) {
 	d := &rec.Desc
-	err := e.readImport(rec, t)
-	if errors.Is(err, errStopped) {
+	ctx, cancel := e.jobContext()
+	defer cancel()
+	err := e.readImport(ctx, rec, t)
+	if errors.Is(err, errStopped) || ctx.Err() != nil {
 		return
 	}
 	d.EndTime = wire.NewTime(e.clock.Now())
@@ -58,11 +61,11 @@ func (e *Engine) dropImportTable(t *Table) {
 
 // readImport reads every object under the source's prefix into t,
 // counting what it processed, imported and refused in rec.
-func (e *Engine) readImport(rec *importRecord, t *Table) error {
+func (e *Engine) readImport(ctx context.Context, rec *importRecord, t *Table) error {
 	d := &rec.Desc
 	src := d.S3BucketSource
 	bucket := cpDeref(src.S3Bucket)
-	objects, err := e.cfg.Objects.List(bucket, cpDeref(src.S3KeyPrefix))
+	objects, err := e.cfg.Objects.List(ctx, bucket, cpDeref(src.S3KeyPrefix))
 	if err != nil {
 		return err
 	}
@@ -95,7 +98,7 @@ func (e *Engine) readImport(rec *importRecord, t *Table) error {
 	}
 	for _, obj := range objects {
 		size += obj.Size
-		if err := e.readObject(d, bucket, obj.Key, add); err != nil {
+		if err := e.readObject(ctx, d, bucket, obj.Key, add); err != nil {
 			return fmt.Errorf("%s: %w", obj.Key, err)
 		}
 	}
@@ -144,8 +147,8 @@ func lastPerKey(t *Table, items []attr.Item) []attr.Item {
 
 // readObject hands add each item of one object (or the error that made a
 // line unreadable): decompressed as the import says, parsed as its format.
-func (e *Engine) readObject(d *wire.ImportTableDescription, bucket, key string, add func(attr.Item, error) error) error {
-	f, err := e.cfg.Objects.Open(bucket, key)
+func (e *Engine) readObject(ctx context.Context, d *wire.ImportTableDescription, bucket, key string, add func(attr.Item, error) error) error {
+	f, err := e.cfg.Objects.Open(ctx, bucket, key)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,12 +155,29 @@ func (e *Engine) loadMeta(prefix []byte, fn func(v []byte) error) error {
 	return it.Err()
 }
 
+// jobContext is the context of a background job's S3 requests: cancelled
+// when the engine closes (the job runs again at the next start).
+func (e *Engine) jobContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-e.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // jobFailure is the FailureCode and FailureMessage of a job that could
-// not read or write its S3 objects.
+// not read or write its S3 objects: S3's error code with "S3" before it,
+// and S3's text, as DynamoDB reports them.
 func jobFailure(err error) (code, msg string) {
 	switch {
 	case errors.Is(err, objstore.ErrNoSuchBucket):
-		return "S3NoSuchBucket", "The specified bucket does not exist"
+		return "S3NoSuchBucket", objstore.ErrNoSuchBucket.Error()
+	case errors.Is(err, objstore.ErrAccessDenied):
+		return "S3AccessDenied", objstore.ErrAccessDenied.Error()
 	case errors.Is(err, objstore.ErrInvalidKey):
 		return "S3InvalidKey", err.Error()
 	}

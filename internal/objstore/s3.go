@@ -1,0 +1,283 @@
+package objstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// S3Config says which S3 an S3 store talks to.
+type S3Config struct {
+	// Endpoint is the service's URL ("": Amazon S3's, by region).
+	Endpoint string
+	// PathStyle addresses buckets as Endpoint/bucket/key rather than as
+	// bucket.host/key (what most S3-compatible servers need).
+	PathStyle bool
+	// Region is the region the requests are signed for when the SDK's
+	// configuration (AWS_REGION, ~/.aws/config) names none.
+	Region string
+	// PartSize is the size of a multipart upload's parts (0: 8 MiB; S3
+	// takes no part under 5 MiB but the last). An object smaller than one
+	// part is written by a single PutObject.
+	PartSize int
+	// MaxAttempts is how many times a request is sent before its error is
+	// final (0: 8), backing off exponentially with jitter between them up
+	// to 20 s.
+	MaxAttempts int
+}
+
+// Default S3Config values.
+const (
+	defaultPartSize    = 8 << 20
+	defaultMaxAttempts = 8
+	minPartSize        = 5 << 20
+)
+
+// S3 is a Store in Amazon S3 or an S3-compatible service, reached through
+// the AWS SDK for Go v2 with its usual credential chain (environment,
+// shared files, SSO, web identity, container and instance roles).
+type S3 struct {
+	client   *s3.Client
+	partSize int
+}
+
+// NewS3 is an S3 store as c says. It does not contact the service.
+func NewS3(ctx context.Context, c S3Config) (*S3, error) {
+	attempts := c.MaxAttempts
+	if attempts <= 0 {
+		attempts = defaultMaxAttempts
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = attempts
+			// A long export meets more faults than the token bucket's
+			// quota allows; each request backs off on its own instead.
+			o.RateLimiter = ratelimit.None
+		})
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("objstore: the AWS SDK's configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = c.Region
+	}
+	part := c.PartSize
+	if part <= 0 {
+		part = defaultPartSize
+	}
+	part = max(part, minPartSize)
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if c.Endpoint != "" {
+			o.BaseEndpoint = aws.String(c.Endpoint)
+		}
+		o.UsePathStyle = c.PathStyle
+	})
+	return &S3{client: client, partSize: part}, nil
+}
+
+// Client is the SDK client the store uses (for tests and tools that set
+// buckets up).
+func (s *S3) Client() *s3.Client { return s.client }
+
+// s3Err is err with the package's error it stands for wrapped in, S3's own
+// text kept.
+func s3Err(err error) error {
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	switch ae.ErrorCode() {
+	case "NoSuchBucket":
+		return fmt.Errorf("%w (%w)", ErrNoSuchBucket, err)
+	case "NoSuchKey", "NotFound":
+		return fmt.Errorf("%w (%w)", fs.ErrNotExist, err)
+	case "AccessDenied", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch", "Forbidden":
+		return fmt.Errorf("%w (%w)", ErrAccessDenied, err)
+	case "InvalidBucketName", "KeyTooLongError":
+		return fmt.Errorf("%w (%w)", ErrInvalidKey, err)
+	}
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusForbidden {
+		return fmt.Errorf("%w (%w)", ErrAccessDenied, err)
+	}
+	return err
+}
+
+// checkName refuses what Dir refuses of every store: a bucket name S3's
+// rules do not allow, an empty key.
+func checkName(bucket, key string) error {
+	if !bucketName.MatchString(bucket) || key == "" {
+		return fmt.Errorf("%w: %q %q", ErrInvalidKey, bucket, key)
+	}
+	return nil
+}
+
+// Create buffers the object a part at a time: one PutObject when it ends
+// within the first part, a multipart upload otherwise.
+func (s *S3) Create(ctx context.Context, bucket, key string) (Writer, error) {
+	if err := checkName(bucket, key); err != nil {
+		return nil, err
+	}
+	return &s3Object{s: s, ctx: ctx, bucket: bucket, key: key, buf: make([]byte, 0, min(s.partSize, 64<<10))}, nil
+}
+
+// Open reads the object.
+func (s *S3) Open(ctx context.Context, bucket, key string) (io.ReadCloser, error) {
+	if err := checkName(bucket, key); err != nil {
+		return nil, err
+	}
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key})
+	if err != nil {
+		return nil, s3Err(err)
+	}
+	return out.Body, nil
+}
+
+// List pages through ListObjectsV2 (which lists in key order).
+func (s *S3) List(ctx context.Context, bucket, prefix string) ([]Object, error) {
+	if err := checkName(bucket, "-"); err != nil {
+		return nil, err
+	}
+	var out []Object
+	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &bucket, Prefix: &prefix})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, s3Err(err)
+		}
+		for _, o := range page.Contents {
+			out = append(out, Object{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size)})
+		}
+	}
+	return out, nil
+}
+
+// s3Object is an object being written: buf is the part being filled;
+// uploadID and parts are the multipart upload once the first part is
+// full.
+type s3Object struct {
+	s           *S3
+	ctx         context.Context
+	bucket, key string
+	buf         []byte
+	uploadID    *string
+	parts       []types.CompletedPart
+	etag        string
+	err         error // the first failure: every later call returns it
+}
+
+func (o *s3Object) Write(b []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n := len(b)
+	for len(b) > 0 {
+		room := o.s.partSize - len(o.buf)
+		take := min(room, len(b))
+		o.buf = append(o.buf, b[:take]...)
+		b = b[take:]
+		if len(o.buf) == o.s.partSize {
+			if o.err = o.uploadPart(); o.err != nil {
+				o.Abort()
+				return 0, o.err
+			}
+		}
+	}
+	return n, nil
+}
+
+// uploadPart sends buf as the next part, starting the multipart upload
+// when it is the first.
+func (o *s3Object) uploadPart() error {
+	if o.uploadID == nil {
+		out, err := o.s.client.CreateMultipartUpload(o.ctx, &s3.CreateMultipartUploadInput{Bucket: &o.bucket, Key: &o.key})
+		if err != nil {
+			return s3Err(err)
+		}
+		o.uploadID = out.UploadId
+	}
+	n := int32(len(o.parts) + 1)
+	out, err := o.s.client.UploadPart(o.ctx, &s3.UploadPartInput{Bucket: &o.bucket, Key: &o.key, UploadId: o.uploadID,
+		PartNumber: &n, Body: bytes.NewReader(o.buf), ContentLength: aws.Int64(int64(len(o.buf)))})
+	if err != nil {
+		return s3Err(err)
+	}
+	o.parts = append(o.parts, types.CompletedPart{PartNumber: &n, ETag: out.ETag,
+		ChecksumCRC32: out.ChecksumCRC32, ChecksumCRC32C: out.ChecksumCRC32C, ChecksumCRC64NVME: out.ChecksumCRC64NVME,
+		ChecksumSHA1: out.ChecksumSHA1, ChecksumSHA256: out.ChecksumSHA256})
+	o.buf = o.buf[:0]
+	return nil
+}
+
+// Close writes the object: one PutObject, or the multipart upload's last
+// part and its completion.
+func (o *s3Object) Close() error {
+	if o.err != nil {
+		return o.err
+	}
+	o.err = o.finish()
+	if o.err != nil {
+		o.Abort()
+		return o.err
+	}
+	o.err = errors.New("objstore: the object is closed")
+	return nil
+}
+
+func (o *s3Object) finish() error {
+	if o.uploadID == nil {
+		out, err := o.s.client.PutObject(o.ctx, &s3.PutObjectInput{Bucket: &o.bucket, Key: &o.key,
+			Body: bytes.NewReader(o.buf), ContentLength: aws.Int64(int64(len(o.buf)))})
+		if err != nil {
+			return s3Err(err)
+		}
+		o.etag = strings.Trim(aws.ToString(out.ETag), `"`)
+		return nil
+	}
+	if len(o.buf) > 0 {
+		if err := o.uploadPart(); err != nil {
+			return err
+		}
+	}
+	out, err := o.s.client.CompleteMultipartUpload(o.ctx, &s3.CompleteMultipartUploadInput{Bucket: &o.bucket, Key: &o.key,
+		UploadId: o.uploadID, MultipartUpload: &types.CompletedMultipartUpload{Parts: o.parts}})
+	if err != nil {
+		return s3Err(err)
+	}
+	o.uploadID = nil // complete: nothing to abort
+	o.etag = strings.Trim(aws.ToString(out.ETag), `"`)
+	return nil
+}
+
+// Abort ends the multipart upload, if there is one, so that its parts are
+// not kept (best effort: a bucket's lifecycle rule removes what is left).
+func (o *s3Object) Abort() {
+	if o.err == nil {
+		o.err = errors.New("objstore: the object was aborted")
+	}
+	o.buf = nil
+	if o.uploadID == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(o.ctx), 30*time.Second)
+	defer cancel()
+	_, _ = o.s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &o.bucket, Key: &o.key, UploadId: o.uploadID})
+	o.uploadID = nil
+}
+
+func (o *s3Object) ETag() string { return o.etag }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SeaweedFS (the `weed` command) for the S3 tests: a real S3-compatible server.
+#
+#   test/s3/weed.sh build        build weed once into a cache folder keyed by its version; print its path
+#   test/s3/weed.sh start DIR    build if missing, start `weed server` with S3 on free loopback ports in
+#                                DIR, wait until its S3 endpoint answers, print `endpoint PID`
+#
+# `go install .../weed@version` is refused (SeaweedFS's go.mod has replace directives), so weed is built
+# as the main module from a writable copy of the module cache's source.
+set -euo pipefail
+WEED_VERSION=v0.0.0-20261109003541-7506e5f91cd6
+CACHE="${KURA_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kura-ci}/weed-$WEED_VERSION"
+WEED="$CACHE/weed"
+
+build() {
+	if [ -x "$WEED" ]; then
+		echo "$WEED"
+		return
+	fi
+	mkdir -p "$CACHE"
+	local dir src
+	dir=$(cd "$CACHE" && GOFLAGS= go mod download -json "github.com/seaweedfs/seaweedfs@$WEED_VERSION" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	[ -n "$dir" ] || { echo "weed.sh: go mod download gave no Dir" >&2; exit 1; }
+	src=$(mktemp -d "$CACHE/src.XXXXXX")
+	cp -r "$dir/." "$src/"
+	chmod -R u+w "$src"
+	echo "weed.sh: building weed $WEED_VERSION (several minutes)" >&2
+	(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -o "$WEED.tmp" ./weed)
+	mv "$WEED.tmp" "$WEED"
+	rm -rf "$src"
+	echo "$WEED"
+}
+
+freeport() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+start() {
+	local data="$1" master volume filer s3 grpc
+	build >/dev/null
+	mkdir -p "$data"
+	master=$(freeport); volume=$(freeport); filer=$(freeport); s3=$(freeport)
+	"$WEED" server -dir="$data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+		-master.port="$master" -volume.port="$volume" \
+		-filer -filer.port="$filer" -s3 -s3.port="$s3" \
+		>"$data/weed.log" 2>&1 &
+	local pid=$!
+	for _ in $(seq 1 300); do
+		if curl -s -o /dev/null "http://127.0.0.1:$s3/"; then
+			echo "http://127.0.0.1:$s3 $pid"
+			return
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "weed.sh: weed server exited; its log:" >&2
+			tail -50 "$data/weed.log" >&2
+			exit 1
+		fi
+		sleep 0.2
+	done
+	echo "weed.sh: weed's S3 endpoint did not answer within 60 s" >&2
+	kill "$pid"
+	exit 1
+}
+
+case "${1:-}" in
+build) build ;;
+start) start "${2:?usage: weed.sh start DIR}" ;;
+*) echo "usage: weed.sh build | start DIR" >&2; exit 2 ;;
+esac
