@@ -96,7 +96,6 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		StartTime:               wire.NewTime(now),
 		ErrorCount:              cpPtr[int64](0),
 		ProcessedItemCount:      cpPtr[int64](0),
-		ProcessedSizeBytes:      cpPtr[int64](0),
 		ImportedItemCount:       cpPtr[int64](0),
 	}}
 	if err := e.imp.save(e, rec); err != nil {
