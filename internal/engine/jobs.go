@@ -171,15 +171,30 @@ func (e *Engine) jobContext() (context.Context, context.CancelFunc) {
 
 // jobFailure is the FailureCode and FailureMessage of a job that could
 // not read or write its S3 objects: S3's error code with "S3" before it,
-// and S3's text, as DynamoDB reports them.
+// and S3's text with where it came from, as DynamoDB reports them (its
+// developer guide's S3NoSuchBucket example; moto's AWS-verified
+// test_import_from_missing_s3_table).
 func jobFailure(err error) (code, msg string) {
+	msg = err.Error()
+	var se *objstore.Error
+	if errors.As(err, &se) {
+		msg = se.Describe()
+	}
 	switch {
 	case errors.Is(err, objstore.ErrNoSuchBucket):
-		return "S3NoSuchBucket", objstore.ErrNoSuchBucket.Error()
+		code = "S3NoSuchBucket"
+		if se == nil {
+			msg = objstore.ErrNoSuchBucket.Error()
+		}
 	case errors.Is(err, objstore.ErrAccessDenied):
-		return "S3AccessDenied", objstore.ErrAccessDenied.Error()
+		code = "S3AccessDenied"
+		if se == nil {
+			msg = objstore.ErrAccessDenied.Error()
+		}
 	case errors.Is(err, objstore.ErrInvalidKey):
-		return "S3InvalidKey", err.Error()
+		code = "S3InvalidKey"
+	default:
+		code = "UNKNOWN"
 	}
-	return "UNKNOWN", err.Error()
+	return code, msg
 }

@@ -94,28 +94,78 @@ func NewS3(ctx context.Context, c S3Config) (*S3, error) {
 // buckets up).
 func (s *S3) Client() *s3.Client { return s.client }
 
-// s3Err is err with the package's error it stands for wrapped in, S3's own
-// text kept.
+// Error is a failure S3 answered: its code, text, status and request IDs,
+// with the package's error it stands for (Kind: ErrNoSuchBucket,
+// ErrAccessDenied, ErrInvalidKey, fs.ErrNotExist, or nil) wrapped in.
+type Error struct {
+	Kind                  error
+	Code, Message         string
+	Status                int
+	RequestID, ExtendedID string
+	Err                   error // the SDK's
+}
+
+func (e *Error) Error() string   { return e.Err.Error() }
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// Describe is the failure as DynamoDB words an export's or import's
+// FailureMessage: S3's text, then where it came from in the form of the
+// AWS SDK for Java (its developer guide's S3NoSuchBucket example: "The
+// specified bucket does not exist (Service: Amazon S3; Status Code: 404;
+// Error Code: NoSuchBucket; Request ID: ...; S3 Extended Request ID: ...;
+// Proxy: null)").
+func (e *Error) Describe() string {
+	return fmt.Sprintf("%s (Service: Amazon S3; Status Code: %d; Error Code: %s; Request ID: %s; S3 Extended Request ID: %s; Proxy: null)",
+		e.Message, e.Status, e.Code, cmpOr(e.RequestID, "null"), cmpOr(e.ExtendedID, "null"))
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// s3Err is err as an *Error when S3 answered it.
 func s3Err(err error) error {
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
 		return err
 	}
-	switch ae.ErrorCode() {
-	case "NoSuchBucket":
-		return fmt.Errorf("%w (%w)", ErrNoSuchBucket, err)
-	case "NoSuchKey", "NotFound":
-		return fmt.Errorf("%w (%w)", fs.ErrNotExist, err)
-	case "AccessDenied", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch", "Forbidden":
-		return fmt.Errorf("%w (%w)", ErrAccessDenied, err)
-	case "InvalidBucketName", "KeyTooLongError":
-		return fmt.Errorf("%w (%w)", ErrInvalidKey, err)
-	}
+	e := &Error{Code: ae.ErrorCode(), Message: ae.ErrorMessage(), Err: err}
 	var re *smithyhttp.ResponseError
-	if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusForbidden {
-		return fmt.Errorf("%w (%w)", ErrAccessDenied, err)
+	if errors.As(err, &re) {
+		e.Status = re.HTTPStatusCode()
 	}
-	return err
+	var rid interface{ ServiceRequestID() string }
+	if errors.As(err, &rid) {
+		e.RequestID = rid.ServiceRequestID()
+	}
+	var hid interface{ ServiceHostID() string }
+	if errors.As(err, &hid) {
+		e.ExtendedID = hid.ServiceHostID()
+	}
+	switch e.Code {
+	case "NoSuchBucket":
+		e.Kind = ErrNoSuchBucket
+	case "NoSuchKey", "NotFound":
+		e.Kind = fs.ErrNotExist
+	case "AccessDenied", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch", "Forbidden":
+		e.Kind = ErrAccessDenied
+	case "InvalidBucketName", "KeyTooLongError":
+		e.Kind = ErrInvalidKey
+	default:
+		if e.Status == http.StatusForbidden {
+			e.Kind = ErrAccessDenied
+		}
+	}
+	if e.Message == "" { // HEAD answers carry no body
+		e.Message = http.StatusText(e.Status)
+		if e.Kind != nil {
+			e.Message = e.Kind.Error()
+		}
+	}
+	return e
 }
 
 // checkName refuses what Dir refuses of every store: a bucket name S3's

@@ -1,6 +1,7 @@
 package objstore_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,4 +29,37 @@ func TestS3Conformance(t *testing.T) {
 		},
 		Large: 11<<20 + 123, // three parts of 5 MiB
 	})
+}
+
+// S3's refusals are ErrAccessDenied: a key that may only read, writing; a
+// key S3 does not know.
+func TestS3AccessDenied(t *testing.T) {
+	ep := objstoretest.Endpoint(t)
+	admin, err := objstore.NewS3(t.Context(), objstore.S3Config{Endpoint: ep, PathStyle: true, Region: "us-east-1", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := objstoretest.BucketName()
+	if _, err := admin.Client().CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range [][2]string{{objstoretest.ReaderKey, objstoretest.ReaderSecret}, {"nobody", "nothing"}} {
+		t.Setenv("AWS_ACCESS_KEY_ID", key[0])
+		t.Setenv("AWS_SECRET_ACCESS_KEY", key[1])
+		s, err := objstore.NewS3(t.Context(), objstore.S3Config{Endpoint: ep, PathStyle: true, Region: "us-east-1", MaxAttempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.Create(t.Context(), bucket, "k")
+		if err == nil {
+			w.Write([]byte("x"))
+			err = w.Close()
+		}
+		var se *objstore.Error
+		if !errors.Is(err, objstore.ErrAccessDenied) || !errors.As(err, &se) || se.Status != 403 {
+			t.Errorf("%s writing: %v", key[0], err)
+		} else {
+			t.Logf("%s writing: %s", key[0], se.Describe())
+		}
+	}
 }

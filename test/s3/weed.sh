@@ -5,6 +5,10 @@
 #   test/s3/weed.sh start DIR    build if missing, start `weed server` with S3 on free loopback ports in
 #                                DIR, wait until its S3 endpoint answers, print `endpoint PID`
 #
+# Its S3 API takes two identities (the tests' objstoretest package names them): access key
+# `kura` (secret `kura-secret`) may do anything, `reader` (secret `reader-secret`) may only
+# read and list; other keys are refused.
+#
 # `go install .../weed@version` is refused (SeaweedFS's go.mod has replace directives), so weed is built
 # as the main module from a writable copy of the module cache's source.
 set -euo pipefail
@@ -40,10 +44,18 @@ start() {
 	local data="$1" master volume filer s3 grpc
 	build >/dev/null
 	mkdir -p "$data"
+	cat >"$data/s3.json" <<'JSON'
+{"identities": [
+  {"name": "kura", "credentials": [{"accessKey": "kura", "secretKey": "kura-secret"}],
+   "actions": ["Admin", "Read", "List", "Tagging", "Write"]},
+  {"name": "reader", "credentials": [{"accessKey": "reader", "secretKey": "reader-secret"}],
+   "actions": ["Read", "List"]}
+]}
+JSON
 	master=$(freeport); volume=$(freeport); filer=$(freeport); s3=$(freeport)
 	"$WEED" server -dir="$data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
 		-master.port="$master" -volume.port="$volume" \
-		-filer -filer.port="$filer" -s3 -s3.port="$s3" \
+		-filer -filer.port="$filer" -s3 -s3.port="$s3" -s3.config="$data/s3.json" \
 		>"$data/weed.log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 1 300); do

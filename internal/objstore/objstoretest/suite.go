@@ -245,12 +245,18 @@ func Endpoint(t testing.TB) string {
 		}
 		t.Skip("no S3-compatible server: start one with `test/s3/weed.sh start DIR` and set KURA_TEST_S3_ENDPOINT to the URL it prints")
 	}
-	if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
-		t.Setenv("AWS_ACCESS_KEY_ID", "kura")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "kura")
-	}
+	t.Setenv("AWS_ACCESS_KEY_ID", AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", SecretKey)
+	t.Setenv("AWS_SESSION_TOKEN", "")
 	return ep
 }
+
+// The identities of the test server (test/s3/weed.sh configures them):
+// AccessKey may do anything, ReaderKey only read and list.
+const (
+	AccessKey, SecretKey    = "kura", "kura-secret"
+	ReaderKey, ReaderSecret = "reader", "reader-secret"
+)
 
 // BucketName is a new bucket's name, unique to this process and call.
 func BucketName() string {

@@ -1,0 +1,245 @@
+package test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/objstore/objstoretest"
+)
+
+// s3Env is an S3-compatible server for a test (SeaweedFS in CI), a client
+// of it, and a bucket made for the test.
+type s3Env struct {
+	endpoint string
+	client   *s3.Client
+	bucket   string
+}
+
+func newS3Env(t *testing.T) s3Env {
+	t.Helper()
+	ep := objstoretest.Endpoint(t) // sets the AWS_* credentials Kura's SDK chain finds
+	st, err := objstore.NewS3(bg, objstore.S3Config{Endpoint: ep, PathStyle: true, Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := s3Env{endpoint: ep, client: st.Client(), bucket: objstoretest.BucketName()}
+	if _, err := env.client.CreateBucket(bg, &s3.CreateBucketInput{Bucket: aws.String(env.bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func (s s3Env) get(t *testing.T, key string) []byte {
+	t.Helper()
+	out, err := s.client.GetObject(bg, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("GetObject %s: %v", key, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (s s3Env) put(t *testing.T, key, body string) {
+	t.Helper()
+	if _, err := s.client.PutObject(bg, &s3.PutObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
+		t.Fatalf("PutObject %s: %v", key, err)
+	}
+}
+
+// waitExportDone polls DescribeExport until the export is no longer
+// IN_PROGRESS.
+func waitExportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ExportDescription {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(arn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := got.ExportDescription; d.ExportStatus != types.ExportStatusInProgress || time.Now().After(end) {
+			return d
+		}
+	}
+}
+
+// waitImportDone polls DescribeImport until the import is no longer
+// IN_PROGRESS.
+func waitImportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ImportTableDescription {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got, err := c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := got.ImportTableDescription; d.ImportStatus != types.ImportStatusInProgress || time.Now().After(end) {
+			return d
+		}
+	}
+}
+
+func pitrTable(t *testing.T, c *dynamodb.Client) string {
+	t.Helper()
+	name := createTable(t, c, "pk", "", "")
+	if _, err := c.UpdateContinuousBackups(bg, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(name),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func importFrom(t *testing.T, c *dynamodb.Client, bucket, prefix string, compression types.InputCompressionType) (string, string) {
+	t.Helper()
+	table := uniqueTable("imported")
+	out, err := c.ImportTable(bg, &dynamodb.ImportTableInput{
+		InputFormat: types.InputFormatDynamodbJson, InputCompressionType: compression,
+		S3BucketSource: &types.S3BucketSource{S3Bucket: aws.String(bucket), S3KeyPrefix: aws.String(prefix)},
+		TableCreationParameters: &types.TableCreationParameters{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table, aws.ToString(out.ImportTableDescription.ImportArn)
+}
+
+// ExportTableToPointInTime and ImportTable against a real S3-compatible
+// server through --s3-endpoint: the export's files are in the bucket in
+// DynamoDB's layout (the manifest's etag is S3's), they import back, a
+// missing bucket fails both with DynamoDB's code and text, and records
+// S3 holds without newlines between them import.
+func TestExportImportS3(t *testing.T) {
+	env := newS3Env(t)
+	c := startKura(t, "--in-memory", "--s3-endpoint", env.endpoint, "--s3-path-style").client()
+	name := pitrTable(t, c)
+	for _, pk := range []string{"a", "b", "c"} {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{
+			"pk": S(pk), "pad": S(strings.Repeat(pk, 1000))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/" + name
+	out, err := c.ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn),
+		S3Bucket: aws.String(env.bucket), S3Prefix: aws.String("nightly")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitExportDone(t, c, aws.ToString(out.ExportDescription.ExportArn))
+	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != 3 {
+		t.Fatalf("export: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	}
+	var summary struct {
+		ManifestFilesS3Key string `json:"manifestFilesS3Key"`
+	}
+	if err := json.Unmarshal(env.get(t, aws.ToString(d.ExportManifest)), &summary); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		DataFileS3Key string `json:"dataFileS3Key"`
+		ETag          string `json:"etag"`
+	}
+	if err := json.Unmarshal(env.get(t, summary.ManifestFilesS3Key), &file); err != nil {
+		t.Fatal(err)
+	}
+	head, err := env.client.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String(env.bucket), Key: aws.String(file.DataFileS3Key)})
+	if err != nil || strings.Trim(aws.ToString(head.ETag), `"`) != file.ETag {
+		t.Fatalf("the data file's ETag %v, the manifest's %q: %v", head, file.ETag, err)
+	}
+	zr, err := gzip.NewReader(strings.NewReader(string(env.get(t, file.DataFileS3Key))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for sc := bufio.NewScanner(zr); sc.Scan(); {
+		var line struct{ Item map[string]map[string]string }
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, line.Item["pk"]["S"])
+	}
+	slices.Sort(keys)
+	if !slices.Equal(keys, []string{"a", "b", "c"}) {
+		t.Fatalf("exported keys %v", keys)
+	}
+
+	// The data files import back from S3.
+	imported, importARN := importFrom(t, c, env.bucket, path.Dir(file.DataFileS3Key)+"/", types.InputCompressionTypeGzip)
+	if id := waitImportDone(t, c, importARN); id.ImportStatus != types.ImportStatusCompleted || id.ImportedItemCount != 3 {
+		t.Fatalf("import: %s %s", id.ImportStatus, aws.ToString(id.FailureMessage))
+	}
+	if scan, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(imported)}); err != nil || scan.Count != 3 {
+		t.Fatalf("the imported table: %+v %v", scan, err)
+	}
+
+	// A bucket that does not exist: DynamoDB's code, and S3's text with
+	// where it came from.
+	const noBucket = "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error Code: NoSuchBucket; Request ID: "
+	out, err = c.ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("kura-no-such-bucket")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = waitExportDone(t, c, aws.ToString(out.ExportDescription.ExportArn))
+	if d.ExportStatus != types.ExportStatusFailed || aws.ToString(d.FailureCode) != "S3NoSuchBucket" || !strings.HasPrefix(aws.ToString(d.FailureMessage), noBucket) {
+		t.Fatalf("export to a missing bucket: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	}
+	gone, importARN := importFrom(t, c, "kura-no-such-bucket", "", types.InputCompressionTypeNone)
+	id := waitImportDone(t, c, importARN)
+	if id.ImportStatus != types.ImportStatusFailed || aws.ToString(id.FailureCode) != "S3NoSuchBucket" || !strings.HasPrefix(aws.ToString(id.FailureMessage), noBucket) {
+		t.Fatalf("import from a missing bucket: %s %s %s", id.ImportStatus, aws.ToString(id.FailureCode), aws.ToString(id.FailureMessage))
+	}
+	if _, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(gone)}); err == nil {
+		t.Fatal("the table of an import from a missing bucket exists")
+	}
+
+	// Records without newlines between them, and an object whose record
+	// cannot be read: FAILED with ItemValidationError, the table kept.
+	env.put(t, "mixed/1.json", `{"Item":{"pk":{"S":"x"}}}{"Item":{"pk":{"S":"y"}}}`+"\n"+`{"Item":{"pk":{"S":"z"}}}`)
+	env.put(t, "mixed/2.json", `{"pk":{"S":"no Item"}}`+"\n"+`{"Item":{"pk":{"S":"skipped"}}}`)
+	mixed, importARN := importFrom(t, c, env.bucket, "mixed/", types.InputCompressionTypeNone)
+	id = waitImportDone(t, c, importARN)
+	if id.ImportStatus != types.ImportStatusFailed || aws.ToString(id.FailureCode) != "ItemValidationError" ||
+		aws.ToString(id.FailureMessage) != "Some of the items failed validation checks and were not imported. Please check CloudWatch error logs for more details." ||
+		id.ImportedItemCount != 3 || id.ErrorCount != 1 || id.ProcessedItemCount != 4 {
+		t.Fatalf("import of bad records: %s %s %q imported %d errors %d processed %d", id.ImportStatus, aws.ToString(id.FailureCode),
+			aws.ToString(id.FailureMessage), id.ImportedItemCount, id.ErrorCount, id.ProcessedItemCount)
+	}
+	if scan, err := c.Scan(bg, &dynamodb.ScanInput{TableName: aws.String(mixed)}); err != nil || scan.Count != 3 {
+		t.Fatalf("the table of an import FAILED by its items: %+v %v", scan, err)
+	}
+}
+
+// An S3 key that may only read: the export fails with S3AccessDenied and
+// S3's text.
+func TestExportS3AccessDenied(t *testing.T) {
+	env := newS3Env(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", objstoretest.ReaderKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", objstoretest.ReaderSecret)
+	c := startKura(t, "--in-memory", "--s3-endpoint", env.endpoint, "--s3-path-style").client()
+	name := pitrTable(t, c)
+	out, err := c.ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{
+		TableArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/" + name), S3Bucket: aws.String(env.bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitExportDone(t, c, aws.ToString(out.ExportDescription.ExportArn))
+	if d.ExportStatus != types.ExportStatusFailed || aws.ToString(d.FailureCode) != "S3AccessDenied" ||
+		!strings.Contains(aws.ToString(d.FailureMessage), "(Service: Amazon S3; Status Code: 403; Error Code: AccessDenied; Request ID: ") {
+		t.Fatalf("export with a read-only key: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	}
+}
