@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -37,8 +38,11 @@ type S3Config struct {
 	PartSize int
 	// MaxAttempts is how many times a request is sent before its error is
 	// final (0: 8), backing off exponentially with jitter between them up
-	// to 20 s.
+	// to 20 s; an object's body whose reading breaks off is asked for again
+	// from where it stopped as many times.
 	MaxAttempts int
+	// HTTPClient sends the requests (nil: the SDK's).
+	HTTPClient s3.HTTPClient
 }
 
 // Default S3Config values.
@@ -54,6 +58,7 @@ const (
 type S3 struct {
 	client   *s3.Client
 	partSize int
+	attempts int
 }
 
 // NewS3 is an S3 store as c says. It does not contact the service.
@@ -86,8 +91,11 @@ func NewS3(ctx context.Context, c S3Config) (*S3, error) {
 			o.BaseEndpoint = aws.String(c.Endpoint)
 		}
 		o.UsePathStyle = c.PathStyle
+		if c.HTTPClient != nil {
+			o.HTTPClient = c.HTTPClient
+		}
 	})
-	return &S3{client: client, partSize: part}, nil
+	return &S3{client: client, partSize: part, attempts: attempts}, nil
 }
 
 // Client is the SDK client the store uses (for tests and tools that set
@@ -195,8 +203,61 @@ func (s *S3) Open(ctx context.Context, bucket, key string) (io.ReadCloser, error
 	if err != nil {
 		return nil, s3Err(err)
 	}
-	return out.Body, nil
+	return &s3Reader{s: s, ctx: ctx, bucket: bucket, key: key, etag: out.ETag, body: out.Body}, nil
 }
+
+// s3Reader reads an object's body; when the reading breaks off (a dropped
+// connection), it asks for the rest (Range, and If-Match its ETag, so
+// that a replaced object is an error rather than a mix of two), backing
+// off between attempts.
+type s3Reader struct {
+	s           *S3
+	ctx         context.Context
+	bucket, key string
+	etag        *string
+	body        io.ReadCloser
+	off         int64
+	resumed     int
+	err         error // a failure to read again: every later Read returns it
+}
+
+func (r *s3Reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.body.Read(p)
+	r.off += int64(n)
+	if err == nil || err == io.EOF || r.ctx.Err() != nil || r.resumed+1 >= r.s.attempts {
+		return n, err
+	}
+	r.body.Close()
+	r.resumed++
+	if rerr := r.reopen(); rerr != nil {
+		r.err = fmt.Errorf("objstore: reading %s/%s again from byte %d after %v: %w", r.bucket, r.key, r.off, err, rerr)
+		return n, r.err
+	}
+	return n, nil
+}
+
+// reopen asks for the object from r.off on, after a backoff.
+func (r *s3Reader) reopen() error {
+	delay := min(time.Duration(1<<min(r.resumed, 5))*100*time.Millisecond, 20*time.Second)
+	select {
+	case <-time.After(delay/2 + time.Duration(rand.Int64N(int64(delay/2)+1))):
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+	out, err := r.s.client.GetObject(r.ctx, &s3.GetObjectInput{Bucket: &r.bucket, Key: &r.key, IfMatch: r.etag,
+		Range: aws.String(fmt.Sprintf("bytes=%d-", r.off))})
+	if err != nil {
+		r.body = io.NopCloser(strings.NewReader(""))
+		return s3Err(err)
+	}
+	r.body = out.Body
+	return nil
+}
+
+func (r *s3Reader) Close() error { return r.body.Close() }
 
 // List pages through ListObjectsV2 (which lists in key order).
 func (s *S3) List(ctx context.Context, bucket, prefix string) ([]Object, error) {
