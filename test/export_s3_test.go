@@ -2,6 +2,7 @@ package test
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
@@ -67,30 +68,59 @@ func (s s3Env) put(t *testing.T, key, body string) {
 // IN_PROGRESS.
 func waitExportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ExportDescription {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	return waitJob(t, func() (*types.ExportDescription, bool, error) {
 		got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(arn)})
 		if err != nil {
-			t.Fatal(err)
+			return nil, false, err
 		}
-		if d := got.ExportDescription; d.ExportStatus != types.ExportStatusInProgress || time.Now().After(end) {
-			return d
-		}
-	}
+		return got.ExportDescription, got.ExportDescription.ExportStatus != types.ExportStatusInProgress, nil
+	})
 }
 
 // waitImportDone polls DescribeImport until the import is no longer
 // IN_PROGRESS.
 func waitImportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ImportTableDescription {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	return waitJob(t, func() (*types.ImportTableDescription, bool, error) {
 		got, err := c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
+		if err != nil {
+			return nil, false, err
+		}
+		return got.ImportTableDescription, got.ImportTableDescription.ImportStatus != types.ImportStatusInProgress, nil
+	})
+}
+
+// waitJob polls describe until it reports the job done (or 30 s pass).
+func waitJob[D any](t *testing.T, describe func() (D, bool, error)) D {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		d, done, err := describe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := got.ImportTableDescription; d.ImportStatus != types.ImportStatusInProgress || time.Now().After(end) {
+		if done || time.Now().After(end) {
 			return d
 		}
 	}
+}
+
+// exportedKeys is the sorted "pk" strings of an export's gzip data file.
+func exportedKeys(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for sc := bufio.NewScanner(zr); sc.Scan(); {
+		var line struct{ Item map[string]map[string]string }
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, line.Item["pk"]["S"])
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func pitrTable(t *testing.T, c *dynamodb.Client) string {
@@ -161,20 +191,7 @@ func TestExportImportS3(t *testing.T) {
 	if err != nil || strings.Trim(aws.ToString(head.ETag), `"`) != file.ETag {
 		t.Fatalf("the data file's ETag %v, the manifest's %q: %v", head, file.ETag, err)
 	}
-	zr, err := gzip.NewReader(strings.NewReader(string(env.get(t, file.DataFileS3Key))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for sc := bufio.NewScanner(zr); sc.Scan(); {
-		var line struct{ Item map[string]map[string]string }
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, line.Item["pk"]["S"])
-	}
-	slices.Sort(keys)
-	if !slices.Equal(keys, []string{"a", "b", "c"}) {
+	if keys := exportedKeys(t, bytes.NewReader(env.get(t, file.DataFileS3Key))); !slices.Equal(keys, []string{"a", "b", "c"}) {
 		t.Fatalf("exported keys %v", keys)
 	}
 
