@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"path"
 	"slices"
 	"strings"
@@ -259,4 +262,76 @@ func TestExportS3AccessDenied(t *testing.T) {
 		!strings.Contains(aws.ToString(d.FailureMessage), "(Service: Amazon S3; Status Code: 403; Error Code: AccessDenied; Request ID: ") {
 		t.Fatalf("export with a read-only key: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
 	}
+}
+
+// An export whose data file is larger than one part (8 MiB) is written as
+// a multipart upload: the manifest's etag is S3's multipart ETag, and the
+// file imports back whole.
+func TestExportS3Multipart(t *testing.T) {
+	env := newS3Env(t)
+	c := startKura(t, "--in-memory", "--s3-endpoint", env.endpoint, "--s3-path-style").client()
+	name := pitrTable(t, c)
+	const items = 12000 // of 1000 incompressible bytes: about 9 MB gzipped
+	rnd := rand.NewChaCha8([32]byte{1})
+	raw := make([]byte, 750)
+	for i := 0; i < items; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < i+25; j++ {
+			rnd.Read(raw)
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				"pk": S(fmt.Sprintf("k%05d", j)), "pad": S(base64.StdEncoding.EncodeToString(raw))}}})
+		}
+		out, err := c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{name: reqs}})
+		if err != nil || len(out.UnprocessedItems) > 0 {
+			t.Fatalf("BatchWriteItem: %v %v", out, err)
+		}
+	}
+	out, err := c.ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{
+		TableArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/" + name), S3Bucket: aws.String(env.bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitExportDone(t, c, aws.ToString(out.ExportDescription.ExportArn))
+	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != items {
+		t.Fatalf("export: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	}
+	var summary struct {
+		ManifestFilesS3Key string `json:"manifestFilesS3Key"`
+	}
+	if err := json.Unmarshal(env.get(t, aws.ToString(d.ExportManifest)), &summary); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		DataFileS3Key string `json:"dataFileS3Key"`
+		ETag          string `json:"etag"`
+	}
+	if err := json.Unmarshal(env.get(t, summary.ManifestFilesS3Key), &file); err != nil {
+		t.Fatal(err)
+	}
+	head, err := env.client.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String(env.bucket), Key: aws.String(file.DataFileS3Key)})
+	if err != nil || strings.Trim(aws.ToString(head.ETag), `"`) != file.ETag || !strings.HasSuffix(file.ETag, "-2") || aws.ToInt64(head.ContentLength) <= 8<<20 {
+		t.Fatalf("the data file: ETag %q, %d bytes; the manifest's etag %q: %v", aws.ToString(head.ETag), aws.ToInt64(head.ContentLength), file.ETag, err)
+	}
+	imported, importARN := importFrom(t, c, env.bucket, path.Dir(file.DataFileS3Key)+"/", types.InputCompressionTypeGzip)
+	if id := waitImportDone(t, c, importARN); id.ImportStatus != types.ImportStatusCompleted || id.ImportedItemCount != items {
+		t.Fatalf("import: %s %s %d", id.ImportStatus, aws.ToString(id.FailureMessage), id.ImportedItemCount)
+	}
+	if n := countItems(t, c, imported); n != items {
+		t.Fatalf("the imported table holds %d items", n)
+	}
+}
+
+// countItems scans the table to its end.
+func countItems(t *testing.T, c *dynamodb.Client, table string) int {
+	t.Helper()
+	n := 0
+	p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})
+	for p.HasMorePages() {
+		page, err := p.NextPage(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(page.Count)
+	}
+	return n
 }
