@@ -41,7 +41,7 @@ freeport() {
 }
 
 start() {
-	local data="$1" master volume filer s3 grpc
+	local data="$1" master volume filer s3
 	build >/dev/null
 	mkdir -p "$data"
 	cat >"$data/s3.json" <<'JSON'
@@ -53,9 +53,17 @@ start() {
 ]}
 JSON
 	master=$(freeport); volume=$(freeport); filer=$(freeport); s3=$(freeport)
-	"$WEED" server -dir="$data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
-		-master.port="$master" -volume.port="$volume" \
-		-filer -filer.port="$filer" -s3 -s3.port="$s3" -s3.config="$data/s3.json" \
+	# Every port free and on loopback: weed's gRPC ports default to the HTTP
+	# port + 10000 (over 65535 for many free ports), its Iceberg and Lance
+	# catalogs to fixed ports (off here), and its telemetry to the network.
+	# Each bucket is a collection of its own volumes: many small ones. A
+	# PutObject into a bucket that does not exist fails, as S3's does.
+	"$WEED" server -dir="$data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.telemetry=false \
+		-master.volumeSizeLimitMB=64 -volume.max=2000 \
+		-master.port="$master" -master.port.grpc="$(freeport)" \
+		-volume.port="$volume" -volume.port.grpc="$(freeport)" \
+		-filer -filer.port="$filer" -filer.port.grpc="$(freeport)" \
+		-s3 -s3.port="$s3" -s3.port.grpc="$(freeport)" -s3.port.iceberg=0 -s3.port.lance=0 -s3.autoCreateBucket=false -s3.config="$data/s3.json" \
 		>"$data/weed.log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 1 300); do
