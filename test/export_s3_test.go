@@ -96,7 +96,14 @@ func waitImportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ImportT
 // waitJob polls describe until it reports the job done (or 30 s pass).
 func waitJob[D any](t *testing.T, describe func() (D, bool, error)) D {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	return waitJobFor(t, 30*time.Second, describe)
+}
+
+// waitJobFor polls describe until it reports the job done (or within
+// passes).
+func waitJobFor[D any](t *testing.T, within time.Duration, describe func() (D, bool, error)) D {
+	t.Helper()
+	for end := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
 		d, done, err := describe()
 		if err != nil {
 			t.Fatal(err)
