@@ -40,6 +40,20 @@ freeport() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# answers reports whether URL gives any HTTP answer (S3 refuses an unsigned
+# request: that is an answer).
+answers() {
+	python3 - "$1" <<'PY'
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(sys.argv[1], timeout=2)
+except urllib.error.HTTPError:
+    pass
+except Exception:
+    sys.exit(1)
+PY
+}
+
 start() {
 	local data="$1" master volume filer s3
 	build >/dev/null
@@ -67,7 +81,7 @@ JSON
 		>"$data/weed.log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 1 300); do
-		if curl -s -o /dev/null "http://127.0.0.1:$s3/"; then
+		if answers "http://127.0.0.1:$s3/"; then
 			echo "http://127.0.0.1:$s3 $pid"
 			return
 		fi
