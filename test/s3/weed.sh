@@ -4,6 +4,7 @@
 #   test/s3/weed.sh build        build weed once into a cache folder keyed by its version; print its path
 #   test/s3/weed.sh start DIR    build if missing, start `weed server` with S3 on free loopback ports in
 #                                DIR, wait until its S3 endpoint answers, print `endpoint PID`
+#   test/s3/weed.sh stop PID     stop that server (SIGTERM, then SIGKILL if it still runs after 5 s)
 #
 # Its S3 API takes two identities (the tests' objstoretest package names them): access key
 # `kura` (secret `kura-secret`) may do anything, `reader` (secret `reader-secret`) may only
@@ -93,12 +94,23 @@ JSON
 		sleep 0.2
 	done
 	echo "weed.sh: weed's S3 endpoint did not answer within 60 s" >&2
-	kill "$pid"
+	stop "$pid"
 	exit 1
+}
+
+stop() {
+	local pid="$1"
+	kill "$pid" 2>/dev/null || return 0
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null || true
 }
 
 case "${1:-}" in
 build) build ;;
 start) start "${2:?usage: weed.sh start DIR}" ;;
-*) echo "usage: weed.sh build | start DIR" >&2; exit 2 ;;
+stop) stop "${2:?usage: weed.sh stop PID}" ;;
+*) echo "usage: weed.sh build | start DIR | stop PID" >&2; exit 2 ;;
 esac
