@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -131,4 +132,70 @@ func (b *cutBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p[:min(len(p), b.left)])
 	b.left -= n
 	return n, err
+}
+
+// A request S3 refuses for a passing reason (503 SlowDown) is sent again,
+// after a backoff: the first two PUTs are answered 503 before they reach
+// the server, and the write still succeeds.
+func TestS3RetriesSlowDown(t *testing.T) {
+	ep := objstoretest.Endpoint(t)
+	slow := &slowDown{next: awshttp.NewBuildableClient()}
+	s, err := objstore.NewS3(t.Context(), objstore.S3Config{Endpoint: ep, PathStyle: true, Region: "us-east-1", HTTPClient: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := objstoretest.BucketName()
+	if _, err := s.Client().CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	slow.left.Store(2)
+	w, _ := s.Create(t.Context(), bucket, "k")
+	w.Write([]byte("hello"))
+	if err := w.Close(); err != nil {
+		t.Fatalf("a write S3 slowed down twice: %v", err)
+	}
+	if slow.left.Load() != 0 {
+		t.Fatalf("%d refusals left", slow.left.Load())
+	}
+	r, err := s.Open(t.Context(), bucket, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if b, _ := io.ReadAll(r); string(b) != "hello" {
+		t.Fatalf("read %q", b)
+	}
+}
+
+// slowDown answers the next left PUTs with S3's 503 SlowDown.
+type slowDown struct {
+	next s3.HTTPClient
+	left atomic.Int32
+}
+
+func (c *slowDown) Do(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPut && c.take() {
+		if req.Body != nil {
+			io.Copy(io.Discard, req.Body)
+			req.Body.Close()
+		}
+		body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>R</RequestId></Error>`
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Status: "503 Slow Down", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{"Content-Type": {"application/xml"}}, Body: io.NopCloser(strings.NewReader(body)),
+			ContentLength: int64(len(body)), Request: req}, nil
+	}
+	return c.next.Do(req)
+}
+
+// take uses up one refusal, if one is left.
+func (c *slowDown) take() bool {
+	for {
+		n := c.left.Load()
+		if n <= 0 {
+			return false
+		}
+		if c.left.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
