@@ -40,13 +40,7 @@ func TestExportS3Figure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := waitJobFor(t, 30*time.Minute, func() (*types.ExportDescription, bool, error) {
-		got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: out.ExportDescription.ExportArn})
-		if err != nil {
-			return nil, false, err
-		}
-		return got.ExportDescription, got.ExportDescription.ExportStatus != types.ExportStatusInProgress, nil
-	})
+	d := waitExportWithin(t, c, aws.ToString(out.ExportDescription.ExportArn), 30*time.Minute)
 	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != int64(n) {
 		t.Fatalf("export: %s %s", d.ExportStatus, aws.ToString(d.FailureMessage))
 	}
@@ -56,13 +50,7 @@ func TestExportS3Figure(t *testing.T) {
 	prefix := path.Dir(strings.TrimSuffix(aws.ToString(d.ExportManifest), "manifest-summary.json")) + "/data/"
 	start = time.Now()
 	imported, importARN := importFrom(t, c, env.bucket, prefix, types.InputCompressionTypeGzip)
-	id := waitJobFor(t, 30*time.Minute, func() (*types.ImportTableDescription, bool, error) {
-		got, err := c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(importARN)})
-		if err != nil {
-			return nil, false, err
-		}
-		return got.ImportTableDescription, got.ImportTableDescription.ImportStatus != types.ImportStatusInProgress, nil
-	})
+	id := waitImportWithin(t, c, importARN, 30*time.Minute)
 	if id.ImportStatus != types.ImportStatusCompleted || id.ImportedItemCount != int64(n) {
 		t.Fatalf("import: %s %s %d", id.ImportStatus, aws.ToString(id.FailureMessage), id.ImportedItemCount)
 	}

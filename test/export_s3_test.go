@@ -67,11 +67,47 @@ func (s s3Env) put(t *testing.T, key, body string) {
 	}
 }
 
+// exportFile is a data file of an export, as manifest-files.json lists it.
+type exportFile struct {
+	DataFileS3Key string `json:"dataFileS3Key"`
+	ETag          string `json:"etag"`
+}
+
+// dataFile checks the export COMPLETED with items items and returns its
+// data file, found through the manifests as a reader of a DynamoDB export
+// finds it, and the file's size; the manifest's etag must be S3's.
+func (s s3Env) dataFile(t *testing.T, d *types.ExportDescription, items int64) (exportFile, int64) {
+	t.Helper()
+	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != items {
+		t.Fatalf("export: %s %s %s, %d items", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage), aws.ToInt64(d.ItemCount))
+	}
+	var summary struct {
+		ManifestFilesS3Key string `json:"manifestFilesS3Key"`
+	}
+	if err := json.Unmarshal(s.get(t, aws.ToString(d.ExportManifest)), &summary); err != nil {
+		t.Fatal(err)
+	}
+	var file exportFile
+	if err := json.Unmarshal(s.get(t, summary.ManifestFilesS3Key), &file); err != nil {
+		t.Fatal(err)
+	}
+	head, err := s.client.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(file.DataFileS3Key)})
+	if err != nil || strings.Trim(aws.ToString(head.ETag), `"`) != file.ETag {
+		t.Fatalf("the data file's ETag %v, the manifest's %q: %v", head, file.ETag, err)
+	}
+	return file, aws.ToInt64(head.ContentLength)
+}
+
 // waitExportDone polls DescribeExport until the export is no longer
 // IN_PROGRESS.
 func waitExportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ExportDescription {
 	t.Helper()
-	return waitJob(t, func() (*types.ExportDescription, bool, error) {
+	return waitExportWithin(t, c, arn, 30*time.Second)
+}
+
+func waitExportWithin(t *testing.T, c *dynamodb.Client, arn string, within time.Duration) *types.ExportDescription {
+	t.Helper()
+	return waitJobFor(t, within, func() (*types.ExportDescription, bool, error) {
 		got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(arn)})
 		if err != nil {
 			return nil, false, err
@@ -84,19 +120,18 @@ func waitExportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ExportD
 // IN_PROGRESS.
 func waitImportDone(t *testing.T, c *dynamodb.Client, arn string) *types.ImportTableDescription {
 	t.Helper()
-	return waitJob(t, func() (*types.ImportTableDescription, bool, error) {
+	return waitImportWithin(t, c, arn, 30*time.Second)
+}
+
+func waitImportWithin(t *testing.T, c *dynamodb.Client, arn string, within time.Duration) *types.ImportTableDescription {
+	t.Helper()
+	return waitJobFor(t, within, func() (*types.ImportTableDescription, bool, error) {
 		got, err := c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
 		if err != nil {
 			return nil, false, err
 		}
 		return got.ImportTableDescription, got.ImportTableDescription.ImportStatus != types.ImportStatusInProgress, nil
 	})
-}
-
-// waitJob polls describe until it reports the job done (or 30 s pass).
-func waitJob[D any](t *testing.T, describe func() (D, bool, error)) D {
-	t.Helper()
-	return waitJobFor(t, 30*time.Second, describe)
 }
 
 // waitJobFor polls describe until it reports the job done (or within
@@ -181,26 +216,7 @@ func TestExportImportS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := waitExportDone(t, c, aws.ToString(out.ExportDescription.ExportArn))
-	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != 3 {
-		t.Fatalf("export: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
-	}
-	var summary struct {
-		ManifestFilesS3Key string `json:"manifestFilesS3Key"`
-	}
-	if err := json.Unmarshal(env.get(t, aws.ToString(d.ExportManifest)), &summary); err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		DataFileS3Key string `json:"dataFileS3Key"`
-		ETag          string `json:"etag"`
-	}
-	if err := json.Unmarshal(env.get(t, summary.ManifestFilesS3Key), &file); err != nil {
-		t.Fatal(err)
-	}
-	head, err := env.client.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String(env.bucket), Key: aws.String(file.DataFileS3Key)})
-	if err != nil || strings.Trim(aws.ToString(head.ETag), `"`) != file.ETag {
-		t.Fatalf("the data file's ETag %v, the manifest's %q: %v", head, file.ETag, err)
-	}
+	file, _ := env.dataFile(t, d, 3)
 	if keys := exportedKeys(t, bytes.NewReader(env.get(t, file.DataFileS3Key))); !slices.Equal(keys, []string{"a", "b", "c"}) {
 		t.Fatalf("exported keys %v", keys)
 	}
@@ -299,25 +315,9 @@ func TestExportS3Multipart(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := waitExportDone(t, c, aws.ToString(out.ExportDescription.ExportArn))
-	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != items {
-		t.Fatalf("export: %s %s %s", d.ExportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
-	}
-	var summary struct {
-		ManifestFilesS3Key string `json:"manifestFilesS3Key"`
-	}
-	if err := json.Unmarshal(env.get(t, aws.ToString(d.ExportManifest)), &summary); err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		DataFileS3Key string `json:"dataFileS3Key"`
-		ETag          string `json:"etag"`
-	}
-	if err := json.Unmarshal(env.get(t, summary.ManifestFilesS3Key), &file); err != nil {
-		t.Fatal(err)
-	}
-	head, err := env.client.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String(env.bucket), Key: aws.String(file.DataFileS3Key)})
-	if err != nil || strings.Trim(aws.ToString(head.ETag), `"`) != file.ETag || !strings.HasSuffix(file.ETag, "-2") || aws.ToInt64(head.ContentLength) <= 8<<20 {
-		t.Fatalf("the data file: ETag %q, %d bytes; the manifest's etag %q: %v", aws.ToString(head.ETag), aws.ToInt64(head.ContentLength), file.ETag, err)
+	file, size := env.dataFile(t, d, items)
+	if !strings.HasSuffix(file.ETag, "-2") || size <= 8<<20 {
+		t.Fatalf("the data file: %d bytes, ETag %q (want two parts)", size, file.ETag)
 	}
 	imported, importARN := importFrom(t, c, env.bucket, path.Dir(file.DataFileS3Key)+"/", types.InputCompressionTypeGzip)
 	if id := waitImportDone(t, c, importARN); id.ImportStatus != types.ImportStatusCompleted || id.ImportedItemCount != items {
