@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"path"
 	"slices"
 	"strings"
@@ -341,4 +343,59 @@ func countItems(t *testing.T, c *dynamodb.Client, table string) int {
 		n += int(page.Count)
 	}
 	return n
+}
+
+// The AWS CLI commands of docs/running.md against Kura with
+// --s3-endpoint: export-table-to-point-in-time, describe-export, `aws s3
+// ls` of the export's files in the S3 server, import-table of its data.
+func TestAWSCLIExportS3(t *testing.T) {
+	if _, err := exec.LookPath("aws"); err != nil {
+		t.Skip("aws CLI not available")
+	}
+	env := newS3Env(t)
+	k := startKura(t, "--in-memory", "--s3-endpoint", env.endpoint, "--s3-path-style")
+	name := pitrTable(t, k.client())
+	for _, pk := range []string{"a", "b"} {
+		awsCLI(t, k.endpoint, "put-item", "--table-name", name, "--item", `{"pk":{"S":"`+pk+`"}}`)
+	}
+	var started struct{ ExportDescription struct{ ExportArn string } }
+	cliJSON(t, awsCLI(t, k.endpoint, "export-table-to-point-in-time", "--table-arn", "arn:aws:dynamodb:us-east-1:000000000000:table/"+name,
+		"--s3-bucket", env.bucket, "--s3-prefix", "nightly"), &started)
+	var export struct {
+		ExportDescription struct{ ExportStatus, ExportManifest string }
+	}
+	for end := time.Now().Add(30 * time.Second); export.ExportDescription.ExportStatus != "COMPLETED" && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		cliJSON(t, awsCLI(t, k.endpoint, "describe-export", "--export-arn", started.ExportDescription.ExportArn), &export)
+	}
+	if export.ExportDescription.ExportStatus != "COMPLETED" {
+		t.Fatalf("describe-export: %+v", export)
+	}
+	ls := exec.Command("aws", "s3", "ls", "--recursive", "s3://"+env.bucket+"/nightly/AWSDynamoDB/", "--endpoint-url", env.endpoint, "--region", "us-east-1")
+	ls.Env = append(os.Environ(), "AWS_PAGER=")
+	out, err := ls.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "manifest-summary.json") || !strings.Contains(string(out), ".json.gz") {
+		t.Fatalf("aws s3 ls: %v\n%s", err, out)
+	}
+	data := path.Dir(export.ExportDescription.ExportManifest) + "/data/"
+	var imp struct {
+		ImportTableDescription struct{ ImportArn, ImportStatus string }
+	}
+	copyName := uniqueTable("cli-copy")
+	cliJSON(t, awsCLI(t, k.endpoint, "import-table", "--input-format", "DYNAMODB_JSON", "--input-compression-type", "GZIP",
+		"--s3-bucket-source", "S3Bucket="+env.bucket+",S3KeyPrefix="+data,
+		"--table-creation-parameters", "TableName="+copyName+",BillingMode=PAY_PER_REQUEST,AttributeDefinitions=[{AttributeName=pk,AttributeType=S}],KeySchema=[{AttributeName=pk,KeyType=HASH}]"), &imp)
+	arn := imp.ImportTableDescription.ImportArn
+	for end := time.Now().Add(30 * time.Second); imp.ImportTableDescription.ImportStatus != "COMPLETED" && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		cliJSON(t, awsCLI(t, k.endpoint, "describe-import", "--import-arn", arn), &imp)
+	}
+	if imp.ImportTableDescription.ImportStatus != "COMPLETED" || countItems(t, k.client(), copyName) != 2 {
+		t.Fatalf("describe-import: %+v", imp)
+	}
+}
+
+func cliJSON(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
 }
