@@ -399,3 +399,21 @@ func cliJSON(t *testing.T, out string, v any) {
 		t.Fatalf("%v:\n%s", err, out)
 	}
 }
+
+// Exports and imports through boto3 (test/clients/python/test_boto3_s3.py),
+// the export's files read back with boto3's S3 client.
+func TestBoto3S3(t *testing.T) {
+	if exec.Command("python3", "-c", "import boto3").Run() != nil {
+		t.Skip("python3 with boto3 not available")
+	}
+	env := newS3Env(t)
+	k := startKura(t, "--in-memory", "--s3-endpoint", env.endpoint, "--s3-path-style")
+	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_boto3_s3")
+	cmd.Dir = "clients/python"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "KURA_S3_ENDPOINT="+env.endpoint, "KURA_S3_BUCKET="+env.bucket, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("boto3 S3 flows failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
