@@ -5,7 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/md5"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -91,7 +91,7 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 			return 0, 0, err
 		}
 	}
-	key := prefix + "data/" + randomName() + ".json.gz"
+	key := prefix + "data/" + dataFileName(d) + ".json.gz"
 	f, err := objects.Create(ctx, bucket, key)
 	if err != nil {
 		return 0, 0, err
@@ -207,14 +207,17 @@ func putObject(ctx context.Context, objects objstore.Store, bucket, key string, 
 	return w.Close()
 }
 
-// randomName is a data file's name: 26 random lowercase letters and
-// digits, as DynamoDB names them.
-func randomName() string {
+// dataFileName is the name of an export's data file: 26 lowercase
+// letters and digits, as DynamoDB names them, drawn from the export's ARN
+// (itself random) rather than afresh, so that an export a stop interrupted
+// writes the same file again when it runs again instead of leaving a
+// second one beside it under data/.
+func dataFileName(d *wire.ExportDescription) string {
 	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+	sum := sha256.Sum256([]byte("data file of " + cpDeref(d.ExportArn)))
 	var b [26]byte
-	_, _ = rand.Read(b[:])
 	for i := range b {
-		b[i] = chars[int(b[i])%len(chars)]
+		b[i] = chars[int(sum[i])%len(chars)]
 	}
 	return string(b[:])
 }
