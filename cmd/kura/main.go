@@ -8,7 +8,7 @@
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
 //	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s]
 //	     [--s3-dir DIR | --s3-endpoint URL [--s3-path-style]]
-//	     [--version]
+//	     [--log-format text|json] [--max-open-databases 64] [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -63,16 +63,31 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "kura:", err)
+	log := newLogger(cfg, os.Stderr)
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("kura stopped", "err", err)
+		stop()
 		os.Exit(1)
 	}
 }
 
-// run serves until ctx is cancelled, then shuts down cleanly.
-func run(ctx context.Context, cfg *config, stdout io.Writer) error {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+// newLogger is the one log everything goes to: slog's text or JSON lines
+// on w.
+func newLogger(cfg *config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// run serves until ctx is cancelled, then shuts down cleanly. Its first
+// record at info level says what is running where (server.Summary).
+func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	slog.SetDefault(log) // the engine logs background work (index backfills) here
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	if cfg.SysmonSlack > 0 {
 		if err := relaxSysmon(cfg.SysmonSlack); err != nil {
 			log.Debug("sysmon timer slack left alone", "err", err)
@@ -108,6 +123,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		CheckpointDir:     cfg.CheckpointDir,
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
+		MaxOpenDatabases:  cfg.MaxOpenDatabases,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
 		Credentials:       cfg.Credentials,
@@ -129,9 +145,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		}
 		defer stopPprof()
 	}
-	fmt.Fprintf(stdout, "kura listening on %s\n", srv.Addr())
-	log.Debug("started", "version", server.Build().String(), "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "tikv-pd", cfg.TiKVPD, "sync", cfg.Sync,
-		"region", cfg.Region, "shared-db", cfg.SharedDB)
+	log.Info("Kura is ready", srv.Summary()...)
 
 	select {
 	case err := <-srv.Done():

@@ -47,8 +47,9 @@ type Options struct {
 	Admin bool
 	// Databases, when set, picks the backend for each request from its
 	// Authorization header (one database per credential); the Backend
-	// given to NewServer is then unused.
-	Databases func(authorization string) (Backend, error)
+	// given to NewServer is then unused. The request calls release when
+	// it no longer uses the backend (the database may then be closed).
+	Databases func(authorization string) (b Backend, release func(), err error)
 	// Auth, when set, checks every request's SigV4 signature before its
 	// operation runs (after the checks of its target and body that
 	// DynamoDB makes first).
@@ -72,7 +73,7 @@ type Options struct {
 // Server is the DynamoDB JSON 1.0 http.Handler.
 type Server struct {
 	backend   Backend
-	databases func(authorization string) (Backend, error)
+	databases func(authorization string) (Backend, func(), error)
 	log       *slog.Logger
 	maxBody   int64
 	admin     bool
@@ -271,10 +272,11 @@ func Targets() []string {
 }
 
 // backendFor is the database that serves a request with this
-// Authorization header.
-func (s *Server) backendFor(authorization string) (Backend, error) {
+// Authorization header, and the function to call when the request is done
+// with it.
+func (s *Server) backendFor(authorization string) (Backend, func(), error) {
 	if s.databases == nil {
-		return s.backend, nil
+		return s.backend, func() {}, nil
 	}
 	return s.databases(authorization)
 }
@@ -332,11 +334,12 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 			return
 		}
 	}
-	b, err := s.backendFor(x.authorization)
+	b, release, err := s.backendFor(x.authorization)
 	if err != nil {
 		s.writeError(x, err, 0)
 		return
 	}
+	defer release()
 	out, err := h(x.ctx, b, body)
 	if err != nil {
 		s.writeError(x, wordedFor(x.target, err), 0)

@@ -9,14 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/console"
-	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/objstore"
@@ -92,9 +90,15 @@ type Config struct {
 	VectorSnapshotChanges  int
 	// PerCredential gives each access key ID and region (read from the
 	// request's SigV4 Authorization header) a database of its own, opened
-	// on first use — in DataDir/<key>_<region>, or in memory — as DynamoDB
-	// Local does without -sharedDb. Unsigned requests share one database.
+	// on first use — in a folder of DataDir (folderName), or in memory —
+	// as DynamoDB Local does without -sharedDb. Its tables' ARNs name that
+	// region. Unsigned requests share one database.
 	PerCredential bool
+	// MaxOpenDatabases bounds how many per-credential databases on disk
+	// stay open at once (0: DefaultMaxOpenDatabases); the least recently
+	// used idle one is closed to open another, and reopened on demand.
+	// It is lowered further to fit the open-file limit.
+	MaxOpenDatabases int
 	// ItemCacheBytes is the engine's item cache budget (on-disk stores
 	// only); 0 turns it off.
 	ItemCacheBytes int64
@@ -114,16 +118,16 @@ type Server struct {
 	done chan error
 	log  *slog.Logger
 
-	mu  sync.Mutex
-	dbs map[string]*database // by credential key; sharedKey in shared mode
-
-	tikv tikvCluster // with Config.TiKVPD: the connection every database's store shares
-
+	dbs     databases      // the open databases (databases.go)
+	dirLock *dirLock       // on the data directory, while the server runs (lock.go)
+	tikv    tikvCluster    // with Config.TiKVPD: the connection every database's store shares
 	objects objstore.Store // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
-
-	ckptMu sync.Mutex // serialises Checkpoint
-	scheme string     // of Endpoint: "https" with Config.TLSCert
-	certs  *certFiles // with Config.TLSCert
+	ckptMu  sync.Mutex     // serialises Checkpoint
+	scheme  string         // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles     // with Config.TLSCert
+	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
+	// raised to the hard one at start; 0 if unknown.
+	fileLimit uint64
 
 	// With Config.Metrics: the request counters and their listener.
 	requests   *metrics.Requests
@@ -132,61 +136,38 @@ type Server struct {
 	started    time.Time
 }
 
-// database is one store and the engine over it.
-type database struct {
-	store storage.Store
-	eng   *engine.Engine
-}
-
-// sharedKey names the one database of shared mode, and the database of
-// unsigned requests in per-credential mode.
-const sharedKey = "shared"
-
-// Start opens storage and the engine and starts serving.
+// Start binds the listeners, then opens storage and the engine, and
+// starts serving. Binding comes first, so that a port in use stops the
+// start before anything is written to the data directory.
 func Start(cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), dbs: map[string]*database{}, started: time.Now()}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.dbs.init()
 	opts := s.apiOptions()
-	objects, err := openObjects(cfg)
+	objects, err := openObjects(cfg) // writes nothing: before the listeners too
 	if err != nil {
 		return nil, err
 	}
 	s.objects = objects
-	if len(cfg.TiKVPD) > 0 {
-		c, err := connectTiKV(cfg)
-		if err != nil {
-			return nil, err
-		}
-		s.tikv = c
-		if cfg.TiKVGCLifetime > 0 {
-			c.StartGC(cfg.TiKVGCLifetime)
-		}
-		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
-	}
-	var backend api.Backend
-	if cfg.PerCredential {
-		opts.Databases = s.databaseFor
-	} else {
-		db, err := s.open(sharedKey)
-		if err != nil {
-			s.closeDatabases()
-			return nil, err
-		}
-		backend = db.eng
-	}
 	ln, err := s.listen()
 	if err != nil {
-		s.closeDatabases()
 		return nil, err
 	}
 	if cfg.Metrics != "" {
 		if err := s.startMetrics(cfg.Metrics); err != nil {
 			ln.Close()
-			s.closeDatabases()
 			return nil, err
 		}
+	}
+	backend, err := s.openStorage(&opts)
+	if err != nil {
+		ln.Close()
+		if s.metricsSrv != nil {
+			s.metricsSrv.Close()
+		}
+		return nil, err
 	}
 	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
@@ -199,6 +180,43 @@ func Start(cfg Config) (*Server, error) {
 		s.done <- err
 	}()
 	return s, nil
+}
+
+// openStorage locks the data directory or connects to TiKV, and opens the
+// shared database, or sets opts up to pick one per credential.
+func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
+	cfg := s.cfg
+	s.fileLimit = raiseFileLimit()
+	switch {
+	case len(cfg.TiKVPD) > 0:
+		c, err := connectTiKV(cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.tikv = c
+		if cfg.TiKVGCLifetime > 0 {
+			c.StartGC(cfg.TiKVGCLifetime)
+		}
+		s.log.Debug("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+	case !cfg.InMemory:
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		s.dirLock = l
+	}
+	if cfg.PerCredential {
+		s.limitOpenDatabases()
+		opts.Databases = s.databaseFor
+		return nil, nil
+	}
+	db, err := s.acquire(sharedKey, cfg.Region)
+	if err != nil {
+		s.closeDatabases()
+		return nil, err
+	}
+	// Never released: the shared database stays open until Shutdown.
+	return db.eng, nil
 }
 
 // apiOptions configures the HTTP API from the Config: authentication,
@@ -215,7 +233,7 @@ func (s *Server) apiOptions() api.Options {
 			region = "" // a database per access key and region: any region
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
-		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+		s.log.Debug("authentication on", "credentials", len(cfg.Credentials), "region", region)
 	}
 	if cfg.CheckpointDir != "" {
 		opts.Checkpoint = s.Checkpoint
@@ -256,83 +274,8 @@ func (s *Server) listen() (net.Listener, error) {
 	}
 	s.ln = tls.NewListener(ln, tc)
 	s.scheme, s.certs = "https", certs
-	s.log.Info("serving HTTPS", "cert", s.cfg.TLSCert)
+	s.log.Debug("serving HTTPS", "cert", s.cfg.TLSCert)
 	return s.ln, nil
-}
-
-// open returns the database for key, opening it on first use.
-func (s *Server) open(key string) (*database, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if db, ok := s.dbs[key]; ok {
-		return db, nil
-	}
-	cfg := s.cfg
-	if cfg.PerCredential {
-		cfg.DataDir = filepath.Join(cfg.DataDir, key)
-	}
-	store, err := s.openStore(cfg, key)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engine.Open(store, engineConfig(cfg, s.objects))
-	if err != nil {
-		store.Close()
-		return nil, fmt.Errorf("opening engine: %w", err)
-	}
-	if cfg.VectorMaxTopK > 0 {
-		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
-	}
-	eng.SetVectorEfSearch(cfg.VectorEfSearch)
-	if err := eng.SetVectorQuantization(cfg.VectorQuantization); err != nil {
-		eng.Close()
-		store.Close()
-		return nil, err
-	}
-	if !cfg.InMemory && cfg.VectorSnapshotInterval > 0 {
-		eng.SetVectorSnapshotPolicy(cfg.VectorSnapshotInterval, cfg.VectorSnapshotChanges)
-	}
-	db := &database{store: store, eng: eng}
-	s.dbs[key] = db
-	if cfg.PerCredential {
-		s.log.Info("opened database", "credential", key)
-	}
-	return db, nil
-}
-
-// databaseFor picks the database of the request's credential.
-func (s *Server) databaseFor(authorization string) (api.Backend, error) {
-	db, err := s.open(credentialKey(authorization))
-	if err != nil {
-		s.log.Error("opening database", "err", err)
-		return nil, ddberr.Internal("Internal server error")
-	}
-	return db.eng, nil
-}
-
-// credentialKey is "<access key ID>_<region>" from a SigV4 Authorization
-// header ("AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/
-// aws4_request, ..."), reduced to file-name-safe characters; sharedKey for
-// anything else.
-func credentialKey(authorization string) string {
-	parts := auth.CredentialScope(authorization)
-	if len(parts) < 3 || parts[0] == "" {
-		return sharedKey
-	}
-	return safeName(parts[0]) + "_" + safeName(parts[2])
-}
-
-func safeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 128 {
-		b = b[:128]
-	}
-	return string(b)
 }
 
 // Addr is the address the server listens on.
@@ -357,28 +300,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.http.Close()
 	}
 	return s.closeDatabases()
-}
-
-func (s *Server) closeDatabases() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var errs []error
-	for key, db := range s.dbs {
-		if err := db.eng.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing engine %s: %w", key, err))
-		}
-		if err := db.store.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing store %s: %w", key, err))
-		}
-		delete(s.dbs, key)
-	}
-	if s.tikv != nil {
-		if err := s.tikv.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing the TiKV connection: %w", err))
-		}
-		s.tikv = nil
-	}
-	return errors.Join(errs...)
 }
 
 // openObjects is the object store of Config.S3Dir or S3Endpoint (nil:
