@@ -30,6 +30,14 @@ def s3():
                         config=boto3.session.Config(s3={"addressing_style": "path"}))
 
 
+def start_import(db, source, compression, table):
+    """ImportTable of DYNAMODB_JSON into a new table keyed by the string pk."""
+    return db.import_table(S3BucketSource=source, InputFormat="DYNAMODB_JSON", InputCompressionType=compression,
+                           TableCreationParameters={"TableName": table, "BillingMode": "PAY_PER_REQUEST",
+                                                    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                                                    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+
+
 def wait(describe, key, status_key):
     for _ in range(300):
         d = describe()[key]
@@ -67,11 +75,7 @@ class ExportImport(unittest.TestCase):
 
         copy = name + "-copy"
         prefix = files[0]["dataFileS3Key"].rsplit("/", 1)[0] + "/"
-        imp = db.import_table(S3BucketSource={"S3Bucket": BUCKET, "S3KeyPrefix": prefix}, InputFormat="DYNAMODB_JSON",
-                              InputCompressionType="GZIP",
-                              TableCreationParameters={"TableName": copy, "BillingMode": "PAY_PER_REQUEST",
-                                                       "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-                                                       "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        imp = start_import(db, {"S3Bucket": BUCKET, "S3KeyPrefix": prefix}, "GZIP", copy)
         d = wait(lambda: db.describe_import(ImportArn=imp["ImportTableDescription"]["ImportArn"]), "ImportTableDescription", "ImportStatus")
         self.assertEqual(d["ImportStatus"], "COMPLETED")
         self.assertEqual(d["ImportedItemCount"], 3)
@@ -80,11 +84,7 @@ class ExportImport(unittest.TestCase):
     def test_missing_bucket(self):
         db = dynamodb()
         name = "boto3-s3-" + uuid.uuid4().hex[:8]
-        imp = db.import_table(S3BucketSource={"S3Bucket": "kura-no-such-bucket"}, InputFormat="DYNAMODB_JSON",
-                              InputCompressionType="NONE",
-                              TableCreationParameters={"TableName": name, "BillingMode": "PAY_PER_REQUEST",
-                                                       "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-                                                       "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        imp = start_import(db, {"S3Bucket": "kura-no-such-bucket"}, "NONE", name)
         d = wait(lambda: db.describe_import(ImportArn=imp["ImportTableDescription"]["ImportArn"]), "ImportTableDescription", "ImportStatus")
         self.assertEqual(d["ImportStatus"], "FAILED")
         self.assertEqual(d["FailureCode"], "S3NoSuchBucket")
