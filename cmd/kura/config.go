@@ -99,6 +99,11 @@ type config struct {
 	ItemCacheMB int
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// MinFreeSpaceMB is the free space of --data-dir's disk below which
+	// writes are refused (0: no minimum).
+	MinFreeSpaceMB int
+	// DiskStallTimeout stops Kura when one disk operation takes longer.
+	DiskStallTimeout time.Duration
 	// Credentials switch authentication on: every request must be signed
 	// (SigV4) with one of them (--credentials and --credentials-file
 	// together).
@@ -107,6 +112,12 @@ type config struct {
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
 }
+
+// DefaultMinFreeSpaceMB is --min-free-space-mb's default: room for what the
+// store still writes on its own once writes are refused (flushing two
+// 16 MB memtables, a compaction of the tables they make, a new 17.6 MB
+// write-ahead log) with a margin for the rest of the machine.
+const DefaultMinFreeSpaceMB = 128
 
 // Addr is the listen address with --port applied.
 func (c *config) Addr() string {
@@ -170,6 +181,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")
 	fs.DurationVar(&c.SyncDelay, "sync-delay", time.Millisecond, "while several durable writes are in flight, the minimum interval between two WAL fsyncs: writes arriving within it share one fsync (less CPU per write under load, up to this much more latency; a lone writer never waits; 0 turns it off)")
 	fs.DurationVar(&c.SysmonSlack, "sysmon-slack", time.Millisecond, "Linux: timer slack for the Go runtime's monitor thread, so it wakes at most about once per this interval instead of every 20 microseconds under bursty load (needs CAP_SYS_NICE, skipped without; 0 leaves it alone)")
+	fs.IntVar(&c.MinFreeSpaceMB, "min-free-space-mb", DefaultMinFreeSpaceMB, "refuse writes (InternalServerError naming the cause; reads go on, and the health check answers 503) while the disk of --data-dir has less free space than this, so that a filling disk never stops the store; writes resume once space is freed (0: no minimum)")
+	fs.DurationVar(&c.DiskStallTimeout, "disk-stall-timeout", 20*time.Second, "stop Kura (exit status 1, the cause logged) when one disk operation of the data directory has not finished after this long, instead of hanging every write on a stalled disk; a restart recovers every acknowledged write (CockroachDB's default for the same check is 20s; 0 turns it off)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
 	var creds, credsFile string
@@ -266,6 +279,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.CreateDelay < 0 {
 		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)
+	}
+	if c.DiskStallTimeout < 0 {
+		return nil, fmt.Errorf("invalid --disk-stall-timeout %v", c.DiskStallTimeout)
+	}
+	if c.MinFreeSpaceMB < 0 {
+		return nil, fmt.Errorf("invalid --min-free-space-mb %d", c.MinFreeSpaceMB)
 	}
 	if c.BurstCapacity < 0 {
 		return nil, fmt.Errorf("invalid --burst-capacity %v", c.BurstCapacity)

@@ -126,6 +126,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		MaxOpenDatabases:  cfg.MaxOpenDatabases,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
+		MinFreeBytes:      uint64(cfg.MinFreeSpaceMB) << 20,
+		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
+		DiskStallTimeout:  cfg.DiskStallTimeout,
 		Credentials:       cfg.Credentials,
 		Logger:            log,
 

@@ -15,4 +15,10 @@
 // when a request needs it, so nothing but the --admin clock offsets
 // (kept per database across a close) is lost by closing. Everything else
 // is rebuilt from storage when a database opens.
+//
+// A storage fault (pebble.Options.OnFatal) stops the instance: fail logs
+// the cause, closes the listeners and connections and delivers the fault
+// on Done; Shutdown then returns it without closing the failed store, and
+// cmd/kura exits non-zero. The health check (GET /) answers 503 while a
+// store reports a problem (storage.HealthReporter).
 package server

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kura-db/kura/internal/api"
@@ -104,6 +105,13 @@ type Config struct {
 	ItemCacheBytes int64
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// MinFreeBytes is the free space of DataDir's disk below which writes
+	// are refused (0: no minimum); MinFreeText names it in the error.
+	MinFreeBytes uint64
+	MinFreeText  string
+	// DiskStallTimeout stops the server when one disk operation of a
+	// store takes longer (pebble.Options.DiskStallTimeout; 0: no check).
+	DiskStallTimeout time.Duration
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
@@ -134,6 +142,12 @@ type Server struct {
 	metricsSrv *http.Server
 	metricsLn  net.Listener
 	started    time.Time
+
+	// failure is the storage fault that stopped the server (fail), nil
+	// while it runs. httpMu guards http for fail, which may run while
+	// Start is still setting it.
+	failure atomic.Pointer[error]
+	httpMu  sync.Mutex
 }
 
 // Start binds the listeners, then opens storage and the engine, and
@@ -169,13 +183,16 @@ func Start(cfg Config) (*Server, error) {
 		}
 		return nil, err
 	}
-	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
+	hs := api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
 	})
+	s.httpMu.Lock()
+	s.http = hs // under httpMu for fail
+	s.httpMu.Unlock()
 	go func() {
 		err := s.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
+			err = s.failed() // nil after Shutdown
 		}
 		s.done <- err
 	}()
@@ -223,7 +240,7 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 // checkpoints, metrics, the console (the backend is set by Start).
 func (s *Server) apiOptions() api.Options {
 	cfg := s.cfg
-	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests}
+	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests, Health: s.health}
 	if len(cfg.Credentials) > 0 {
 		region := cfg.Region
 		if region == "" {
@@ -295,6 +312,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.metricsSrv != nil {
 		s.metricsSrv.Close()
 	}
+	if err := s.failed(); err != nil {
+		// fail closed the listeners; the failed store must not be
+		// closed (its goroutine holds it) and the process stops.
+		return err
+	}
 	if err := s.http.Shutdown(ctx); err != nil {
 		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
 		s.http.Close()
@@ -357,5 +379,60 @@ func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
-	return pebble.Open(cfg.DataDir, pebble.Options{SyncDelay: cfg.SyncDelay})
+	return pebble.Open(cfg.DataDir, pebble.Options{SyncDelay: cfg.SyncDelay,
+		MinFreeBytes: cfg.MinFreeBytes, MinFreeText: cfg.MinFreeText, OnFatal: s.fail,
+		DiskStallTimeout: cfg.DiskStallTimeout})
+}
+
+// fail stops the server after a storage fault (pebble.Options.OnFatal):
+// the cause is logged, the listener and every connection are closed, and
+// Done delivers the fault, so the process exits non-zero and its
+// supervisor restarts it; the restart replays every acknowledged write.
+// Serving on would answer reads and fail or block every write while
+// looking healthy.
+func (s *Server) fail(err error) {
+	if !s.failure.CompareAndSwap(nil, &err) {
+		return
+	}
+	s.log.Error("storage failed: stopping; restart the server to recover from the write-ahead log", "err", err)
+	s.httpMu.Lock()
+	hs := s.http
+	s.httpMu.Unlock()
+	if hs == nil {
+		// Not serving yet: Start is the goroutine the fault parked (the
+		// store failed while a database opened), so nothing would ever
+		// stop the process.
+		fmt.Fprintln(os.Stderr, "kura:", err)
+		os.Exit(1)
+	}
+	if s.metricsSrv != nil {
+		s.metricsSrv.Close()
+	}
+	hs.Close()
+}
+
+// failed is the storage fault that stopped the server, or nil.
+func (s *Server) failed() error {
+	if p := s.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// health is the health check's verdict (api.Options.Health): the first
+// problem of a database's store (a nearly full disk, a fault), or nil.
+func (s *Server) health() error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	s.dbs.mu.Lock()
+	defer s.dbs.mu.Unlock()
+	for _, db := range s.dbs.open {
+		if h, ok := db.store.(storage.HealthReporter); ok {
+			if err := h.Health(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
