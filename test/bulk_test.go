@@ -269,7 +269,7 @@ func TestBulkValidation(t *testing.T) {
 	}
 	// Without --s3-dir there is nothing to read.
 	_, err = ddb().StartBulkPutItems(bg, bulkInput(name, "", ""))
-	wantAPIError(t, err, "ValidationException", "Bulk operations read from S3 and need an object store: start Kura with --s3-dir")
+	wantAPIError(t, err, "ValidationException", "Bulk operations read from S3 and need an object store: start Kura with --s3-dir or --s3-endpoint")
 }
 
 // createGTable creates an on-demand table (key pk) with a GSI byG (key g,
@@ -295,21 +295,6 @@ func bigRecords(n int) []string {
 		lines[i] = fmt.Sprintf(`{"Item":{"pk":{"S":"k%04d"},"pad":{"S":"%s"}}}`, i, pad)
 	}
 	return lines
-}
-
-// countItems is the table's item count by a Scan.
-func countItems(t *testing.T, c *dynamodb.Client, name string) int32 {
-	t.Helper()
-	var n int32
-	p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: aws.String(name), Select: types.SelectCount})
-	for p.HasMorePages() {
-		out, err := p.NextPage(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += out.Count
-	}
-	return n
 }
 
 // startPaced starts putting 300 records of 10 KB into a new table at

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -48,6 +49,10 @@ type config struct {
 	// S3Dir stands in for Amazon S3 in exports and imports: bucket B is
 	// its folder B.
 	S3Dir string
+	// S3Endpoint is a real S3 or S3-compatible service for exports and
+	// imports instead; S3PathStyle addresses its buckets by path.
+	S3Endpoint  string
+	S3PathStyle bool
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
 	// Console serves the web console at /console/.
@@ -163,6 +168,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.EnforceThroughput, "enforce-throughput", false, "throttle requests past a table's or GSI's provisioned read/write capacity (or on-demand MaxRead/WriteRequestUnits) with ProvisionedThroughputExceededException (ThrottlingException), UnprocessedItems/UnprocessedKeys in batches, as DynamoDB does; off by default, when throughput is only stored and described")
 	fs.DurationVar(&c.BurstCapacity, "burst-capacity", engine.DefaultBurst, "with --enforce-throughput: how much unused provisioned capacity a table or GSI keeps for bursts, in time at its provisioned rate (DynamoDB keeps 300s; at least 1s)")
 	fs.StringVar(&c.S3Dir, "s3-dir", "", "a folder that stands in for Amazon S3 in ExportTableToPointInTime, ImportTable and StartBulkPutItems: the object s3://B/K is the file DIR/B/K (each bucket a folder that must exist); off when empty, and exports, imports and bulk operations are refused")
+	fs.StringVar(&c.S3Endpoint, "s3-endpoint", "", "the URL of Amazon S3 (https://s3.REGION.amazonaws.com) or of an S3-compatible service that ExportTableToPointInTime, ImportTable and StartBulkPutItems write and read, with the AWS SDK's credential chain (AWS_ACCESS_KEY_ID..., AWS_PROFILE, roles) and region (AWS_REGION, else --region); not with --s3-dir")
+	fs.BoolVar(&c.S3PathStyle, "s3-path-style", false, "with --s3-endpoint: address buckets as ENDPOINT/BUCKET/KEY instead of BUCKET.HOST/KEY (most S3-compatible servers need it)")
 	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
@@ -248,6 +255,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.CheckpointDir != "" && (c.InMemory || tikvPD != "") {
 		return nil, errors.New("--checkpoint-dir copies the embedded store's files: not with --in-memory or --tikv-pd")
 	}
+	if err := checkS3Flags(c); err != nil {
+		return nil, err
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -307,6 +317,24 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		}
 	}
 	return c, nil
+}
+
+// checkS3Flags checks --s3-dir, --s3-endpoint and --s3-path-style go
+// together.
+func checkS3Flags(c *config) error {
+	switch {
+	case c.S3Dir != "" && c.S3Endpoint != "":
+		return errors.New("--s3-dir and --s3-endpoint exclude each other")
+	case c.S3PathStyle && c.S3Endpoint == "":
+		return errors.New("--s3-path-style goes with --s3-endpoint")
+	case c.S3Endpoint == "":
+		return nil
+	}
+	u, err := url.Parse(c.S3Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid --s3-endpoint %q: want an http:// or https:// URL", c.S3Endpoint)
+	}
+	return nil
 }
 
 // dataDirSet reports whether --data-dir was given, on the command line or

@@ -91,7 +91,7 @@ type bulkCancels struct {
 // StartBulkPutItems starts putting the items of S3 objects into a table.
 func (e *Engine) StartBulkPutItems(ctx context.Context, in *wire.StartBulkPutItemsInput) (*wire.StartBulkPutItemsOutput, error) {
 	if e.cfg.Objects == nil {
-		return nil, ddberr.Validation("Bulk operations read from S3 and need an object store: start Kura with --s3-dir")
+		return nil, ddberr.Validation("Bulk operations read from S3 and need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}
 	src, out := in.InputS3Configuration, in.OutputS3Configuration
 	if src.InputFormat == "ION" {

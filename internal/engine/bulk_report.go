@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -90,7 +91,7 @@ func bulkPartKey(rec *bulkRecord, typ string, n int) string {
 // flushBulkReport writes the pending lines of each type as its next part.
 // Part numbers follow the resume point, so a part written again after a
 // stop replaces the one written before.
-func (e *Engine) flushBulkReport(rec *bulkRecord, rep *bulkReport) error {
+func (e *Engine) flushBulkReport(ctx context.Context, rec *bulkRecord, rep *bulkReport) error {
 	for _, typ := range []string{outputError, outputConditionCheckFailure} {
 		lines := rep.pending[typ]
 		if len(lines) == 0 {
@@ -99,7 +100,7 @@ func (e *Engine) flushBulkReport(rec *bulkRecord, rep *bulkReport) error {
 		if rec.Parts == nil {
 			rec.Parts = map[string]int{}
 		}
-		if err := e.writeObject(cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
+		if err := e.writeObject(ctx, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
 			return err
 		}
 		rec.Parts[typ]++
@@ -109,13 +110,13 @@ func (e *Engine) flushBulkReport(rec *bulkRecord, rep *bulkReport) error {
 }
 
 // writeObject writes one whole object.
-func (e *Engine) writeObject(bucket, key string, b []byte) error {
-	w, err := e.cfg.Objects.Create(bucket, key)
+func (e *Engine) writeObject(ctx context.Context, bucket, key string, b []byte) error {
+	w, err := e.cfg.Objects.Create(ctx, bucket, key)
 	if err != nil {
 		return err
 	}
 	if _, err := w.Write(b); err != nil {
-		w.Close()
+		w.Abort()
 		return err
 	}
 	return w.Close()
@@ -134,8 +135,8 @@ type bulkManifest struct {
 }
 
 // finishBulkReport writes the last lines and the manifest.
-func (e *Engine) finishBulkReport(rec *bulkRecord, rep *bulkReport) error {
-	if err := e.flushBulkReport(rec, rep); err != nil {
+func (e *Engine) finishBulkReport(ctx context.Context, rec *bulkRecord, rep *bulkReport) error {
+	if err := e.flushBulkReport(ctx, rec, rep); err != nil {
 		return err
 	}
 	d := &rec.Desc
@@ -152,5 +153,5 @@ func (e *Engine) finishBulkReport(rec *bulkRecord, rep *bulkReport) error {
 	if err != nil {
 		return err
 	}
-	return e.writeObject(cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
+	return e.writeObject(ctx, cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
 }

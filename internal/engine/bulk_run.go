@@ -29,17 +29,19 @@ const bulkCheckpoint = 100
 // runBulk puts rec's records into t, writes its report and records how it
 // ended.
 func (e *Engine) runBulk(rec *bulkRecord, t *Table) {
+	ctx, cancel := e.jobContext()
+	defer cancel()
 	rep := newBulkReport(rec)
-	err := e.putBulk(rec, t, rep)
-	if errors.Is(err, errStopped) {
-		return // it goes on at the next start
-	}
-	d := &rec.Desc
+	err := e.putBulk(ctx, rec, t, rep)
 	if err == nil || errors.Is(err, errCancelled) {
-		if rerr := e.finishBulkReport(rec, rep); rerr != nil {
+		if rerr := e.finishBulkReport(ctx, rec, rep); rerr != nil {
 			err = rerr
 		}
 	}
+	if errors.Is(err, errStopped) || ctx.Err() != nil {
+		return // it goes on at the next start
+	}
+	d := &rec.Desc
 	d.EndTime = wire.NewTime(e.clock.Now())
 	switch {
 	case errors.Is(err, errCancelled):
@@ -68,14 +70,14 @@ func bulkFailure(err error) (code, msg string) {
 
 // putBulk lists the input objects (once) and puts the records of each in
 // turn, from the resume point on.
-func (e *Engine) putBulk(rec *bulkRecord, t *Table, rep *bulkReport) error {
+func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bulkReport) error {
 	src := rec.Desc.InputS3Configuration
 	if !rec.Listed {
 		// The output bucket must be there before anything is written.
-		if _, err := e.cfg.Objects.List(cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
+		if _, err := e.cfg.Objects.List(ctx, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
 			return err
 		}
-		objs, err := e.cfg.Objects.List(cpDeref(src.S3Bucket), cpDeref(src.S3KeyPrefix))
+		objs, err := e.cfg.Objects.List(ctx, cpDeref(src.S3Bucket), cpDeref(src.S3KeyPrefix))
 		if err != nil {
 			return err
 		}
@@ -103,12 +105,12 @@ func (e *Engine) putBulk(rec *bulkRecord, t *Table, rep *bulkReport) error {
 		for _, o := range rec.objects[:rec.Object] {
 			done += o.Size
 		}
-		if err := e.putBulkObject(rec, t, rep, rate, done); err != nil {
+		if err := e.putBulkObject(ctx, rec, t, rep, rate, done); err != nil {
 			return err
 		}
 		rec.Object, rec.Line = rec.Object+1, 0
 		rec.Desc.ProcessedInputBytes = cpPtr(done + rec.objects[rec.Object-1].Size)
-		if err := e.bulkCheckpoint(rec, rep); err != nil {
+		if err := e.bulkCheckpoint(ctx, rec, rep); err != nil {
 			return err
 		}
 	}
@@ -120,31 +122,19 @@ func bulkObjectsKey(rec *bulkRecord) []byte { return []byte("mbulkobj/" + rec.jo
 
 // bulkCheckpoint writes the report lines gathered so far and saves the
 // resume point.
-func (e *Engine) bulkCheckpoint(rec *bulkRecord, rep *bulkReport) error {
-	if err := e.flushBulkReport(rec, rep); err != nil {
+func (e *Engine) bulkCheckpoint(ctx context.Context, rec *bulkRecord, rep *bulkReport) error {
+	if err := e.flushBulkReport(ctx, rec, rep); err != nil {
 		return err
 	}
 	return e.saveBulk(rec)
 }
 
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // putBulkObject puts the records of the object rec is at, skipping the
 // ones it processed before a stop; done is the size of the objects before.
-func (e *Engine) putBulkObject(rec *bulkRecord, t *Table, rep *bulkReport, rate *writeRate, done int64) error {
+func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, rep *bulkReport, rate *writeRate, done int64) error {
 	src := rec.Desc.InputS3Configuration
 	obj := rec.objects[rec.Object]
-	f, err := e.cfg.Objects.Open(cpDeref(src.S3Bucket), obj.Key)
+	f, err := e.cfg.Objects.Open(ctx, cpDeref(src.S3Bucket), obj.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj.Key, err)
 	}
@@ -179,7 +169,7 @@ func (e *Engine) putBulkObject(rec *bulkRecord, t *Table, rep *bulkReport, rate 
 		}
 		if line%bulkCheckpoint == 0 {
 			rec.Line, rec.Desc.ProcessedInputBytes = line, cpPtr(done+cr.n)
-			if err := e.bulkCheckpoint(rec, rep); err != nil {
+			if err := e.bulkCheckpoint(ctx, rec, rep); err != nil {
 				return err
 			}
 		}

@@ -53,7 +53,12 @@ type Config struct {
 	Throttle engine.ThrottleConfig
 	// S3Dir, when set, is the folder that stands in for Amazon S3 in
 	// exports and imports (objstore.Dir).
-	S3Dir             string
+	S3Dir string
+	// S3Endpoint, when set, is the S3 or S3-compatible service exports and
+	// imports use (objstore.S3, with the AWS SDK's credential chain);
+	// S3PathStyle addresses its buckets by path. Not with S3Dir.
+	S3Endpoint        string
+	S3PathStyle       bool
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
@@ -139,12 +144,13 @@ type Server struct {
 	done chan error
 	log  *slog.Logger
 
-	dbs     databases   // the open databases (databases.go)
-	dirLock *dirLock    // on the data directory, while the server runs (lock.go)
-	tikv    tikvCluster // with Config.TiKVPD: the connection every database's store shares
-	ckptMu  sync.Mutex  // serialises Checkpoint
-	scheme  string      // of Endpoint: "https" with Config.TLSCert
-	certs   *certFiles  // with Config.TLSCert
+	dbs     databases      // the open databases (databases.go)
+	dirLock *dirLock       // on the data directory, while the server runs (lock.go)
+	tikv    tikvCluster    // with Config.TiKVPD: the connection every database's store shares
+	objects objstore.Store // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
+	ckptMu  sync.Mutex     // serialises Checkpoint
+	scheme  string         // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles     // with Config.TLSCert
 	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
 	// raised to the hard one at start; 0 if unknown.
 	fileLimit uint64
@@ -172,6 +178,11 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.dbs.init()
 	opts := s.apiOptions()
+	objects, err := openObjects(cfg) // writes nothing: before the listeners too
+	if err != nil {
+		return nil, err
+	}
+	s.objects = objects
 	ln, err := s.listen()
 	if err != nil {
 		return nil, err
@@ -343,7 +354,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.closeDatabases()
 }
 
-func engineConfig(cfg Config) engine.Config {
+// openObjects is the object store of Config.S3Dir or S3Endpoint (nil:
+// neither).
+func openObjects(cfg Config) (objstore.Store, error) {
+	switch {
+	case cfg.S3Dir != "" && cfg.S3Endpoint != "":
+		return nil, errors.New("--s3-dir and --s3-endpoint exclude each other")
+	case cfg.S3Dir != "":
+		return objstore.Dir{Root: cfg.S3Dir}, nil
+	case cfg.S3Endpoint != "":
+		region := cfg.Region
+		if region == "" {
+			region = "us-east-1"
+		}
+		return objstore.NewS3(context.Background(), objstore.S3Config{Endpoint: cfg.S3Endpoint, PathStyle: cfg.S3PathStyle, Region: region})
+	}
+	return nil, nil
+}
+
+func engineConfig(cfg Config, objects objstore.Store) engine.Config {
 	ec := engine.Config{
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,
@@ -353,9 +382,7 @@ func engineConfig(cfg Config) engine.Config {
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Throttle:          cfg.Throttle,
 		MeterCapacity:     cfg.Metrics != "", // per-table capacity figures
-	}
-	if cfg.S3Dir != "" {
-		ec.Objects = objstore.Dir{Root: cfg.S3Dir}
+		Objects:           objects,
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.
