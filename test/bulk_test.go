@@ -407,3 +407,32 @@ func TestBulkPutItemsStreamAndTTL(t *testing.T) {
 		t.Fatalf("stream records: %v", events)
 	}
 }
+
+// A bulk put from and to a real S3-compatible server (--s3-endpoint;
+// SeaweedFS in CI): the records are read from S3, and the report lands in
+// S3 where the folder store puts it.
+func TestBulkPutItemsS3(t *testing.T) {
+	env := newS3Env(t)
+	c := startKura(t, "--in-memory", "--s3-endpoint", env.endpoint, "--s3-path-style").client()
+	name := createTable(t, c, "pk", "", "")
+	env.put(t, "load/part-1.json", `{"Item":{"pk":{"S":"a"}}}`+"\n"+
+		`{"Item":{"pk":{"S":"a"}},"ConditionExpression":"attribute_not_exists(pk)"}`+"\n"+`{"Item":{}}`+"\n")
+	in := bulkInput(name, "load/", "NONE")
+	in.InputS3Configuration.S3Bucket, in.OutputS3Configuration.S3Bucket = aws.String(env.bucket), aws.String(env.bucket)
+	start, err := c.StartBulkPutItems(bg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(start.BulkOperationDescription.BulkOperationArn)
+	d := waitBulk(t, c, arn, 20*time.Second)
+	if d.BulkOperationStatus != types.BulkOperationStatusCompletedWithErrors || d.ProcessedItemCount != 3 || d.FailedItemCount != 1 {
+		t.Fatalf("described: %+v %s", d, aws.ToString(d.FailureMessage))
+	}
+	dir := "reports/AWSDynamoDB/" + arn[strings.LastIndex(arn, "/")+1:] + "/"
+	for key, want := range map[string]string{"ERROR/part-00000.json": `"RecordNumber":3`, "CONDITION_CHECK_FAILURE/part-00000.json": `"ExistingItem":{"pk":{"S":"a"}}`,
+		"manifest-summary.json": `"processedItemCount": 3`} {
+		if got := string(env.get(t, dir+key)); !strings.Contains(got, want) {
+			t.Fatalf("%s: %s, want %s in it", key, got, want)
+		}
+	}
+}
