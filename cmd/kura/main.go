@@ -108,6 +108,8 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
 		Credentials:       cfg.Credentials,
+		IAMFile:           cfg.IAMFile,
+		Principals:        cfg.Principals,
 		Logger:            log,
 
 		VectorQuantization:     cfg.VectorQuantization,

@@ -67,6 +67,9 @@ type Options struct {
 	// (admin_checkpoint.go): it writes a copy of the data and returns
 	// where.
 	Checkpoint func() (string, error)
+	// Authorize, when set, checks every authenticated request against
+	// IAM policies (authorize.go); it needs Auth.
+	Authorize *Authorizer
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
@@ -81,13 +84,14 @@ type Server struct {
 	requests  *metrics.Requests
 	logReqs   bool
 	ckpt      func() (string, error)
+	authz     *Authorizer
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
 		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests,
-		ckpt: opts.Checkpoint}
+		ckpt: opts.Checkpoint, authz: opts.Authorize}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -327,7 +331,11 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 		}
 	}()
 	if s.auth != nil {
-		if _, err := s.auth.Verify(&x.signed); err != nil {
+		key, err := s.auth.Verify(&x.signed)
+		if err == nil {
+			x.ctx, err = s.withCaller(x.ctx, key, x)
+		}
+		if err != nil {
 			s.writeError(x, err, 0)
 			return
 		}

@@ -98,16 +98,23 @@ type Config struct {
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
-	Logger      *slog.Logger // nil: discard
+	// IAMFile, when set, switches authorization on (iam.go): the
+	// get-account-authorization-details JSON whose policies decide what
+	// each principal may do; Principals maps access key IDs to the IAM
+	// user name or role ARN they act as (absent: the root user).
+	IAMFile    string
+	Principals map[string]string
+	Logger     *slog.Logger // nil: discard
 }
 
 // Server is a running instance.
 type Server struct {
-	cfg  Config
-	ln   net.Listener
-	http *api.HTTPServer
-	done chan error
-	log  *slog.Logger
+	cfg     Config
+	stopIAM func() // nil: authorization off
+	ln      net.Listener
+	http    *api.HTTPServer
+	done    chan error
+	log     *slog.Logger
 
 	mu  sync.Mutex
 	dbs map[string]*database // by credential key; sharedKey in shared mode
@@ -175,6 +182,11 @@ func Start(cfg Config) (*Server, error) {
 			s.closeDatabases()
 			return nil, err
 		}
+	}
+	if err := s.startIAM(&opts); err != nil {
+		ln.Close()
+		s.closeDatabases()
+		return nil, err
 	}
 	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
@@ -337,6 +349,9 @@ func (s *Server) Done() <-chan error { return s.done }
 // (until ctx ends, then closes connections), and closes every engine and
 // store cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.stopIAM != nil {
+		s.stopIAM()
+	}
 	if s.metricsSrv != nil {
 		s.metricsSrv.Close()
 	}
