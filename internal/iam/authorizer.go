@@ -27,6 +27,9 @@ type Authorizer struct {
 	rpMu sync.Mutex
 	rp   map[string]*parsedResource
 
+	// loadMu serialises loads (SIGHUP and Watch) and guards the file's
+	// modification time and size as last loaded.
+	loadMu  sync.Mutex
 	modTime time.Time
 	size    int64
 }
@@ -75,6 +78,8 @@ func New(path, accountID string, principals map[string]string, log *slog.Logger)
 func (a *Authorizer) Version() uint64 { return a.cur.Load().version }
 
 func (a *Authorizer) load() error {
+	a.loadMu.Lock()
+	defer a.loadMu.Unlock()
 	fi, err := os.Stat(a.path)
 	if err != nil {
 		return fmt.Errorf("--iam-file: %v", err)
@@ -128,15 +133,27 @@ func (a *Authorizer) Watch(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		fi, err := os.Stat(a.path)
-		if err != nil {
-			continue
-		}
-		if !fi.ModTime().Equal(a.modTime) || fi.Size() != a.size {
-			a.modTime, a.size = fi.ModTime(), fi.Size()
+		if a.changed() {
 			_ = a.Reload()
 		}
 	}
+}
+
+// changed reports whether the file's modification time or size differs
+// from the last load's (a file that stays broken is retried, and logged,
+// once per change).
+func (a *Authorizer) changed() bool {
+	fi, err := os.Stat(a.path)
+	if err != nil {
+		return false
+	}
+	a.loadMu.Lock()
+	defer a.loadMu.Unlock()
+	if fi.ModTime().Equal(a.modTime) && fi.Size() == a.size {
+		return false
+	}
+	a.modTime, a.size = fi.ModTime(), fi.Size()
+	return true
 }
 
 // Principal is who access key id acts as. An access key the credentials
