@@ -1,0 +1,210 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Authorization with --iam-file: a get-account-authorization-details
+// document and a credentials file whose keys act as its users and roles.
+
+const iamAccount = "000000000000" // Kura's default account
+
+func iamARN(kind, name string) string { return "arn:aws:iam::" + iamAccount + ":" + kind + "/" + name }
+
+func tableARN(name string) string { return "arn:aws:dynamodb:us-east-1:" + iamAccount + ":table/" + name }
+
+// iamDetails is the IAM file: alice may read and write only the rows of
+// "Notes" whose partition key is her user name; bob may do anything but
+// delete tables (an explicit deny); carol anything but Delete* (NotAction);
+// nobody has no policy; the role app has none either (a table's
+// resource-based policy grants it GetItem).
+func iamDetails(nobodyPolicy string) string {
+	return `{
+ "UserDetailList": [
+  {"UserName":"alice","UserId":"AIDAALICE","Arn":"` + iamARN("user", "alice") + `","GroupList":[],
+   "UserPolicyList":[{"PolicyName":"own-rows","PolicyDocument":{"Version":"2012-10-17","Statement":[
+     {"Sid":"OwnRows","Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:Query"],
+      "Resource":"` + tableARN("Notes") + `",
+      "Condition":{"ForAllValues:StringEquals":{"dynamodb:LeadingKeys":["${aws:username}"]}}}]}}]},
+  {"UserName":"bob","UserId":"AIDABOB","Arn":"` + iamARN("user", "bob") + `","GroupList":["admins"]},
+  {"UserName":"carol","UserId":"AIDACAROL","Arn":"` + iamARN("user", "carol") + `",
+   "UserPolicyList":[{"PolicyName":"no-deletes","PolicyDocument":"%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%7B%22Effect%22%3A%22Allow%22%2C%22NotAction%22%3A%22dynamodb%3ADelete%2A%22%2C%22Resource%22%3A%22%2A%22%7D%7D"}]},
+  {"UserName":"nobody","UserId":"AIDANOBODY","Arn":"` + iamARN("user", "nobody") + `"` + nobodyPolicy + `}
+ ],
+ "GroupDetailList": [
+  {"GroupName":"admins","AttachedManagedPolicies":[{"PolicyName":"AllButDrop","PolicyArn":"` + iamARN("policy", "AllButDrop") + `"}]}
+ ],
+ "RoleDetailList": [
+  {"RoleName":"app","RoleId":"AROAAPP","Arn":"` + iamARN("role", "app") + `"}
+ ],
+ "Policies": [
+  {"PolicyName":"AllButDrop","Arn":"` + iamARN("policy", "AllButDrop") + `","DefaultVersionId":"v1","PolicyVersionList":[
+   {"VersionId":"v1","IsDefaultVersion":true,"Document":{"Version":"2012-10-17","Statement":[
+    {"Sid":"All","Effect":"Allow","Action":"dynamodb:*","Resource":"*"},
+    {"Sid":"NoDrop","Effect":"Deny","Action":"dynamodb:DeleteTable","Resource":"*"}]}}]}
+ ]
+}`
+}
+
+func startIAMKura(t *testing.T, extra ...string) (*kura, string) {
+	t.Helper()
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "creds")
+	iamFile := filepath.Join(dir, "iam.json")
+	lines := "AKIDROOT:root-secret\nAKIDALICE:s:alice\nAKIDBOB:s:bob\nAKIDCAROL:s:carol\nAKIDNOBODY:s:nobody\nAKIDAPP:s:" + iamARN("role", "app") + "\n"
+	if err := os.WriteFile(creds, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(iamFile, []byte(iamDetails("")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--in-memory", "--credentials-file", creds, "--iam-file", iamFile}, extra...)
+	return startKura(t, args...), iamFile
+}
+
+func denied(who, action, resource, why string) string {
+	return "User: " + who + " is not authorized to perform: dynamodb:" + action + " on resource: " + resource + " " + why
+}
+
+func noIdentityPolicy(action string) string {
+	return "because no identity-based policy allows the dynamodb:" + action + " action"
+}
+
+func TestIAMAuthorization(t *testing.T) {
+	k, _ := startIAMKura(t, "--log-requests", "--log-level", "info")
+	root := clientAs(k, "AKIDROOT", "root-secret")
+	as := func(key string) *dynamodb.Client { return clientAs(k, key, "s") }
+	for _, name := range []string{"Notes", "Shared"} {
+		if _, err := root.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("owner"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("owner"), KeyType: types.KeyTypeHash}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice, bobARN := iamARN("user", "alice"), iamARN("user", "bob")
+	notes := tableARN("Notes")
+
+	// Per-user rows: alice reads and writes her own partition only.
+	own := map[string]types.AttributeValue{"owner": S("alice"), "text": S("hi")}
+	if _, err := as("AKIDALICE").PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Notes"), Item: own}); err != nil {
+		t.Fatalf("alice writes her row: %v", err)
+	}
+	if out, err := as("AKIDALICE").GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("Notes"), Key: map[string]types.AttributeValue{"owner": S("alice")}}); err != nil || out.Item == nil {
+		t.Fatalf("alice reads her row: %v %v", out, err)
+	}
+	if _, err := as("AKIDALICE").Query(bg, &dynamodb.QueryInput{TableName: aws.String("Notes"), KeyConditionExpression: aws.String("#o = :o"),
+		ExpressionAttributeNames: map[string]string{"#o": "owner"}, ExpressionAttributeValues: map[string]types.AttributeValue{":o": S("alice")}}); err != nil {
+		t.Fatalf("alice queries her partition: %v", err)
+	}
+	_, err := as("AKIDALICE").GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("Notes"), Key: map[string]types.AttributeValue{"owner": S("bob")}})
+	wantAPIError(t, err, "AccessDeniedException", denied(alice, "GetItem", notes, noIdentityPolicy("GetItem")))
+	_, err = as("AKIDALICE").Query(bg, &dynamodb.QueryInput{TableName: aws.String("Notes"), KeyConditionExpression: aws.String("#o = :o"),
+		ExpressionAttributeNames: map[string]string{"#o": "owner"}, ExpressionAttributeValues: map[string]types.AttributeValue{":o": S("bob")}})
+	wantAPIError(t, err, "AccessDeniedException", denied(alice, "Query", notes, noIdentityPolicy("Query")))
+	_, err = as("AKIDALICE").Scan(bg, &dynamodb.ScanInput{TableName: aws.String("Notes")})
+	wantAPIError(t, err, "AccessDeniedException", denied(alice, "Scan", notes, noIdentityPolicy("Scan")))
+
+	// Explicit deny beats the Allow of the same policy.
+	if _, err := as("AKIDBOB").DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String("Notes")}); err != nil {
+		t.Fatalf("bob describes: %v", err)
+	}
+	_, err = as("AKIDBOB").DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String("Notes")})
+	wantAPIError(t, err, "AccessDeniedException", denied(bobARN, "DeleteTable", notes, "with an explicit deny in an identity-based policy"))
+
+	// NotAction: everything but Delete*.
+	if _, err := as("AKIDCAROL").ListTables(bg, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("carol lists: %v", err)
+	}
+	_, err = as("AKIDCAROL").DeleteItem(bg, &dynamodb.DeleteItemInput{TableName: aws.String("Notes"), Key: map[string]types.AttributeValue{"owner": S("alice")}})
+	wantAPIError(t, err, "AccessDeniedException", denied(iamARN("user", "carol"), "DeleteItem", notes, noIdentityPolicy("DeleteItem")))
+
+	// No policy at all.
+	_, err = as("AKIDNOBODY").ListTables(bg, &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "AccessDeniedException", denied(iamARN("user", "nobody"), "ListTables", "*", noIdentityPolicy("ListTables")))
+
+	// A role session allowed only by the table's resource-based policy.
+	session := "arn:aws:sts::" + iamAccount + ":assumed-role/app/AKIDAPP"
+	shared := tableARN("Shared")
+	policy := `{"Version":"2012-10-17","Statement":[{"Sid":"AppReads","Effect":"Allow","Principal":{"AWS":"` + iamARN("role", "app") + `"},"Action":"dynamodb:GetItem","Resource":"` + shared + `"}]}`
+	if _, err := root.PutResourcePolicy(bg, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(shared), Policy: aws.String(policy)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := as("AKIDAPP").GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("Shared"), Key: map[string]types.AttributeValue{"owner": S("x")}}); err != nil {
+		t.Fatalf("the role reads through the resource policy: %v", err)
+	}
+	_, err = as("AKIDAPP").PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Shared"), Item: map[string]types.AttributeValue{"owner": S("x")}})
+	wantAPIError(t, err, "AccessDeniedException", denied(session, "PutItem", shared, noIdentityPolicy("PutItem")))
+
+	// A resource policy's Deny stops even bob.
+	deny := `{"Version":"2012-10-17","Statement":[{"Sid":"Freeze","Effect":"Deny","Principal":"*","Action":"dynamodb:PutItem","Resource":"*"}]}`
+	if _, err := root.PutResourcePolicy(bg, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(notes), Policy: aws.String(deny)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = as("AKIDBOB").PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Notes"), Item: own})
+	wantAPIError(t, err, "AccessDeniedException", denied(bobARN, "PutItem", notes, "with an explicit deny in a resource-based policy"))
+
+	if log := k.log.String(); !strings.Contains(log, "msg=authorization") || !strings.Contains(log, "allowed=false") || !strings.Contains(log, "sid=NoDrop") {
+		t.Fatalf("--log-requests does not record the decisions:\n%s", log)
+	}
+}
+
+// A denied request tells nothing about the resource: the same refusal
+// whether the table exists or not, and before any check of the item.
+func TestIAMDenialRevealsNothing(t *testing.T) {
+	k, _ := startIAMKura(t)
+	root := clientAs(k, "AKIDROOT", "root-secret")
+	if _, err := root.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String("Secret"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("owner"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("owner"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	nobody := clientAs(k, "AKIDNOBODY", "s")
+	for _, name := range []string{"Secret", "NoSuchTable"} {
+		_, err := nobody.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"wrongkey": S("x")}})
+		wantAPIError(t, err, "AccessDeniedException", denied(iamARN("user", "nobody"), "GetItem", tableARN(name), noIdentityPolicy("GetItem")))
+		_, err = nobody.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		wantAPIError(t, err, "AccessDeniedException", denied(iamARN("user", "nobody"), "DescribeTable", tableARN(name), noIdentityPolicy("DescribeTable")))
+	}
+}
+
+// SIGHUP reloads the IAM file; a file that does not parse keeps the
+// policies in force.
+func TestIAMReload(t *testing.T) {
+	k, iamFile := startIAMKura(t)
+	nobody := clientAs(k, "AKIDNOBODY", "s")
+	if _, err := nobody.ListTables(bg, &dynamodb.ListTablesInput{}); err == nil {
+		t.Fatal("nobody may list tables before the reload")
+	}
+	grant := `,"UserPolicyList":[{"PolicyName":"list","PolicyDocument":{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:ListTables","Resource":"*"}}}]`
+	if err := os.WriteFile(iamFile, []byte(iamDetails(grant)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k.cmd.Process.Signal(syscall.SIGHUP)
+	waitFor(t, func() bool { _, err := nobody.ListTables(bg, &dynamodb.ListTablesInput{}); return err == nil })
+	if err := os.WriteFile(iamFile, []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k.cmd.Process.Signal(syscall.SIGHUP)
+	waitFor(t, func() bool { return strings.Contains(k.log.String(), "previous policies stay in force") })
+	if _, err := nobody.ListTables(bg, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("a broken file replaced the policies: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
