@@ -15,9 +15,10 @@ import (
 // changes with the document and lets a caller update or delete it
 // conditionally. Kura keeps them with the table's record and answers as
 // DynamoDB does (the texts are those of moto's tests that are run against
-// DynamoDB, 2024). Kura has no IAM: its authentication checks a request's
-// signature against its configured keys, and a policy grants or denies
-// nothing (docs/compatibility.md).
+// DynamoDB, 2024). The engine only stores them: with --iam-file, api's
+// authorization (internal/api/authorize.go, internal/iam) reads them
+// through GetResourcePolicy and evaluates them; without it they grant or
+// deny nothing (docs/compatibility.md).
 
 // policyRecord is one attached policy.
 type policyRecord struct {
