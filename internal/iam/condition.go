@@ -1,6 +1,7 @@
 package iam
 
 import (
+	"cmp"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func matchOne(op, v, p string) bool {
 	if strings.HasPrefix(op, "Numeric") {
 		a, err1 := strconv.ParseFloat(v, 64)
 		b, err2 := strconv.ParseFloat(p, 64)
-		return err1 == nil && err2 == nil && compare(op[len("Numeric"):], cmpFloat(a, b))
+		return err1 == nil && err2 == nil && compare(op[len("Numeric"):], cmp.Compare(a, b))
 	}
 	if strings.HasPrefix(op, "Date") {
 		a, ok1 := parseDate(v)
@@ -142,16 +143,6 @@ func matchOne(op, v, p string) bool {
 		return ok1 && ok2 && compare(op[len("Date"):], a.Compare(b))
 	}
 	return false
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // compare applies a Numeric/Date operator's suffix to a comparison result.
