@@ -79,13 +79,21 @@ func putBody(i int) string {
 	return fmt.Sprintf(`{"TableName":"bench","Item":{"pk":{"S":"A#001"},"n":{"N":"%d"},"payload":{"S":"%s"}}}`, i, strings.Repeat("x", 1000))
 }
 
-func BenchmarkAuthorizeGetItemNone(b *testing.B) { benchAuthorize(b, context.Background(), getItem, getBody) }
-func BenchmarkAuthorizeGetItem20(b *testing.B)   { benchAuthorize(b, benchPolicies(b, ""), getItem, getBody) }
+func BenchmarkAuthorizeGetItemNone(b *testing.B) {
+	benchAuthorize(b, context.Background(), getItem, getBody)
+}
+func BenchmarkAuthorizeGetItem20(b *testing.B) {
+	benchAuthorize(b, benchPolicies(b, ""), getItem, getBody)
+}
 func BenchmarkAuthorizeGetItem20LeadingKeys(b *testing.B) {
 	benchAuthorize(b, benchPolicies(b, leadingCond), getItem, getBody)
 }
-func BenchmarkAuthorizePutItemNone(b *testing.B) { benchAuthorize(b, context.Background(), putItem, putBody) }
-func BenchmarkAuthorizePutItem20(b *testing.B)   { benchAuthorize(b, benchPolicies(b, ""), putItem, putBody) }
+func BenchmarkAuthorizePutItemNone(b *testing.B) {
+	benchAuthorize(b, context.Background(), putItem, putBody)
+}
+func BenchmarkAuthorizePutItem20(b *testing.B) {
+	benchAuthorize(b, benchPolicies(b, ""), putItem, putBody)
+}
 func BenchmarkAuthorizePutItem20LeadingKeys(b *testing.B) {
 	benchAuthorize(b, benchPolicies(b, leadingCond), putItem, putBody)
 }
