@@ -103,7 +103,7 @@ func (c *caller) decide(ctx context.Context, b Backend, ch *check) error {
 	if d.Allowed {
 		return nil
 	}
-	return ddberr.AccessDenied(c.p.ARN, ch.action, ch.resource, d.ExplicitDeny, d.InResource)
+	return ddberr.NotAuthorized(c.p.ARN, ch.action, ch.resource, d.ExplicitDeny, d.InResource)
 }
 
 // context is the condition-key context of one check: the request's own

@@ -456,15 +456,13 @@ func As(err error) *Error {
 	return Internal("Internal server error")
 }
 
-// AccessDenied is the refusal of a request the caller's IAM policies do
-// not allow (HTTP 400, in the service namespace as DynamoDB sends it:
-// "com.amazon.coral.service#AccessDeniedException" in an answer quoted in
-// sebdah/dynamic-dynamodb issue 321). who, action and resource are ARNs
-// and the action's name ("dynamodb:GetItem"); the reasons' wording is
+// NotAuthorized is the AccessDeniedException of a request the caller's
+// IAM policies do not allow (--iam-file). who, action and resource are
+// ARNs and the action's name ("dynamodb:GetItem"); the reasons' wording is
 // DynamoDB's as AWS's IAM User Guide ("Troubleshoot access denied error
 // messages") and answers quoted in public issues (anomalyco/sst 4469,
 // praetorian-inc/chariot-ui 565, 2024) give it.
-func AccessDenied(who, action, resource string, explicit, inResource bool) *Error {
+func NotAuthorized(who, action, resource string, explicit, inResource bool) *Error {
 	msg := "User: " + who + " is not authorized to perform: " + action + " on resource: " + resource
 	switch {
 	case explicit && inResource:
@@ -474,5 +472,5 @@ func AccessDenied(who, action, resource string, explicit, inResource bool) *Erro
 	default:
 		msg += " because no identity-based policy allows the " + action + " action"
 	}
-	return Service("AccessDeniedException", msg)
+	return AccessDenied(msg)
 }

@@ -19,5 +19,5 @@
 //
 // The package knows nothing of DynamoDB's operations: api maps each request
 // to its actions, resources and condition keys (internal/api/authorize*.go)
-// and words the refusal (ddberr.AccessDenied).
+// and words the refusal (ddberr.NotAuthorized).
 package iam
