@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/iam"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -66,6 +67,13 @@ func checkPolicy(doc string) error {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(doc), &obj) != nil {
 		return ddberr.Validation("Resource-based policy document is not a valid JSON object")
+	}
+	// A document that is not a policy: DynamoDB's prefix (its answer to
+	// an invalid action name, quoted in aws-controllers-k8s/
+	// dynamodb-controller PR 176, 2026), then what is wrong in Kura's own
+	// words (internal/iam).
+	if err := iam.CheckResourcePolicy([]byte(doc)); err != nil {
+		return ddberr.Validation("One or more parameter values were invalid: Invalid policy document: " + err.Error())
 	}
 	return nil
 }

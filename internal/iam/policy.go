@@ -50,41 +50,66 @@ type Principals struct {
 // Parse reads a policy document. A document may come URL-encoded (as IAM's
 // get-account-authorization-details returns it).
 func Parse(name string, doc []byte) (*Policy, error) {
+	p, err := parse(doc)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %v", name, err)
+	}
+	p.Name = name
+	return p, nil
+}
+
+// CheckResourcePolicy reports what is wrong with a resource-based policy
+// document (nil: nothing): its grammar, and a Principal (or NotPrincipal)
+// in every statement, which a resource-based policy needs.
+func CheckResourcePolicy(doc []byte) error {
+	p, err := parse(doc)
+	if err != nil {
+		return err
+	}
+	for i, st := range p.Statements {
+		if st.Principals == nil {
+			return fmt.Errorf("statement %d: a resource-based policy statement needs a Principal", i+1)
+		}
+	}
+	return nil
+}
+
+func parse(doc []byte) (*Policy, error) {
 	doc = bytes.TrimSpace(doc)
 	if len(doc) > 0 && doc[0] == '%' {
 		s, err := url.QueryUnescape(string(doc))
 		if err != nil {
-			return nil, fmt.Errorf("policy %s: not URL-encoded JSON: %v", name, err)
+			return nil, fmt.Errorf("not URL-encoded JSON: %v", err)
 		}
 		doc = []byte(s)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &raw); err != nil {
-		return nil, fmt.Errorf("policy %s: not a JSON object: %v", name, err)
+		return nil, fmt.Errorf("not a JSON object: %v", err)
 	}
-	p := &Policy{Name: name}
+	p := &Policy{}
 	for k, v := range raw {
 		switch k {
 		case "Version":
 			if err := json.Unmarshal(v, &p.Version); err != nil {
-				return nil, fmt.Errorf("policy %s: Version is not a string", name)
+				return nil, errors.New("Version is not a string")
 			}
 			if p.Version != "2012-10-17" && p.Version != "2008-10-17" {
-				return nil, fmt.Errorf("policy %s: unknown Version %q", name, p.Version)
+				return nil, fmt.Errorf("unknown Version %q", p.Version)
 			}
 		case "Id":
 		case "Statement":
 			sts, err := parseStatements(v)
 			if err != nil {
-				return nil, fmt.Errorf("policy %s: %v", name, err)
+				return nil, err
 			}
 			p.Statements = sts
 		default:
-			return nil, fmt.Errorf("policy %s: unknown element %q", name, k)
+			return nil, fmt.Errorf("unknown element %q", k)
 		}
 	}
 	if _, ok := raw["Statement"]; !ok {
-		return nil, fmt.Errorf("policy %s: no Statement", name)
+		return nil, errors.New("no Statement")
 	}
 	return p, nil
 }
