@@ -1,6 +1,8 @@
 package test
 
 import (
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,5 +224,50 @@ func TestResourcePolicyGrammar(t *testing.T) {
 	} {
 		_, err := c.PutResourcePolicy(bg, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn), Policy: aws.String(doc)})
 		wantAPIError(t, err, "ValidationException", prefix+why)
+	}
+}
+
+// With --iam-file the operator endpoints need kura:Admin (the root user
+// has it; bob's dynamodb:* does not cover it), and /admin/iam/simulate
+// answers whether a key would be allowed an action.
+func TestIAMAdmin(t *testing.T) {
+	k, _ := startIAMKura(t, "--admin")
+	post := func(path, key, secret, body string) (int, string) {
+		req, err := http.NewRequest("POST", k.endpoint+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		signAs(t, req, key, secret, []byte(body))
+		return do(t, req)
+	}
+	if code, body := post("/admin/ttl/expire", "AKIDROOT", "root-secret", ""); code != 200 {
+		t.Fatalf("root: %d %s", code, body)
+	}
+	code, body := post("/admin/ttl/expire", "AKIDBOB", "s", "")
+	want := denied(iamARN("user", "bob"), "Admin", "*", "")
+	want = strings.Replace(want, "dynamodb:Admin", "kura:Admin", 1) + "because no identity-based policy allows the kura:Admin action"
+	if code != 400 || !strings.Contains(body, "AccessDeniedException") || !strings.Contains(body, want) {
+		t.Fatalf("bob: %d %s\nwant %s", code, body, want)
+	}
+	sim := func(req string) map[string]any {
+		code, body := post("/admin/iam/simulate", "AKIDROOT", "root-secret", req)
+		if code != 200 {
+			t.Fatalf("simulate %s: %d %s", req, code, body)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(body), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := sim(`{"AccessKeyId":"AKIDALICE","Action":"dynamodb:GetItem","Resource":"` + tableARN("Notes") + `","Context":{"dynamodb:LeadingKeys":["alice"]}}`)
+	if got["Allowed"] != true || got["Sid"] != "OwnRows" || got["Principal"] != iamARN("user", "alice") {
+		t.Fatalf("alice's own row: %v", got)
+	}
+	if got := sim(`{"AccessKeyId":"AKIDALICE","Action":"dynamodb:GetItem","Resource":"` + tableARN("Notes") + `","Context":{"dynamodb:LeadingKeys":["bob"]}}`); got["Allowed"] != false {
+		t.Fatalf("bob's row: %v", got)
+	}
+	if got := sim(`{"AccessKeyId":"AKIDBOB","Action":"dynamodb:DeleteTable","Resource":"*"}`); got["ExplicitDeny"] != true || got["Sid"] != "NoDrop" {
+		t.Fatalf("bob DeleteTable: %v", got)
 	}
 }
