@@ -246,8 +246,17 @@ func keyString(v attr.Value) string {
 	return v.Str
 }
 
+// partitionKeyer is a Backend that looks a partition key up without
+// building a table description (*engine.Engine).
+type partitionKeyer interface {
+	PartitionKeyOf(table, index string) (string, bool)
+}
+
 // hashKeyOf is the partition-key attribute of a table (or its index).
 func hashKeyOf(ctx context.Context, b Backend, table, index *string) (string, bool) {
+	if pk, ok := b.(partitionKeyer); ok {
+		return pk.PartitionKeyOf(str(table), str(index))
+	}
 	out, err := b.DescribeTable(ctx, &wire.DescribeTableInput{TableName: table})
 	if err != nil || out.Table == nil {
 		return "", false

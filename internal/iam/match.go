@@ -6,6 +6,17 @@ import "strings"
 // characters (none included) and ? exactly one; fold compares ASCII
 // letters case-insensitively (action names), otherwise exactly (ARNs).
 func wildcard(pattern, s string, fold bool) bool {
+	// The literal runs before the first wildcard and after the last must
+	// start and end s: most patterns that fail, fail there.
+	first := strings.IndexAny(pattern, "*?")
+	if first < 0 {
+		return len(pattern) == len(s) && equal(pattern, s, fold)
+	}
+	last := strings.LastIndexAny(pattern, "*?")
+	head, tail := pattern[:first], pattern[last+1:]
+	if len(head)+len(tail) > len(s) || !equal(head, s[:len(head)], fold) || !equal(tail, s[len(s)-len(tail):], fold) {
+		return false
+	}
 	// Iterative matching with one backtrack point: linear in practice,
 	// never exponential.
 	p, i := 0, 0
@@ -30,6 +41,16 @@ func wildcard(pattern, s string, fold bool) bool {
 		p++
 	}
 	return p == len(pattern)
+}
+
+// equal compares strings of equal length as same does bytes.
+func equal(a, b string, fold bool) bool {
+	for i := 0; i < len(a); i++ {
+		if !same(a[i], b[i], fold) {
+			return false
+		}
+	}
+	return true
 }
 
 func same(a, b byte, fold bool) bool {
