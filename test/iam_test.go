@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -269,5 +270,47 @@ func TestIAMAdmin(t *testing.T) {
 	}
 	if got := sim(`{"AccessKeyId":"AKIDBOB","Action":"dynamodb:DeleteTable","Resource":"*"}`); got["ExplicitDeny"] != true || got["Sid"] != "NoDrop" {
 		t.Fatalf("bob DeleteTable: %v", got)
+	}
+}
+
+// The same decisions through boto3 (test/clients/python/iam_check.py):
+// its error parsing sees DynamoDB's code, text and status.
+func TestBoto3IAM(t *testing.T) {
+	if exec.Command("python3", "-c", "import boto3").Run() != nil {
+		t.Skip("python3 with boto3 not available")
+	}
+	k, _ := startIAMKura(t)
+	cmd := exec.Command("python3", "iam_check.py")
+	cmd.Dir = "clients/python"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("iam_check.py: %v\n%s", err, out)
+	}
+	type answer struct {
+		Call, Code, Message string
+		OK                  bool
+		Status              int
+	}
+	want := map[string]answer{
+		"alice put own":    {OK: true},
+		"alice get other":  {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "alice"), "GetItem", tableARN("Notes"), noIdentityPolicy("GetItem"))},
+		"bob delete table": {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "bob"), "DeleteTable", tableARN("Notes"), "with an explicit deny in an identity-based policy")},
+		"bob describe":     {OK: true},
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("iam_check.py printed:\n%s", out)
+	}
+	for _, line := range lines {
+		var got answer
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		w := want[got.Call]
+		w.Call = got.Call
+		if got != w {
+			t.Errorf("%s:\n got  %+v\n want %+v", got.Call, got, w)
+		}
 	}
 }
