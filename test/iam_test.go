@@ -41,6 +41,9 @@ func iamDetails(nobodyPolicy string) string {
   {"UserName":"bob","UserId":"AIDABOB","Arn":"` + iamARN("user", "bob") + `","GroupList":["admins"]},
   {"UserName":"carol","UserId":"AIDACAROL","Arn":"` + iamARN("user", "carol") + `",
    "UserPolicyList":[{"PolicyName":"no-deletes","PolicyDocument":"%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%7B%22Effect%22%3A%22Allow%22%2C%22NotAction%22%3A%22dynamodb%3ADelete%2A%22%2C%22Resource%22%3A%22%2A%22%7D%7D"}]},
+  {"UserName":"dave","UserId":"AIDADAVE","Arn":"` + iamARN("user", "dave") + `",
+   "UserPolicyList":[{"PolicyName":"blue-tables","PolicyDocument":{"Version":"2012-10-17","Statement":{"Sid":"Blue","Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*",
+     "Condition":{"StringEquals":{"aws:ResourceTag/team":"blue"}}}}}]},
   {"UserName":"nobody","UserId":"AIDANOBODY","Arn":"` + iamARN("user", "nobody") + `"` + nobodyPolicy + `}
  ],
  "GroupDetailList": [
@@ -63,7 +66,7 @@ func startIAMKura(t *testing.T, extra ...string) (*kura, string) {
 	dir := t.TempDir()
 	creds := filepath.Join(dir, "creds")
 	iamFile := filepath.Join(dir, "iam.json")
-	lines := "AKIDROOT:root-secret\nAKIDALICE:s:alice\nAKIDBOB:s:bob\nAKIDCAROL:s:carol\nAKIDNOBODY:s:nobody\nAKIDAPP:s:" + iamARN("role", "app") + "\n"
+	lines := "AKIDROOT:root-secret\nAKIDALICE:s:alice\nAKIDBOB:s:bob\nAKIDCAROL:s:carol\nAKIDNOBODY:s:nobody\nAKIDDAVE:s:dave\nAKIDAPP:s:" + iamARN("role", "app") + "\n"
 	if err := os.WriteFile(creds, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -313,4 +316,24 @@ func TestBoto3IAM(t *testing.T) {
 			t.Errorf("%s:\n got  %+v\n want %+v", got.Call, got, w)
 		}
 	}
+}
+
+// aws:ResourceTag/ reads the table's tags.
+func TestIAMResourceTags(t *testing.T) {
+	k, _ := startIAMKura(t)
+	root := clientAs(k, "AKIDROOT", "root-secret")
+	for name, tags := range map[string][]types.Tag{"Blue": {{Key: aws.String("team"), Value: aws.String("blue")}}, "Plain": nil} {
+		if _, err := root.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest, Tags: tags,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("owner"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("owner"), KeyType: types.KeyTypeHash}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dave := clientAs(k, "AKIDDAVE", "s")
+	key := map[string]types.AttributeValue{"owner": S("x")}
+	if _, err := dave.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("Blue"), Key: key}); err != nil {
+		t.Fatalf("a table tagged team=blue: %v", err)
+	}
+	_, err := dave.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("Plain"), Key: key})
+	wantAPIError(t, err, "AccessDeniedException", denied(iamARN("user", "dave"), "GetItem", tableARN("Plain"), noIdentityPolicy("GetItem")))
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -56,5 +57,35 @@ func TestChecks(t *testing.T) {
 	chs := checksFor(&wire.DescribeBackupInput{BackupArn: &backup}, a)
 	if chs[0].resource != backup || chs[0].policyARN != "arn:aws:dynamodb:eu-west-1:123456789012:table/T" {
 		t.Errorf("backup check: %+v", chs[0])
+	}
+}
+
+// The request's own condition keys: dynamodb:Attributes from a projection
+// (top-level names, placeholders resolved) and from an item,
+// dynamodb:Select and dynamodb:ReturnValues as sent, aws:TagKeys and
+// aws:RequestTag/ from a TagResource.
+func TestCheckKeys(t *testing.T) {
+	a := arns{"us-east-1", "123456789012"}
+	name, proj := "T", "#a, b.c, d[0]"
+	get := checksFor(&wire.GetItemInput{TableName: &name, ProjectionExpression: &proj, ExpressionAttributeNames: map[string]string{"#a": "x"}}, a)[0]
+	if got := get.keys["dynamodb:attributes"]; !reflect.DeepEqual(got, []string{"x", "b", "d"}) {
+		t.Errorf("GetItem attributes %v", got)
+	}
+	if _, ok := checksFor(&wire.GetItemInput{TableName: &name}, a)[0].keys["dynamodb:attributes"]; ok {
+		t.Error("a GetItem without a projection has dynamodb:Attributes")
+	}
+	put := checksFor(&wire.PutItemInput{TableName: &name, ReturnValues: "ALL_OLD", Item: map[string]attr.Value{"pk": {T: attr.S, Str: "1"}, "a": {T: attr.S, Str: "2"}}}, a)[0]
+	if got := put.keys["dynamodb:attributes"]; !reflect.DeepEqual(got, []string{"a", "pk"}) || put.keys["dynamodb:returnvalues"][0] != "ALL_OLD" {
+		t.Errorf("PutItem keys %v", put.keys)
+	}
+	scan := checksFor(&wire.ScanInput{TableName: &name, Select: "COUNT"}, a)[0]
+	if scan.keys["dynamodb:select"][0] != "COUNT" {
+		t.Errorf("Scan keys %v", scan.keys)
+	}
+	arn := "arn:aws:dynamodb:us-east-1:123456789012:table/T"
+	k, v := "Team", "blue"
+	tag := checksFor(&wire.TagResourceInput{ResourceArn: &arn, Tags: []wire.Tag{{Key: &k, Value: &v}}}, a)[0]
+	if tag.keys["aws:tagkeys"][0] != "Team" || tag.keys["aws:requesttag/team"][0] != "blue" {
+		t.Errorf("TagResource keys %v", tag.keys)
 	}
 }
