@@ -23,7 +23,9 @@ const iamAccount = "000000000000" // Kura's default account
 
 func iamARN(kind, name string) string { return "arn:aws:iam::" + iamAccount + ":" + kind + "/" + name }
 
-func tableARN(name string) string { return "arn:aws:dynamodb:us-east-1:" + iamAccount + ":table/" + name }
+func tableARN(name string) string {
+	return "arn:aws:dynamodb:us-east-1:" + iamAccount + ":table/" + name
+}
 
 // iamDetails is the IAM file: alice may read and write only the rows of
 // "Notes" whose partition key is her user name; bob may do anything but

@@ -79,21 +79,17 @@ func putBody(i int) string {
 	return fmt.Sprintf(`{"TableName":"bench","Item":{"pk":{"S":"A#001"},"n":{"N":"%d"},"payload":{"S":"%s"}}}`, i, strings.Repeat("x", 1000))
 }
 
-func BenchmarkAuthorizeGetItemNone(b *testing.B) {
-	benchAuthorize(b, context.Background(), getItem, getBody)
-}
-func BenchmarkAuthorizeGetItem20(b *testing.B) {
-	benchAuthorize(b, benchPolicies(b, ""), getItem, getBody)
-}
-func BenchmarkAuthorizeGetItem20LeadingKeys(b *testing.B) {
-	benchAuthorize(b, benchPolicies(b, leadingCond), getItem, getBody)
-}
-func BenchmarkAuthorizePutItemNone(b *testing.B) {
-	benchAuthorize(b, context.Background(), putItem, putBody)
-}
-func BenchmarkAuthorizePutItem20(b *testing.B) {
-	benchAuthorize(b, benchPolicies(b, ""), putItem, putBody)
-}
-func BenchmarkAuthorizePutItem20LeadingKeys(b *testing.B) {
-	benchAuthorize(b, benchPolicies(b, leadingCond), putItem, putBody)
+// BenchmarkAuthorize runs GetItem and PutItem with no authorization, 20
+// static statements and 20 statements conditioned on LeadingKeys.
+func BenchmarkAuthorize(b *testing.B) {
+	ops := []struct {
+		name string
+		h    handler
+		body func(int) string
+	}{{"GetItem", getItem, getBody}, {"PutItem", putItem, putBody}}
+	for _, op := range ops {
+		b.Run(op.name+"/none", func(b *testing.B) { benchAuthorize(b, context.Background(), op.h, op.body) })
+		b.Run(op.name+"/20", func(b *testing.B) { benchAuthorize(b, benchPolicies(b, ""), op.h, op.body) })
+		b.Run(op.name+"/20LeadingKeys", func(b *testing.B) { benchAuthorize(b, benchPolicies(b, leadingCond), op.h, op.body) })
+	}
 }
