@@ -45,19 +45,18 @@ type caller struct {
 	remote    string
 	log       *slog.Logger
 	logReqs   bool
-	decisions []string // for the request log
 }
 
-// withCaller puts the principal of access key id into ctx (ctx
-// unchanged when authorization is off). A key whose principal the IAM
-// file lacks is refused.
-func (s *Server) withCaller(ctx context.Context, id string, x *exchange) (context.Context, error) {
+// callerFor is the principal of access key id and what its condition
+// keys are made of (nil when authorization is off). A key whose principal
+// the IAM file lacks is refused.
+func (s *Server) callerFor(id string, x *exchange) (*caller, error) {
 	if s.authz == nil {
-		return ctx, nil
+		return nil, nil
 	}
 	p, err := s.authz.IAM.Principal(id)
 	if err != nil {
-		return ctx, ddberr.Service("UnrecognizedClientException", "The security token included in the request is invalid.")
+		return nil, ddberr.Service("UnrecognizedClientException", "The security token included in the request is invalid.")
 	}
 	c := &caller{az: s.authz, p: p, region: s.authz.Region, remote: x.remote, log: s.log, logReqs: s.logReqs}
 	if c.region == "" {
@@ -65,7 +64,17 @@ func (s *Server) withCaller(ctx context.Context, id string, x *exchange) (contex
 			c.region = scope[2]
 		}
 	}
-	return context.WithValue(ctx, callerKey{}, c), nil
+	return c, nil
+}
+
+// authorizing is the context an operation runs in: the exchange's, with
+// its caller for authorize (a context derived per request, never stored
+// back: a connection's exchange serves many requests).
+func (x *exchange) authorizing() context.Context {
+	if x.caller == nil {
+		return x.ctx
+	}
+	return context.WithValue(x.ctx, callerKey{}, x.caller)
 }
 
 // authorize checks that the caller in ctx (none: authorization off) may

@@ -42,11 +42,11 @@ func benchPolicies(b *testing.B, cond string) context.Context {
 		b.Fatal(err)
 	}
 	s := &Server{authz: &Authorizer{IAM: a, Region: "us-east-1", Account: "000000000000"}}
-	ctx, err := s.withCaller(context.Background(), "AKID", &exchange{remote: "127.0.0.1:5"})
+	c, err := s.callerFor("AKID", &exchange{remote: "127.0.0.1:5"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return ctx
+	return (&exchange{ctx: context.Background(), caller: c}).authorizing()
 }
 
 func benchAuthorize(b *testing.B, ctx context.Context, h handler, body func(i int) string) {
