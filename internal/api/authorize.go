@@ -39,12 +39,12 @@ type callerKey struct{}
 // caller is an authenticated request's principal and what its condition
 // keys are made of.
 type caller struct {
-	az        *Authorizer
-	p         *iam.Principal
-	region    string
-	remote    string
-	log       *slog.Logger
-	logReqs   bool
+	az      *Authorizer
+	p       *iam.Principal
+	region  string
+	remote  string
+	log     *slog.Logger
+	logReqs bool
 }
 
 // callerFor is the principal of access key id and what its condition
