@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -356,5 +357,24 @@ func TestConsoleIAM(t *testing.T) {
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("console with --iam-file: %v\n%s", err, out)
+	}
+}
+
+// Keys that take turns on one keep-alive connection each get their own
+// principal's decision.
+func TestIAMSharedConnection(t *testing.T) {
+	k, _ := startIAMKura(t)
+	one := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}}
+	as := func(key, secret string) *dynamodb.Client {
+		return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(k.endpoint), HTTPClient: one,
+			Credentials: credentials.NewStaticCredentialsProvider(key, secret, ""), RetryMaxAttempts: 1})
+	}
+	root, nobody := as("AKIDROOT", "root-secret"), as("AKIDNOBODY", "s")
+	for range 3 {
+		if _, err := root.ListTables(bg, &dynamodb.ListTablesInput{}); err != nil {
+			t.Fatalf("root: %v", err)
+		}
+		_, err := nobody.ListTables(bg, &dynamodb.ListTablesInput{})
+		wantAPIError(t, err, "AccessDeniedException", denied(iamARN("user", "nobody"), "ListTables", "*", noIdentityPolicy("ListTables")))
 	}
 }
