@@ -100,26 +100,13 @@ func (e *Engine) flushBulkReport(ctx context.Context, rec *bulkRecord, rep *bulk
 		if rec.Parts == nil {
 			rec.Parts = map[string]int{}
 		}
-		if err := e.writeObject(ctx, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
+		if err := putObject(ctx, e.cfg.Objects, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
 			return err
 		}
 		rec.Parts[typ]++
 		delete(rep.pending, typ)
 	}
 	return nil
-}
-
-// writeObject writes one whole object.
-func (e *Engine) writeObject(ctx context.Context, bucket, key string, b []byte) error {
-	w, err := e.cfg.Objects.Create(ctx, bucket, key)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(b); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Close()
 }
 
 // bulkManifest is manifest-summary.json.
@@ -153,5 +140,5 @@ func (e *Engine) finishBulkReport(ctx context.Context, rec *bulkRecord, rep *bul
 	if err != nil {
 		return err
 	}
-	return e.writeObject(ctx, cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
+	return putObject(ctx, e.cfg.Objects, cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
 }
