@@ -331,11 +331,7 @@ func projected(projection *string, toGet []string, names map[string]string) []st
 }
 
 func itemNames(it attr.Item) []string {
-	out := make([]string, 0, len(it))
-	for _, k := range sortedKeys(it) {
-		out = append(out, k)
-	}
-	return out
+	return sortedKeys(it) // a new slice: callers append to it
 }
 
 // updated is the top-level attributes an UpdateItem writes, with its key.
