@@ -1,0 +1,256 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// Store is a storage.Store over one namespace of a PostgreSQL database.
+type Store struct {
+	c      *Cluster
+	prefix []byte // namespace of every key
+	end    []byte // first key after the namespace
+	lease  *lease
+	closed atomic.Bool
+	lost   atomic.Bool // the lease was taken by another server: closed since
+}
+
+// loseLease closes the store when another server has taken its namespace:
+// serving on would build on copies that server no longer keeps in step.
+func (s *Store) loseLease(err error) {
+	s.lost.Store(true)
+	s.closed.Store(true)
+	slog.Error("PostgreSQL namespace taken over by another Kura server: this server's storage is closed", "err", err)
+}
+
+// Close implements storage.Store: it releases the namespace's lease.
+// Snapshots, transactions and iterators report ErrClosed afterwards (and
+// still give their connection back when closed).
+func (s *Store) Close() error {
+	if s.closed.Swap(true) && !s.lost.Load() {
+		return storage.ErrClosed
+	}
+	s.lost.Store(false) // a second Close reports ErrClosed
+	return s.lease.release()
+}
+
+// key is k inside the namespace.
+func (s *Store) key(k []byte) []byte {
+	out := make([]byte, len(s.prefix)+len(k))
+	copy(out, s.prefix)
+	copy(out[len(s.prefix):], k)
+	return out
+}
+
+// Get implements storage.PointReader: one statement, consistent by itself.
+func (s *Store) Get(k []byte) ([]byte, error) {
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	v, _, err := getRow(ctx, s.c.pool, s.key(k))
+	return v, err
+}
+
+const getSQL = `SELECT v FROM kura_kv WHERE k = $1`
+
+// querier is a connection or the pool.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// getRow reads key's value; row reports whether a row (perhaps a
+// tombstone) was there.
+func getRow(ctx context.Context, q querier, key []byte) (v []byte, row bool, err error) {
+	err = q.QueryRow(ctx, getSQL, key).Scan(&v)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, false, storage.ErrNotFound
+	case err != nil:
+		return nil, false, fmt.Errorf("postgres: get: %w", err)
+	case v == nil:
+		return nil, true, storage.ErrNotFound // a tombstone
+	}
+	return v, true, nil
+}
+
+// NewSnapshot implements storage.Store: a REPEATABLE READ, READ ONLY
+// transaction on a connection of its own, its snapshot taken now.
+func (s *Store) NewSnapshot() (storage.Snapshot, error) {
+	c, err := s.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1")
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot{reader{s: s, conn: c}}, nil
+}
+
+// Begin implements storage.Store: a REPEATABLE READ transaction whose
+// snapshot is taken now; writes wait in memory for Commit.
+func (s *Store) Begin() (storage.Txn, error) {
+	c, err := s.begin("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
+	if err != nil {
+		return nil, err
+	}
+	return &txn{reader: reader{s: s, conn: c}, began: now(), writes: map[string][]byte{}, reads: map[string]struct{}{}}, nil
+}
+
+// begin takes a connection and starts a transaction on it with sql, in
+// one round trip (the SELECT fixes the snapshot: PostgreSQL takes it at
+// a transaction's first statement, not at BEGIN).
+func (s *Store) begin(sql string) (*pgxpool.Conn, error) {
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
+	defer cancel()
+	c, err := s.c.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if _, err := c.Conn().PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+		c.Release() // not idle: the pool closes it
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	s.c.open.Add(1)
+	return c, nil
+}
+
+// reader reads through the transaction open on one connection. A mutex
+// serialises its statements: a snapshot may be read from several
+// goroutines at once, and a connection runs one statement at a time.
+type reader struct {
+	s    *Store
+	mu   sync.Mutex
+	conn *pgxpool.Conn // nil once released
+}
+
+func (r *reader) Get(k []byte) ([]byte, error) {
+	v, _, err := r.get(k)
+	return v, err
+}
+
+func (r *reader) get(k []byte) ([]byte, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.s.closed.Load() || r.conn == nil {
+		return nil, false, storage.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	return getRow(ctx, r.conn, r.s.key(k))
+}
+
+func (r *reader) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
+	if r.s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	return newIterator(r.s, r, opts), nil
+}
+
+// query runs one statement of an iterator on the reader's connection.
+func (r *reader) query(fn func(q querier) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.s.closed.Load() || r.conn == nil {
+		return storage.ErrClosed
+	}
+	return fn(r.conn)
+}
+
+// end runs sql (ROLLBACK or COMMIT) and gives the connection back; one
+// whose transaction did not end cleanly is closed by the pool.
+func (r *reader) end(sql string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	_, _ = r.conn.Exec(ctx, sql)
+	r.conn.Release()
+	r.conn = nil
+	r.s.c.open.Add(-1)
+}
+
+type snapshot struct{ reader }
+
+// Close ends the read-only transaction.
+func (sn *snapshot) Close() error {
+	sn.end("ROLLBACK")
+	return nil
+}
+
+// txn is a REPEATABLE READ transaction whose writes wait in memory; Commit
+// sends them, and the conflict checks, in one statement (commit.go).
+type txn struct {
+	reader
+	began  monoTime
+	writes map[string][]byte // by key without namespace; nil value: delete
+	reads  map[string]struct{}
+	done   bool
+}
+
+// Get reads the transaction's own writes, then its snapshot, and notes the
+// key for Commit's conflict check.
+func (x *txn) Get(k []byte) ([]byte, error) {
+	if x.s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	if v, ok := x.writes[string(k)]; ok {
+		if v == nil {
+			return nil, storage.ErrNotFound
+		}
+		return bytes.Clone(v), nil
+	}
+	v, _, err := x.get(k)
+	if err == nil || errors.Is(err, storage.ErrNotFound) {
+		x.reads[string(k)] = struct{}{}
+	}
+	return v, err
+}
+
+func (x *txn) Set(k, v []byte) error {
+	if x.s.closed.Load() {
+		return storage.ErrClosed
+	}
+	x.writes[string(k)] = append(make([]byte, 0, len(v)), v...) // never nil: nil is a delete
+	return nil
+}
+
+func (x *txn) Delete(k []byte) error {
+	if x.s.closed.Load() {
+		return storage.ErrClosed
+	}
+	x.writes[string(k)] = nil
+	return nil
+}
+
+func (x *txn) Rollback() {
+	if !x.done {
+		x.done = true
+		x.end("ROLLBACK")
+	}
+}
+
+// isConflict reports whether err is PostgreSQL's verdict that the
+// transaction lost to a concurrent one: a serialization failure (a row it
+// locks or writes changed since its snapshot) or a deadlock between two
+// commits' row locks.
+func isConflict(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
