@@ -88,6 +88,8 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		TiKVCA:            cfg.TiKVCA,
 		TiKVCert:          cfg.TiKVCert,
 		TiKVKey:           cfg.TiKVKey,
+		Postgres:          cfg.Postgres,
+		PostgresNamespace: cfg.PostgresNamespace,
 		Sync:              cfg.Sync,
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,

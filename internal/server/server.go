@@ -23,6 +23,7 @@ import (
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
+	"github.com/kura-db/kura/internal/storage/postgres"
 	"github.com/kura-db/kura/internal/vector"
 )
 
@@ -44,6 +45,10 @@ type Config struct {
 	// TiKVGCLifetime is how long TiKV keeps old versions: Kura moves the
 	// cluster's GC safe point to that long ago (0: Kura runs no GC).
 	TiKVGCLifetime time.Duration
+	// Postgres, when set, stores data in the PostgreSQL database at this
+	// URL under PostgresNamespace instead of DataDir.
+	Postgres          string
+	PostgresNamespace string
 	// Sync fsyncs every acknowledged write.
 	Sync        bool
 	Region      string
@@ -112,7 +117,8 @@ type Server struct {
 	mu  sync.Mutex
 	dbs map[string]*database // by credential key; sharedKey in shared mode
 
-	tikv tikvCluster // with Config.TiKVPD: the connection every database's store shares
+	tikv tikvCluster       // with Config.TiKVPD: the connection every database's store shares
+	pg   *postgres.Cluster // with Config.Postgres: the pool every database's store shares
 
 	ckptMu sync.Mutex // serialises Checkpoint
 	scheme string     // of Endpoint: "https" with Config.TLSCert
@@ -152,6 +158,15 @@ func Start(cfg Config) (*Server, error) {
 			c.StartGC(cfg.TiKVGCLifetime)
 		}
 		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+	}
+	if cfg.Postgres != "" {
+		c, err := postgres.Connect(cfg.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		s.pg = c
+		c.StartGC(pgSweepInterval)
+		s.log.Info("storing data in PostgreSQL", "namespace", cfg.PostgresNamespace)
 	}
 	var backend api.Backend
 	if cfg.PerCredential {
@@ -366,6 +381,12 @@ func (s *Server) closeDatabases() error {
 		}
 		s.tikv = nil
 	}
+	if s.pg != nil {
+		if err := s.pg.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the PostgreSQL connection: %w", err))
+		}
+		s.pg = nil
+	}
 	return errors.Join(errs...)
 }
 
@@ -396,14 +417,21 @@ func engineConfig(cfg Config) engine.Config {
 	return ec
 }
 
+// pgSweepInterval is how often old PostgreSQL tombstones are swept.
+const pgSweepInterval = time.Minute
+
 // openStore opens the configured storage backend for the database key.
 func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 	if cfg.InMemory {
 		return memory.New(), nil
 	}
 	if s.tikv != nil {
-		// Neither part holds a '.' (ValidTiKVNamespace, safeName).
+		// Neither part holds a '.' (ValidNamespace, safeName).
 		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
+	}
+	if s.pg != nil {
+		// Neither part holds a '.' (ValidNamespace, safeName).
+		return s.pg.Store(cfg.PostgresNamespace + "." + key)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)

@@ -147,4 +147,3 @@ func (l *lease) release() error {
 	})
 	return err
 }
-
