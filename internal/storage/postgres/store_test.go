@@ -115,3 +115,18 @@ func TestNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// put commits key/value pairs in one transaction.
+func put(t testing.TB, s storage.Store, kv ...string) {
+	t.Helper()
+	tx, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		_ = tx.Set([]byte(kv[i]), []byte(kv[i+1]))
+	}
+	if err := tx.Commit(storage.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
