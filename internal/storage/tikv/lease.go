@@ -2,20 +2,18 @@ package tikv
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/oracle"
 	"github.com/tikv/client-go/v2/tikv"
+
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 )
 
 // One Kura server per namespace: the engine keeps table definitions,
@@ -60,18 +58,19 @@ type lease struct {
 // and whose process is gone (a crash, kill -9) is taken over at once.
 // lost is called if the lease is later found taken by another server.
 func acquireLease(kvs *tikv.KVStore, namespace string, lost func(error)) (*lease, error) {
-	host, _ := os.Hostname()
+	me := holder.Me()
+	host := me.Host
 	l := &lease{
 		kv:   kvs,
 		key:  []byte("kura-lease/" + namespace),
-		me:   leaseRecord{Owner: randomOwner(), Host: host, PID: os.Getpid()},
+		me:   leaseRecord{Owner: me.Owner, Host: me.Host, PID: me.PID},
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
 	deadline := time.Now().Add(leaseWait)
 	for {
 		holder, err := l.write(func(cur *leaseRecord, now int64) bool {
-			return cur == nil || cur.Owner == l.me.Owner || cur.Expires <= now || cur.Host == host && !processAlive(cur.PID)
+			return cur == nil || cur.Owner == l.me.Owner || cur.Expires <= now || cur.Host == host && !holder.Alive(cur.PID)
 		})
 		if err != nil {
 			return nil, err
@@ -182,24 +181,4 @@ func (l *lease) release() error {
 		}
 	})
 	return err
-}
-
-// randomOwner names one store's hold on a lease.
-func randomOwner() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// processAlive reports whether a process with this ID runs on this host.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
