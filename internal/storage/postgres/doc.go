@@ -24,7 +24,10 @@
 // them is seen, a later one is not). Get and iterators of a Txn read that
 // snapshot (Get first looks in the transaction's buffered writes), so
 // iterators see the snapshot only. A Store is also a storage.PointReader:
-// its Get is one autocommit statement, consistent by itself. The store
+// its Get is one autocommit statement, consistent by itself; and a
+// storage.RangeReader: its iterator has a REPEATABLE READ, READ ONLY
+// transaction of its own, whose BEGIN travels with the first batch
+// (rangeread.go), so a Query page costs one round trip and a ROLLBACK. The store
 // is not a LazyBeginner: a lazily begun transaction must conflict with
 // commits made after the call but before its snapshot, which PostgreSQL
 // cannot tell apart from commits before the call.
@@ -34,8 +37,8 @@
 // An iterator reads its range [Lower, Upper) forward or backward in
 // batches (iter.go): one statement per batch, WHERE k >= $lo AND k < $hi
 // ORDER BY k [DESC] LIMIT n, continuing after the last key returned. The
-// batch size starts at 16 and doubles up to 1024, so a Query that wants
-// one item reads a few rows and a Scan page reads large batches; the cost
+// batch size starts at 32 and doubles up to 1024, so a Query page of 25
+// items takes one batch and a Scan page reads large batches; the cost
 // of a batch depends on its size, not on the table's (an index range
 // scan). All batches of an iterator run in its reader's transaction, so
 // they share one snapshot; between batches the connection is free for the
@@ -103,5 +106,6 @@
 //
 // Files: cluster.go (the pool, shared by the stores of its namespaces),
 // schema.go, store.go (storage.Store, snapshots, transactions), commit.go,
-// iter.go, lease.go, gc.go (the tombstone sweep).
+// iter.go, rangeread.go, lease.go, gc.go (the tombstone sweep),
+// clock.go.
 package postgres

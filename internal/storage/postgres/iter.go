@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 
 	"github.com/kura-db/kura/internal/storage"
@@ -11,11 +10,11 @@ import (
 // An iterator reads its range in batches, each one statement on its
 // reader's connection with a LIMIT, continuing after the last key it
 // returned (keyset pagination over the primary key's btree). Batches start
-// small, for a Query that wants a few items, and double up to
+// small, for a Query that wants a few items (firstBatch), and double up to
 // maxBatch, for a Scan that wants a page of a megabyte. Between batches
 // the connection is free for the reader's other reads.
 const (
-	firstBatch = 16
+	firstBatch = 32 // a Query page of the SDKs' usual Limit 25 in one
 	maxBatch   = 1024
 )
 
@@ -24,10 +23,10 @@ const (
 	reverseSQL = `SELECT k, v FROM kura_kv WHERE k >= $1 AND k < $2 AND v IS NOT NULL ORDER BY k DESC LIMIT $3`
 )
 
-// batchSource runs an iterator's statements: a snapshot's or a
-// transaction's reader.
+// batchSource runs an iterator's statements (a snapshot's, a
+// transaction's or the iterator's own reader), calling each for every row.
 type batchSource interface {
-	query(fn func(q querier) error) error
+	rows(sql string, args []any, each func(k, v []byte)) error
 }
 
 type iterator struct {
@@ -87,23 +86,9 @@ func (it *iterator) fetch() error {
 	if it.reverse {
 		sql = reverseSQL
 	}
-	err := it.src.query(func(q querier) error {
-		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-		defer cancel()
-		rows, err := q.Query(ctx, sql, it.lo, it.hi, it.limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k, v []byte
-			if err := rows.Scan(&k, &v); err != nil {
-				return err
-			}
-			it.keys = append(it.keys, k[len(it.s.prefix):])
-			it.vals = append(it.vals, v)
-		}
-		return rows.Err()
+	err := it.src.rows(sql, []any{it.lo, it.hi, it.limit}, func(k, v []byte) {
+		it.keys = append(it.keys, k[len(it.s.prefix):])
+		it.vals = append(it.vals, v)
 	})
 	if err != nil {
 		if err == storage.ErrClosed {

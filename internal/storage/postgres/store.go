@@ -132,9 +132,10 @@ func (s *Store) begin(sql string) (*pgxpool.Conn, error) {
 // serialises its statements: a snapshot may be read from several
 // goroutines at once, and a connection runs one statement at a time.
 type reader struct {
-	s    *Store
-	mu   sync.Mutex
-	conn *pgxpool.Conn // nil once released
+	s     *Store
+	mu    sync.Mutex
+	conn  *pgxpool.Conn // nil once released
+	begin string        // the BEGIN still to send before the first statement
 }
 
 func (r *reader) Get(k []byte) ([]byte, error) {
@@ -160,14 +161,44 @@ func (r *reader) NewIterator(opts storage.IterOptions) (storage.Iterator, error)
 	return newIterator(r.s, r, opts), nil
 }
 
-// query runs one statement of an iterator on the reader's connection.
-func (r *reader) query(fn func(q querier) error) error {
+// rows runs one statement of an iterator on the reader's connection.
+// When the reader's transaction has yet to begin (an iterator of the
+// store's own, rangeread.go), BEGIN goes in the same round trip.
+func (r *reader) rows(sql string, args []any, each func(k, v []byte)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.s.closed.Load() || r.conn == nil {
 		return storage.ErrClosed
 	}
-	return fn(r.conn)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	b := &pgx.Batch{}
+	if r.begin != "" {
+		b.Queue(r.begin)
+	}
+	b.Queue(sql, args...)
+	res := r.conn.SendBatch(ctx, b)
+	defer res.Close()
+	if r.begin != "" {
+		if _, err := res.Exec(); err != nil {
+			return err
+		}
+		r.begin = ""
+	}
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var k, v []byte
+	for rows.Next() {
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		each(k, v)
+		k, v = nil, nil // Scan reuses a slice it is given: each keeps them
+	}
+	return rows.Err()
 }
 
 // end runs sql (ROLLBACK or COMMIT) and gives the connection back; one

@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// NewIterator implements storage.RangeReader: an iterator with a
+// REPEATABLE READ, READ ONLY transaction of its own, begun in the same
+// round trip as its first batch, which it reads now (so that the view is
+// the one at the call). Close ends the transaction.
+func (s *Store) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
+	defer cancel()
+	c, err := s.c.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	s.c.open.Add(1)
+	r := &reader{s: s, conn: c, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"}
+	it := &ownIterator{iterator: newIterator(s, r, opts), r: r}
+	if !it.finished {
+		if it.err = it.fetch(); it.err != nil {
+			it.r.end("ROLLBACK")
+			return nil, it.err
+		}
+		it.fetched = true
+	}
+	return it, nil
+}
+
+// ownIterator is an iterator with a transaction of its own.
+type ownIterator struct {
+	*iterator
+	r       *reader
+	fetched bool // the first batch is in, not yet returned
+}
+
+func (it *ownIterator) Next() bool {
+	if it.fetched {
+		it.fetched = false
+		if it.s.closed.Load() {
+			it.err = storage.ErrClosed
+			return false
+		}
+		it.pos = 0
+		return len(it.keys) > 0
+	}
+	return it.iterator.Next()
+}
+
+func (it *ownIterator) Close() error {
+	it.r.end("ROLLBACK")
+	return it.iterator.Close()
+}
