@@ -27,6 +27,9 @@ const acquireWait = 15 * time.Second
 type Cluster struct {
 	pool *pgxpool.Pool
 	open atomic.Int64 // snapshots and transactions open on every store
+	// parked holds connections whose read-only transaction is still to be
+	// rolled back (park.go).
+	parked parking
 
 	gcStop, gcDone chan struct{}
 	gcOnce         sync.Once
@@ -78,6 +81,7 @@ func (c *Cluster) Close() error {
 		// vacuum back: a leak to fix.
 		slog.Warn("closing the PostgreSQL connection with snapshots or transactions still open", "open", n)
 	}
+	c.parked.close()
 	c.pool.Close()
 	return nil
 }

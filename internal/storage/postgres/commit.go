@@ -52,16 +52,16 @@ func (x *txn) Commit(storage.CommitOptions) error {
 	}
 	x.done = true
 	if x.s.closed.Load() {
-		x.end("ROLLBACK")
+		x.end()
 		return storage.ErrClosed
 	}
 	if len(x.writes) == 0 {
 		// Nothing to apply, so nothing a concurrent commit could undo.
-		x.end("ROLLBACK")
+		x.end()
 		return nil
 	}
 	if now().sub(x.began) > maxTxnAge {
-		x.end("ROLLBACK")
+		x.end()
 		return fmt.Errorf("%w: the transaction is older than %v", storage.ErrConflict, maxTxnAge)
 	}
 	keys := make([][]byte, 0, len(x.writes)+len(x.reads))

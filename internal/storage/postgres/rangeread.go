@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -15,19 +17,34 @@ func (s *Store) NewIterator(opts storage.IterOptions) (storage.Iterator, error) 
 	if s.closed.Load() {
 		return nil, storage.ErrClosed
 	}
+	const begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	if c := s.c.parked.take(); c != nil {
+		it, err := s.openIterator(c, opts, "ROLLBACK", begin)
+		if err == nil {
+			return it, nil
+		}
+		// Perhaps a connection broken while parked: try a fresh one.
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
 	defer cancel()
 	c, err := s.c.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	return s.openIterator(c, opts, begin)
+}
+
+// openIterator reads the first batch on c, after the statements begin.
+func (s *Store) openIterator(c *pgxpool.Conn, opts storage.IterOptions, begin ...string) (*ownIterator, error) {
 	s.c.open.Add(1)
-	r := &reader{s: s, conn: c, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"}
+	r := &reader{s: s, conn: c, begin: begin}
 	it := &ownIterator{iterator: newIterator(s, r, opts), r: r}
 	if !it.finished {
-		if it.err = it.fetch(); it.err != nil {
-			it.r.end("ROLLBACK")
-			return nil, it.err
+		if err := it.fetch(); err != nil {
+			r.conn.Release() // not idle: the pool closes it
+			r.conn = nil
+			s.c.open.Add(-1)
+			return nil, err
 		}
 		it.fetched = true
 	}
@@ -55,6 +72,6 @@ func (it *ownIterator) Next() bool {
 }
 
 func (it *ownIterator) Close() error {
-	it.r.end("ROLLBACK")
+	it.r.end()
 	return it.iterator.Close()
 }

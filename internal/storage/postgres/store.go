@@ -109,13 +109,22 @@ func (s *Store) Begin() (storage.Txn, error) {
 
 // begin takes a connection and starts a transaction on it with sql, in
 // one round trip (the SELECT fixes the snapshot: PostgreSQL takes it at
-// a transaction's first statement, not at BEGIN).
+// a transaction's first statement, not at BEGIN). A parked connection
+// (park.go) is taken first, its ROLLBACK sent in front of sql; if it
+// fails (a connection broken meanwhile), a fresh one is tried.
 func (s *Store) begin(sql string) (*pgxpool.Conn, error) {
 	if s.closed.Load() {
 		return nil, storage.ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
 	defer cancel()
+	if c := s.c.parked.take(); c != nil {
+		if _, err := c.Conn().PgConn().Exec(ctx, "ROLLBACK; "+sql).ReadAll(); err == nil {
+			s.c.open.Add(1)
+			return c, nil
+		}
+		c.Release() // not idle: the pool closes it
+	}
 	c, err := s.c.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -135,7 +144,7 @@ type reader struct {
 	s     *Store
 	mu    sync.Mutex
 	conn  *pgxpool.Conn // nil once released
-	begin string        // the BEGIN still to send before the first statement
+	begin []string      // statements still to send before the first one (rangeread.go)
 }
 
 func (r *reader) Get(k []byte) ([]byte, error) {
@@ -173,18 +182,18 @@ func (r *reader) rows(sql string, args []any, each func(k, v []byte)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	b := &pgx.Batch{}
-	if r.begin != "" {
-		b.Queue(r.begin)
+	for _, st := range r.begin {
+		b.Queue(st)
 	}
 	b.Queue(sql, args...)
 	res := r.conn.SendBatch(ctx, b)
 	defer res.Close()
-	if r.begin != "" {
+	for range r.begin {
 		if _, err := res.Exec(); err != nil {
 			return err
 		}
-		r.begin = ""
 	}
+	r.begin = nil
 	rows, err := res.Query()
 	if err != nil {
 		return err
@@ -201,18 +210,15 @@ func (r *reader) rows(sql string, args []any, each func(k, v []byte)) error {
 	return rows.Err()
 }
 
-// end runs sql (ROLLBACK or COMMIT) and gives the connection back; one
-// whose transaction did not end cleanly is closed by the pool.
-func (r *reader) end(sql string) {
+// end ends the reader's read-only transaction: the connection is parked
+// (park.go) for the next transaction to roll it back in passing.
+func (r *reader) end() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.conn == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	_, _ = r.conn.Exec(ctx, sql)
-	r.conn.Release()
+	r.s.c.parked.park(r.conn)
 	r.conn = nil
 	r.s.c.open.Add(-1)
 }
@@ -221,7 +227,7 @@ type snapshot struct{ reader }
 
 // Close ends the read-only transaction.
 func (sn *snapshot) Close() error {
-	sn.end("ROLLBACK")
+	sn.end()
 	return nil
 }
 
@@ -273,7 +279,7 @@ func (x *txn) Delete(k []byte) error {
 func (x *txn) Rollback() {
 	if !x.done {
 		x.done = true
-		x.end("ROLLBACK")
+		x.end()
 	}
 }
 
