@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
 // defaultMaxConns bounds the pool when the URL does not (pool_max_conns):
@@ -98,7 +100,7 @@ func (c *Cluster) Store(namespace string) (*Store, error) {
 	prefix := []byte(namespace + "/")
 	end := append([]byte(nil), prefix...)
 	end[len(end)-1]++
-	s := &Store{c: c, prefix: prefix, end: end}
+	s := &Store{c: c, oracle: occ.NewOracle(), prefix: prefix, end: end}
 	l, err := acquireLease(c.pool, namespace, s.loseLease)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
 // opTimeout bounds one statement's round trip: a database that stopped
@@ -51,17 +52,17 @@ func (x *txn) Commit(storage.CommitOptions) error {
 		return errors.New("postgres: transaction already ended")
 	}
 	x.done = true
-	if x.s.closed.Load() {
-		x.end()
+	defer x.end() // when nothing else ended the PostgreSQL transaction
+	switch {
+	case x.s.closed.Load():
+		x.o.Rollback()
 		return storage.ErrClosed
-	}
-	if len(x.writes) == 0 {
+	case len(x.writes) == 0:
 		// Nothing to apply, so nothing a concurrent commit could undo.
-		x.end()
+		x.o.Rollback()
 		return nil
-	}
-	if now().sub(x.began) > maxTxnAge {
-		x.end()
+	case now().sub(x.began) > maxTxnAge:
+		x.o.Rollback()
 		return fmt.Errorf("%w: the transaction is older than %v", storage.ErrConflict, maxTxnAge)
 	}
 	keys := make([][]byte, 0, len(x.writes)+len(x.reads))
@@ -80,7 +81,9 @@ func (x *txn) Commit(storage.CommitOptions) error {
 		vals[i], writes[i] = x.writes[string(k)]
 		keys[i] = x.s.key(k)
 	}
-	return x.apply(keys, vals, writes)
+	// The local oracle first (commits of this store since Begin), then
+	// PostgreSQL (every commit since the snapshot, and those in flight).
+	return x.o.Commit(func(map[string]occ.Write) error { return x.apply(keys, vals, writes) })
 }
 
 // apply sends the commit statement and COMMIT in one batch and gives the
@@ -88,18 +91,44 @@ func (x *txn) Commit(storage.CommitOptions) error {
 func (x *txn) apply(keys, vals [][]byte, writes []bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	b := &pgx.Batch{}
+	if x.conn == nil {
+		// A lazy transaction that never read begins here, in the same
+		// round trip (after a parked connection's ROLLBACK).
+		if x.conn = x.s.c.parked.take(); x.conn != nil {
+			b.Queue("ROLLBACK")
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
+			c, err := x.s.c.pool.Acquire(ctx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("postgres: %w", err)
+			}
+			x.conn = c
+		}
+		b.Queue(beginTxnSQL)
+		x.s.c.open.Add(1)
+	}
 	defer func() {
-		x.conn.Release()
+		x.conn.Release() // not idle unless committed: the pool closes it
 		x.conn = nil
 		x.s.c.open.Add(-1)
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	b := &pgx.Batch{}
+	pre := b.Len()
 	b.Queue(commitSQL, keys, vals, writes)
 	b.Queue("COMMIT")
 	res := x.conn.SendBatch(ctx, b)
-	_, werr := res.Exec()
+	var werr error
+	for range pre {
+		if _, err := res.Exec(); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	if _, err := res.Exec(); werr == nil {
+		werr = err
+	}
 	tag, cerr := res.Exec()
 	if err := res.Close(); cerr == nil {
 		cerr = err

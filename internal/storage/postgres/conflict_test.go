@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
 // TestConflictAcrossProcesses checks that the conflict rule holds between
@@ -22,7 +23,7 @@ func TestConflictAcrossProcesses(t *testing.T) {
 	defer a.Close()
 	// The second "process" bypasses the lease (one server per namespace
 	// is the engine's need, not the storage's).
-	b := &Store{c: connect(t), prefix: a.prefix, end: a.end}
+	b := &Store{c: connect(t), oracle: occ.NewOracle(), prefix: a.prefix, end: a.end}
 	put(t, a, "r", "0", "w", "0")
 
 	tx := begin(t, a)

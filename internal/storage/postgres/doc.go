@@ -27,11 +27,30 @@
 // its Get is one autocommit statement, consistent by itself; and a
 // storage.RangeReader: its iterator has a REPEATABLE READ, READ ONLY
 // transaction of its own, whose BEGIN travels with the first batch
-// (rangeread.go), so a Query page costs one round trip and a ROLLBACK. The store
-// is not a LazyBeginner: a lazily begun transaction must conflict with
-// commits made after the call but before its snapshot, which PostgreSQL
-// cannot tell apart from commits before the call.
+// (rangeread.go), so a Query page costs one round trip.
 //
+// Ending a read-only transaction (a snapshot, an iterator's, a transaction
+// that wrote nothing) would cost a round trip for ROLLBACK; instead its
+// connection is parked, and the next transaction that takes it sends the
+// ROLLBACK in front of its BEGIN (park.go). A connection is parked for 50
+// ms at most (its snapshot holds vacuum back meanwhile), 32 at a time.
+//
+// # Lazy transactions
+//
+// The store is a storage.LazyBeginner: BeginLazy sends nothing; the
+// PostgreSQL transaction begins at the first read, and a transaction that
+// never reads (an item write the engine's item cache answered) sends
+// BEGIN, its writes and COMMIT in one round trip. The interface's conflict
+// rule counts from the BeginLazy call, which PostgreSQL cannot see, so
+// each store also runs the local backends' oracle (internal/occ) over its
+// own commits: a commit of this store after the call to a key the
+// transaction reads or writes fails it with ErrConflict even when its
+// snapshot, taken later, shows that commit. Commits of other processes
+// between the call and the snapshot are seen as if the transaction had
+// begun at its snapshot; with one Kura server per namespace (below) there
+// are none. Begin takes its snapshot at once, as described above, and runs
+// through the oracle too, so that lazy transactions see its commits.
+
 // # Bounded iteration
 //
 // An iterator reads its range [Lower, Upper) forward or backward in
@@ -76,8 +95,8 @@
 // that wrote nothing commits nothing, so it cannot conflict.
 //
 // The checks live in PostgreSQL, not in Kura's memory, so they hold
-// between any number of Kura processes on one database (internal/occ, the
-// local backends' oracle, would not). A namespace is still served by one
+// between any number of Kura processes on one database (the local oracle
+// of lazy transactions only adds to them). A namespace is still served by one
 // Kura server at a time (lease.go), because the engine keeps catalog,
 // statistics and the item cache in its own memory.
 //
@@ -100,12 +119,13 @@
 // # Memory and connections
 //
 // The store keeps no data in memory beyond a transaction's buffered
-// writes and an iterator's current batch. Every open snapshot and
+// writes, an iterator's current batch, and the oracle's keys of recent
+// commits (pruned as transactions end). Every open snapshot and
 // transaction holds one pooled connection (64 at most unless the URL's
 // pool_max_conns says otherwise).
 //
 // Files: cluster.go (the pool, shared by the stores of its namespaces),
-// schema.go, store.go (storage.Store, snapshots, transactions), commit.go,
-// iter.go, rangeread.go, lease.go, gc.go (the tombstone sweep),
-// clock.go.
+// schema.go, store.go (storage.Store, snapshots), txn.go and commit.go
+// (transactions), iter.go, rangeread.go, park.go, lease.go, gc.go (the
+// tombstone sweep), clock.go.
 package postgres

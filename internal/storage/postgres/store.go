@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,13 +13,15 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
 // Store is a storage.Store over one namespace of a PostgreSQL database.
 type Store struct {
 	c      *Cluster
-	prefix []byte // namespace of every key
-	end    []byte // first key after the namespace
+	oracle *occ.Oracle // this store's commits, for lazy transactions (txn.go)
+	prefix []byte      // namespace of every key
+	end    []byte      // first key after the namespace
 	lease  *lease
 	closed atomic.Bool
 	lost   atomic.Bool // the lease was taken by another server: closed since
@@ -95,16 +96,6 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 		return nil, err
 	}
 	return &snapshot{reader{s: s, conn: c}}, nil
-}
-
-// Begin implements storage.Store: a REPEATABLE READ transaction whose
-// snapshot is taken now; writes wait in memory for Commit.
-func (s *Store) Begin() (storage.Txn, error) {
-	c, err := s.begin("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
-	if err != nil {
-		return nil, err
-	}
-	return &txn{reader: reader{s: s, conn: c}, began: now(), writes: map[string][]byte{}, reads: map[string]struct{}{}}, nil
 }
 
 // begin takes a connection and starts a transaction on it with sql, in
@@ -229,58 +220,6 @@ type snapshot struct{ reader }
 func (sn *snapshot) Close() error {
 	sn.end()
 	return nil
-}
-
-// txn is a REPEATABLE READ transaction whose writes wait in memory; Commit
-// sends them, and the conflict checks, in one statement (commit.go).
-type txn struct {
-	reader
-	began  monoTime
-	writes map[string][]byte // by key without namespace; nil value: delete
-	reads  map[string]struct{}
-	done   bool
-}
-
-// Get reads the transaction's own writes, then its snapshot, and notes the
-// key for Commit's conflict check.
-func (x *txn) Get(k []byte) ([]byte, error) {
-	if x.s.closed.Load() {
-		return nil, storage.ErrClosed
-	}
-	if v, ok := x.writes[string(k)]; ok {
-		if v == nil {
-			return nil, storage.ErrNotFound
-		}
-		return bytes.Clone(v), nil
-	}
-	v, _, err := x.get(k)
-	if err == nil || errors.Is(err, storage.ErrNotFound) {
-		x.reads[string(k)] = struct{}{}
-	}
-	return v, err
-}
-
-func (x *txn) Set(k, v []byte) error {
-	if x.s.closed.Load() {
-		return storage.ErrClosed
-	}
-	x.writes[string(k)] = append(make([]byte, 0, len(v)), v...) // never nil: nil is a delete
-	return nil
-}
-
-func (x *txn) Delete(k []byte) error {
-	if x.s.closed.Load() {
-		return storage.ErrClosed
-	}
-	x.writes[string(k)] = nil
-	return nil
-}
-
-func (x *txn) Rollback() {
-	if !x.done {
-		x.done = true
-		x.end()
-	}
 }
 
 // isConflict reports whether err is PostgreSQL's verdict that the
