@@ -101,7 +101,7 @@ func (c *Cluster) Store(namespace string) (*Store, error) {
 	end := append([]byte(nil), prefix...)
 	end[len(end)-1]++
 	s := &Store{c: c, oracle: occ.NewOracle(), prefix: prefix, end: end}
-	l, err := acquireLease(c.pool, namespace, s.loseLease)
+	l, err := acquireLease(c.pool, namespace, func(err error) { s.closed.Lose("PostgreSQL", err) })
 	if err != nil {
 		return nil, err
 	}

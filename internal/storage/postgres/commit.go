@@ -54,7 +54,7 @@ func (x *txn) Commit(storage.CommitOptions) error {
 	x.done = true
 	defer x.end() // when nothing else ended the PostgreSQL transaction
 	switch {
-	case x.s.closed.Load():
+	case x.s.closed.Closed():
 		x.o.Rollback()
 		return storage.ErrClosed
 	case len(x.writes) == 0:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
@@ -137,8 +138,8 @@ func TestOldTxnConflicts(t *testing.T) {
 // the first one's lease and then fails, and that closing the first lets a
 // new one open at once.
 func TestLease(t *testing.T) {
-	defer func(w time.Duration) { leaseWait = w }(leaseWait)
-	leaseWait = 300 * time.Millisecond
+	defer func(w time.Duration) { holder.Wait = w }(holder.Wait)
+	holder.Wait = 300 * time.Millisecond
 	ns := freshNamespace(t)
 	c1, c2 := connect(t), connect(t)
 	first, err := c1.Store(ns)

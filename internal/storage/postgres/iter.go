@@ -61,7 +61,7 @@ func (it *iterator) Next() bool {
 	if it.err != nil {
 		return false
 	}
-	if it.s.closed.Load() {
+	if it.s.closed.Closed() {
 		it.err = storage.ErrClosed
 		return false
 	}

@@ -19,14 +19,8 @@ import (
 // second server writing the same namespace would build on stale copies. A
 // store therefore holds a lease on its namespace, a row of kura_leases,
 // renewed while it is open and deleted when it closes. Time is the
-// database server's (now()), so Kura servers' clocks need not agree.
-var (
-	leaseTTL   = 10 * time.Second
-	leaseRenew = 3 * time.Second
-	// leaseWait bounds how long opening a store waits for another
-	// holder's lease to lapse before it gives up.
-	leaseWait = 15 * time.Second
-)
+// database server's (now()), so Kura servers' clocks need not agree. The
+// timing (holder.TTL, holder.Renew, holder.Wait) is shared with storage/tikv.
 
 // ErrNamespaceInUse is returned by Cluster.Store while another Kura server
 // holds the namespace.
@@ -42,13 +36,13 @@ type lease struct {
 	close     sync.Once
 }
 
-// acquireLease takes the namespace's lease, waiting up to leaseWait for
+// acquireLease takes the namespace's lease, waiting up to holder.Wait for
 // another holder's lease to lapse. A lease whose holder ran on this host
 // and whose process is gone (a crash, kill -9) is taken over at once.
 // lost is called if the lease is later found taken by another server.
 func acquireLease(pool *pgxpool.Pool, namespace string, lost func(error)) (*lease, error) {
 	l := &lease{pool: pool, namespace: namespace, me: holder.Me(), stop: make(chan struct{}), done: make(chan struct{})}
-	deadline := time.Now().Add(leaseWait)
+	deadline := time.Now().Add(holder.Wait)
 	for {
 		cur, err := l.take()
 		if err != nil {
@@ -60,7 +54,7 @@ func acquireLease(pool *pgxpool.Pool, namespace string, lost func(error)) (*leas
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%w: %q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", ErrNamespaceInUse, namespace, cur.Host, cur.PID)
 		}
-		time.Sleep(leaseRenew / 3)
+		time.Sleep(holder.Renew / 3)
 	}
 	go l.renew(lost)
 	return l, nil
@@ -82,7 +76,7 @@ func (l *lease) take() (*holder.Record, error) {
 		case errors.Is(err, pgx.ErrNoRows):
 			tag, err := tx.Exec(ctx, `INSERT INTO kura_leases (namespace, owner, host, pid, expires)
 				VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond') ON CONFLICT (namespace) DO NOTHING`,
-				l.namespace, l.me.Owner, l.me.Host, l.me.PID, leaseTTL.Milliseconds())
+				l.namespace, l.me.Owner, l.me.Host, l.me.PID, holder.TTL.Milliseconds())
 			if err == nil && tag.RowsAffected() == 0 {
 				other = &holder.Record{Host: "(another)"} // inserted meanwhile: look again
 			}
@@ -95,7 +89,7 @@ func (l *lease) take() (*holder.Record, error) {
 			return nil
 		}
 		_, err = tx.Exec(ctx, `UPDATE kura_leases SET owner = $2, host = $3, pid = $4, expires = now() + $5 * interval '1 millisecond' WHERE namespace = $1`,
-			l.namespace, l.me.Owner, l.me.Host, l.me.PID, leaseTTL.Milliseconds())
+			l.namespace, l.me.Owner, l.me.Host, l.me.PID, holder.TTL.Milliseconds())
 		return err
 	})
 	if err != nil {
@@ -104,13 +98,13 @@ func (l *lease) take() (*holder.Record, error) {
 	return other, nil
 }
 
-// renew extends the lease every leaseRenew until release. Finding the
+// renew extends the lease every holder.Renew until release. Finding the
 // lease taken by another server (this one stalled past its expiry, or
 // the database was unreachable that long) calls lost once and stops; a
 // failed renewal is retried at the next tick.
 func (l *lease) renew(lost func(error)) {
 	defer close(l.done)
-	t := time.NewTicker(leaseRenew)
+	t := time.NewTicker(holder.Renew)
 	defer t.Stop()
 	for {
 		select {
@@ -118,9 +112,9 @@ func (l *lease) renew(lost func(error)) {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), leaseRenew)
+		ctx, cancel := context.WithTimeout(context.Background(), holder.Renew)
 		tag, err := l.pool.Exec(ctx, `UPDATE kura_leases SET expires = now() + $3 * interval '1 millisecond' WHERE namespace = $1 AND owner = $2`,
-			l.namespace, l.me.Owner, leaseTTL.Milliseconds())
+			l.namespace, l.me.Owner, holder.TTL.Milliseconds())
 		cancel()
 		switch {
 		case err != nil:

@@ -14,7 +14,7 @@ import (
 // round trip as its first batch, which it reads now (so that the view is
 // the one at the call). Close ends the transaction.
 func (s *Store) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	const begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
@@ -61,7 +61,7 @@ type ownIterator struct {
 func (it *ownIterator) Next() bool {
 	if it.fetched {
 		it.fetched = false
-		if it.s.closed.Load() {
+		if it.s.closed.Closed() {
 			it.err = storage.ErrClosed
 			return false
 		}

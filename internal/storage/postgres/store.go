@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
@@ -23,27 +22,14 @@ type Store struct {
 	prefix []byte      // namespace of every key
 	end    []byte      // first key after the namespace
 	lease  *lease
-	closed atomic.Bool
-	lost   atomic.Bool // the lease was taken by another server: closed since
-}
-
-// loseLease closes the store when another server has taken its namespace:
-// serving on would build on copies that server no longer keeps in step.
-func (s *Store) loseLease(err error) {
-	s.lost.Store(true)
-	s.closed.Store(true)
-	slog.Error("PostgreSQL namespace taken over by another Kura server: this server's storage is closed", "err", err)
+	closed holder.Closing
 }
 
 // Close implements storage.Store: it releases the namespace's lease.
 // Snapshots, transactions and iterators report ErrClosed afterwards (and
 // still give their connection back when closed).
 func (s *Store) Close() error {
-	if s.closed.Swap(true) && !s.lost.Load() {
-		return storage.ErrClosed
-	}
-	s.lost.Store(false) // a second Close reports ErrClosed
-	return s.lease.release()
+	return s.closed.Close(s.lease.release)
 }
 
 // key is k inside the namespace.
@@ -56,7 +42,7 @@ func (s *Store) key(k []byte) []byte {
 
 // Get implements storage.PointReader: one statement, consistent by itself.
 func (s *Store) Get(k []byte) ([]byte, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -104,7 +90,7 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 // (park.go) is taken first, its ROLLBACK sent in front of sql; if it
 // fails (a connection broken meanwhile), a fresh one is tried.
 func (s *Store) begin(sql string) (*pgxpool.Conn, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
@@ -146,7 +132,7 @@ func (r *reader) Get(k []byte) ([]byte, error) {
 func (r *reader) get(k []byte) ([]byte, bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.s.closed.Load() || r.conn == nil {
+	if r.s.closed.Closed() || r.conn == nil {
 		return nil, false, storage.ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -155,7 +141,7 @@ func (r *reader) get(k []byte) ([]byte, bool, error) {
 }
 
 func (r *reader) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
-	if r.s.closed.Load() {
+	if r.s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	return newIterator(r.s, r, opts), nil
@@ -167,7 +153,7 @@ func (r *reader) NewIterator(opts storage.IterOptions) (storage.Iterator, error)
 func (r *reader) rows(sql string, args []any, each func(k, v []byte)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.s.closed.Load() || r.conn == nil {
+	if r.s.closed.Closed() || r.conn == nil {
 		return storage.ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)

@@ -3,7 +3,7 @@ package postgres
 import (
 	"fmt"
 	"os"
-	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,62 +58,17 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestNamespaces checks that stores of different namespaces see only their
-// own keys, also in open-ended scans either way, and that a namespace with
-// a '/' (which would nest one prefix in another) is refused.
+// TestNamespaces checks that namespaces of one database keep their keys
+// apart (storagetest.Namespaces), under a prefix no earlier run used.
 func TestNamespaces(t *testing.T) {
 	c := connect(t)
 	base := freshNamespace(t)
-	open := func(ns string) storage.Store {
-		s, err := c.Store(ns)
-		if err != nil {
-			t.Fatal(err)
+	storagetest.Namespaces(t, func(ns string) (storage.Store, error) {
+		if ns != "" && !strings.Contains(ns, "/") {
+			ns = base + ns
 		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}
-	a, ab := open(base+"a"), open(base+"ab")
-	for _, w := range []struct {
-		s storage.Store
-		k string
-	}{{a, "k1"}, {a, "k2"}, {ab, "k0"}, {ab, "k3"}} {
-		tx, _ := w.s.Begin()
-		_ = tx.Set([]byte(w.k), []byte(w.k))
-		if err := tx.Commit(storage.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	keys := func(s storage.Store, reverse bool) []string {
-		sn, err := s.NewSnapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sn.Close()
-		it, _ := sn.NewIterator(storage.IterOptions{Reverse: reverse})
-		defer it.Close()
-		var out []string
-		for it.Next() {
-			out = append(out, string(it.Key()))
-		}
-		if it.Err() != nil {
-			t.Fatal(it.Err())
-		}
-		return out
-	}
-	if got := keys(a, false); !slices.Equal(got, []string{"k1", "k2"}) {
-		t.Errorf("a forward = %q", got)
-	}
-	if got := keys(a, true); !slices.Equal(got, []string{"k2", "k1"}) {
-		t.Errorf("a reverse = %q", got)
-	}
-	if got := keys(ab, true); !slices.Equal(got, []string{"k3", "k0"}) {
-		t.Errorf("ab reverse = %q", got)
-	}
-	for _, bad := range []string{"", "a/b"} {
-		if _, err := c.Store(bad); err == nil {
-			t.Errorf("namespace %q accepted", bad)
-		}
-	}
+		return c.Store(ns)
+	})
 }
 
 // put commits key/value pairs in one transaction.

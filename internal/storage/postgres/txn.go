@@ -13,7 +13,7 @@ const beginTxnSQL = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 // Begin implements storage.Store: a REPEATABLE READ transaction whose
 // snapshot is taken now; writes wait in memory for Commit.
 func (s *Store) Begin() (storage.Txn, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	x := s.newTxn()
@@ -29,7 +29,7 @@ func (s *Store) Begin() (storage.Txn, error) {
 // the round trip of its commit. The conflict rule counts from the call
 // through the store's local oracle (doc.go, "Lazy transactions").
 func (s *Store) BeginLazy() (storage.Txn, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	return s.newTxn(), nil
@@ -72,7 +72,7 @@ func (x *txn) ensureStarted() error {
 // Get reads the transaction's own writes, then its snapshot, and notes the
 // key for Commit's conflict check.
 func (x *txn) Get(k []byte) ([]byte, error) {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	if v, ok := x.writes[string(k)]; ok {
@@ -93,7 +93,7 @@ func (x *txn) Get(k []byte) ([]byte, error) {
 }
 
 func (x *txn) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	if err := x.ensureStarted(); err != nil {
@@ -103,7 +103,7 @@ func (x *txn) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
 }
 
 func (x *txn) Set(k, v []byte) error {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return storage.ErrClosed
 	}
 	x.writes[string(k)] = append(make([]byte, 0, len(v)), v...) // never nil: nil is a delete
@@ -113,7 +113,7 @@ func (x *txn) Set(k, v []byte) error {
 }
 
 func (x *txn) Delete(k []byte) error {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return storage.ErrClosed
 	}
 	x.writes[string(k)] = nil
