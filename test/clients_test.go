@@ -131,7 +131,8 @@ func TestJavaScriptSDK(t *testing.T) {
 
 // TestConsoleBrowser drives the web console in headless Chromium
 // (test/clients/js/console-browser.mjs): under the Content-Security-Policy
-// Kura serves it with, signing with the browser's WebCrypto. Skipped where
+// Kura serves it with, signing with the browser's WebCrypto, every feature
+// used as a user uses it, a screenshot of each state. Skipped where
 // Chromium or playwright-core is missing, unless KURA_REQUIRE_BROWSER is
 // set (.ci/run installs Chromium and sets it).
 func TestConsoleBrowser(t *testing.T) {
@@ -147,11 +148,14 @@ func TestConsoleBrowser(t *testing.T) {
 	k := startKura(t, append([]string{"--in-memory"}, clientCredentials...)...)
 	cmd := exec.Command("node", "--test", "console-browser.mjs")
 	cmd.Dir = "clients/js"
+	// The screenshots of each page state: KURA_SCREENSHOTS, or a new
+	// folder in the temp folder (named in the output).
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "KURA_CHROMIUM="+browser)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("console in Chromium failed: %v\n%s", err, out)
 	}
+	t.Logf("%s", out)
 }
 
 // TestConsolePerKey drives the web console's page (jsdom) against a Kura

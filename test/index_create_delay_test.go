@@ -39,6 +39,58 @@ func delayedTable(t *testing.T, name string) (*dynamodb.Client, func() *types.Ta
 	return c, describe
 }
 
+// DynamoDB's texts for online index changes that the delay makes visible.
+const (
+	msgOneOnlineIndex  = "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+	msgDeleteTableBusy = "Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted."
+)
+
+// msgDeleteAllocating is DynamoDB's refusal of deleting a new index still
+// in resource allocation.
+func msgDeleteAllocating(table, index string) string {
+	return "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. " +
+		"Retry deletion during backfilling phase or when the index is active. Table: " + table + " Index: " + index
+}
+
+// gsiChange is an UpdateTable of table that creates GSI index (keyed on
+// attribute g, KEYS_ONLY) or, with drop, deletes it.
+func gsiChange(c *dynamodb.Client, table, index string, drop bool) error {
+	in := &dynamodb.UpdateTableInput{TableName: aws.String(table)}
+	if drop {
+		in.GlobalSecondaryIndexUpdates = []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}
+	} else {
+		in.AttributeDefinitions = []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}}
+		in.GlobalSecondaryIndexUpdates = []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String(index), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}
+	}
+	_, err := c.UpdateTable(bg, in)
+	return err
+}
+
+// putG writes n items of table, keys "0".."n-1", each with g = "x".
+func putG(t *testing.T, c *dynamodb.Client, table string, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"pk": S(fmt.Sprint(i)), "g": S("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitUntil polls cond for up to 10 s and fails with what when it never holds.
+func waitUntil(t *testing.T, cond func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(what())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestGSICreateLifecycleWithDelay: a GSI added by UpdateTable goes through
 // DynamoDB's phases in order: resource allocation (table UPDATING, index
 // CREATING, Backfilling false), then the table ACTIVE, and only then the
@@ -47,12 +99,7 @@ func delayedTable(t *testing.T, name string) (*dynamodb.Client, func() *types.Ta
 func TestGSICreateLifecycleWithDelay(t *testing.T) {
 	c, describe := delayedTable(t, "lifecycle")
 	name := "lifecycle"
-	for i := range 20 {
-		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(name),
-			Item: map[string]types.AttributeValue{"pk": S(fmt.Sprint(i)), "g": S("x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putG(t, c, name, 20)
 	_, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{
 		TableName:            aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
@@ -151,6 +198,8 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 	}
 	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	wantAPIError(t, err, "ResourceInUseException", busy)
+	// A GSI is a second online index change too.
+	wantAPIError(t, gsiChange(c, name, "byG", false), "LimitExceededException", msgOneOnlineIndex)
 	_, err = c.SearchVectors(bg, &dynamodb.SearchVectorsInput{TableName: aws.String(name), IndexName: aws.String("vix"),
 		SearchVector: []types.AttributeValue{N("1"), N("0"), N("0")}, TopK: aws.Int32(1)})
 	wantAPIError(t, err, "ValidationException", "Cannot search backfilling vector index: vix")
@@ -175,5 +224,62 @@ func TestVectorIndexCreateLifecycleWithDelay(t *testing.T) {
 			t.Fatalf("index never ACTIVE: table %s, index %+v", d.TableStatus, d.VectorIndexes)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestGSICreatePhasesWithDelay: a GSI added by UpdateTable shows the same
+// phases as a vector index, even on a small table: resource allocation
+// (table UPDATING, index CREATING, Backfilling false), during which
+// deleting it is refused and another online index change is held to one
+// at a time, then the backfill (table ACTIVE, Backfilling true, lasting
+// the delay too), during which deleting it cancels the build. The rule is
+// DynamoDB's documented one (GlobalSecondaryIndexDescription.Backfilling,
+// aws-sdk-go-v2 service/dynamodb v1.74.0: an index being created can be
+// deleted while Backfilling is true, not while it is false).
+func TestGSICreatePhasesWithDelay(t *testing.T) {
+	c, describe := delayedTable(t, "gsiphases")
+	name := "gsiphases"
+	putG(t, c, name, 5)
+	if err := gsiChange(c, name, "byG", false); err != nil {
+		t.Fatal(err)
+	}
+	wantAPIError(t, gsiChange(c, name, "byG", true), "ResourceInUseException", msgDeleteAllocating(name, "byG"))
+	wantAPIError(t, gsiChange(c, name, "byG2", false), "LimitExceededException", msgOneOnlineIndex)
+	_, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceInUseException", msgDeleteTableBusy)
+
+	gsis := func() string {
+		d := describe()
+		return fmt.Sprintf("table %s, %+v", d.TableStatus, d.GlobalSecondaryIndexes)
+	}
+	waitUntil(t, func() bool {
+		d := describe()
+		g := d.GlobalSecondaryIndexes
+		return d.TableStatus == types.TableStatusActive && len(g) == 1 && g[0].IndexStatus == types.IndexStatusCreating && aws.ToBool(g[0].Backfilling)
+	}, func() string { return "never ACTIVE beside a backfilling index: " + gsis() })
+	_, err = c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceInUseException", msgDeleteTableBusy)
+	wantAPIError(t, gsiChange(c, name, "byG2", false), "LimitExceededException", msgOneOnlineIndex)
+	// The cancel is taken; the index is DELETING, then gone.
+	if err := gsiChange(c, name, "byG", true); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool {
+		d := describe()
+		return len(d.GlobalSecondaryIndexes) == 0 && d.TableStatus == types.TableStatusActive
+	},
+		func() string { return "the cancelled index never left: " + gsis() })
+	// Built again, it turns ACTIVE with every item.
+	if err := gsiChange(c, name, "byG", false); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool {
+		g := describe().GlobalSecondaryIndexes
+		return len(g) == 1 && g[0].IndexStatus == types.IndexStatusActive
+	}, func() string { return "index never ACTIVE: " + gsis() })
+	q, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+		KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": S("x")}})
+	if err != nil || q.Count != 5 {
+		t.Fatalf("Query the new index: %v %v", q, err)
 	}
 }

@@ -42,7 +42,16 @@ var describeStream = op(Backend.DescribeStream, func(in *sw.DescribeStreamInput)
 	v.intRange("limit", in.Limit, 1, 100)
 	v.strLen("exclusiveStartShardId", in.ExclusiveStartShardId, 28, 65)
 	if f := in.ShardFilter; f != nil {
+		// DynamoDB refuses a filter without its Type, and a CHILD_SHARDS
+		// filter without the parent's ShardId, with a ValidationException
+		// (ScyllaDB's Alternator tests run against DynamoDB,
+		// test_streams.py test_stream_shard_filtering_missing_*), although
+		// the API model marks neither member required. Its wording is not
+		// recorded: source: Kura's own, in the form of DynamoDB's other
+		// null-member checks.
+		v.notNull("shardFilter.type", f.Type == "")
 		v.enum("shardFilter.type", f.Type, []string{"CHILD_SHARDS"})
+		v.notNull("shardFilter.shardId", f.Type == "CHILD_SHARDS" && f.ShardId == nil)
 		v.strLen("shardFilter.shardId", f.ShardId, 28, 65)
 	}
 	return v.err()

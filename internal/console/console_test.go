@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -46,7 +47,7 @@ func TestHandler(t *testing.T) {
 	for path, ctype := range map[string]string{
 		"/console/console.js": "text/javascript; charset=utf-8", "/console/sigv4.js": "text/javascript; charset=utf-8",
 		"/console/dynamodb.js": "text/javascript; charset=utf-8", "/console/console.css": "text/css; charset=utf-8",
-		"/console/index.html": "text/html; charset=utf-8",
+		"/console/index.html": "text/html; charset=utf-8", "/console/favicon.svg": "image/svg+xml",
 	} {
 		if r := get(t, h, "GET", path); r.StatusCode != 200 || r.Header.Get("Content-Type") != ctype {
 			t.Errorf("%s: %d %q", path, r.StatusCode, r.Header.Get("Content-Type"))
@@ -91,24 +92,26 @@ func TestAssetsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := assets.ReadFile("assets/console.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var files []string
 	for _, m := range regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(string(page), -1) {
 		files = append(files, m[1])
 	}
-	for _, name := range []string{"console.js", "dynamodb.js", "sigv4.js"} {
-		js, err := assets.ReadFile("assets/" + name)
+	scripts, err := fs.Glob(assets, "assets/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script []byte
+	for _, name := range scripts {
+		js, err := assets.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
+		script = append(script, js...)
 		for _, m := range regexp.MustCompile(`from "\./([^"]+)"`).FindAllStringSubmatch(string(js), -1) {
 			files = append(files, m[1])
 		}
 	}
-	if len(files) < 4 {
+	if len(files) < 8 {
 		t.Fatalf("found only %v", files)
 	}
 	h := Handler(Options{})
@@ -133,7 +136,7 @@ func TestAssetsAgree(t *testing.T) {
 	}
 	for _, id := range used {
 		if !ids[id] {
-			t.Errorf("console.js looks up #%s, which the page does not have", id)
+			t.Errorf("a script looks up #%s, which the page does not have", id)
 		}
 	}
 }

@@ -6,6 +6,13 @@ import (
 	"strings"
 )
 
+// Evidence: each text written here names its source in a "Source:" line;
+// the captures are the files of shared/dynamodb-captures (their README says
+// what each holds). Constructors that take a message (Validation,
+// ResourceNotFound, ResourceInUse, ...) are given the text by their caller,
+// which names its source where it writes it. A text whose source is not
+// known says "source: Kura's own".
+
 // Namespaces DynamoDB uses in __type.
 const (
 	nsDynamo   = "com.amazonaws.dynamodb.v20120810#"
@@ -73,6 +80,7 @@ func (e *Error) FullType() string { return e.Namespace + e.Type }
 func (e *Error) MessageKey() string {
 	switch {
 	case e.Namespace == nsService && e.Type == "SerializationException",
+		e.Type == "AccessDeniedException", // dynalite's DynamoDB-verified tests read body.Message
 		e.Type == "TransactionCanceledException",
 		e.Type == "ConditionalCheckFailedException" && e.Item != nil:
 		return "Message"
@@ -99,6 +107,9 @@ func Validation(msg string) *Error {
 // validation messages raised while checking the request itself, before any
 // table is looked up ("1 validation error detected: ..."). Messages that
 // depend on the table (key schema checks and the like) carry no prefix.
+//
+// Source: 2026-08-12-wording-drift.json (us-east-1 moved to the prefixed
+// wording; 2026-06-09-validation-rewording.json has both wordings).
 const Detected1 = "1 validation error detected: "
 
 // RequestInvalid is a request-phase ValidationException of the checks
@@ -157,6 +168,9 @@ func Validationf(format string, args ...any) *Error {
 
 // InvalidParam is DynamoDB's common "One or more parameter values were
 // invalid: ..." ValidationException.
+//
+// Source: 2026-06-09-validation-rewording.json (c_ct_3keys, every region)
+// and cross-region-latest.json (b_put_empty_ss).
 func InvalidParam(format string, args ...any) *Error {
 	return Validation("One or more parameter values were invalid: " + fmt.Sprintf(format, args...))
 }
@@ -171,6 +185,11 @@ type Constraint struct {
 
 // Constraints builds the "N validation error(s) detected: ..." exception, or
 // returns nil when cs is empty.
+//
+// Source: 2026-06-09-validation-rewording.json, cross-region-latest.json and
+// 2026-08-12-batch-empty-and-nesting.json ("Value ... at '...' failed to
+// satisfy constraint: ...", several joined by "; " after "N validation
+// errors detected: ").
 func Constraints(cs []Constraint) *Error {
 	if len(cs) == 0 {
 		return nil
@@ -189,11 +208,17 @@ func Constraints(cs []Constraint) *Error {
 // Serialization is a SerializationException: a wrongly typed member (msg is
 // the deserialiser's text, sent under the key "Message"), or, with msg "",
 // a body that is not JSON at all (sent with no message member).
+//
+// Source: the wrongly typed members' texts are dynalite 4.0.0's, re-checked
+// against AWS (commit a4cdf25), the "Message" key as MessageKey says; the
+// bare answer to a non-JSON body: source: Kura's own.
 func Serialization(msg string) *Error {
 	return newErr(nsService, "SerializationException", 400, msg)
 }
 
 // UnknownOperation is returned for an unknown X-Amz-Target.
+//
+// Source: Kura's own (no message).
 func UnknownOperation() *Error {
 	return newErr(nsService, "UnknownOperationException", 400, "")
 }
@@ -204,22 +229,32 @@ func ResourceNotFound(msg string) *Error {
 }
 
 // TableNotFound is the data-plane "Requested resource not found" error.
+//
+// Source: DynamoDB answers quoted in client reports (aws/aws-sdk-js #4127,
+// 2022: "ResourceNotFoundException: Requested resource not found").
 func TableNotFound() *Error { return ResourceNotFound("Requested resource not found") }
 
 // TableNotFoundException is the backup APIs' not-found error (not the
 // ResourceNotFoundException the other operations answer).
+//
+// Source: probe reports captured from DynamoDB (us-west-2 and us-east-1,
+// 2026-10-08/09), as docs/compatibility.md's on-demand backups note says.
 func TableNotFoundException(table string) *Error {
 	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found: "+table)
 }
 
 // TableNotFoundBare is TableNotFoundException without the table, as
 // RestoreTableToPointInTime answers a missing source named by ARN.
+//
+// Source: a probe of DynamoDB in us-east-1, 2026-10-09 (engine/pitr_restore.go).
 func TableNotFoundBare() *Error {
 	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found")
 }
 
 // ContinuousBackupsUnavailable is refused point-in-time recovery settings
 // of a table whose backups are not available yet.
+//
+// Source: the live-probe catalogue of October 2026, DDB-TABLE-115.
 func ContinuousBackupsUnavailable(table string) *Error {
 	return newErr(nsDynamo, "ContinuousBackupsUnavailableException", 400, "Backups are being enabled for the table: "+table+". Please retry later")
 }
@@ -230,12 +265,24 @@ func Service(typ, msg string) *Error {
 	return newErr(nsService, typ, 400, msg)
 }
 
+// AccessDenied is the AccessDeniedException of DynamoDB's authorization
+// (namespace com.amazon.coral.service#, HTTP 400; the type and namespace
+// as dynalite's DynamoDB-verified tests assert them).
+//
+// Source of the texts: engine/arn_access.go.
+func AccessDenied(msg string) *Error {
+	return newErr(nsService, "AccessDeniedException", 400, msg)
+}
+
 // TableInUse is the backup APIs' TableInUseException.
 func TableInUse(msg string) *Error {
 	return newErr(nsDynamo, "TableInUseException", 400, msg)
 }
 
 // TableAlreadyExists is the restore APIs' TableAlreadyExistsException.
+//
+// Source: probe reports captured from DynamoDB (us-west-2 and us-east-1,
+// 2026-10-08/09), with the backup APIs' other texts.
 func TableAlreadyExists(table string) *Error {
 	return newErr(nsDynamo, "TableAlreadyExistsException", 400, "Table already exists: "+table)
 }
@@ -287,6 +334,9 @@ func ResourceInUse(msg string) *Error {
 }
 
 // ConditionalCheckFailed is returned when a ConditionExpression is false.
+//
+// Source: 2026-08-12-batch-empty-and-nesting.json (the nesting probe's
+// ConditionalCheckFailedException in 25 regions).
 func ConditionalCheckFailed() *Error {
 	return newErr(nsDynamo, "ConditionalCheckFailedException", 400, "The conditional request failed")
 }
@@ -340,6 +390,8 @@ func IdempotentParameterMismatch(msg string) *Error {
 }
 
 // DuplicateItem is PartiQL INSERT of an existing key.
+//
+// Source: Kura's own.
 func DuplicateItem() *Error {
 	return newErr(nsDynamo, "DuplicateItemException", 400, "Duplicate primary key exists in table")
 }
@@ -350,6 +402,9 @@ func DuplicateItem() *Error {
 // the api layer writes exactly that. (A __type such as RequestLimitExceeded
 // would be wrong: the AWS SDKs treat that code as retryable throttling and
 // would send the oversized body again.)
+//
+// Source: stated, not traced to a capture or document, by commit a4cdf25:
+// source: Kura's own.
 var ErrRequestTooLarge = errors.New("request body exceeds the request size limit")
 
 // Internal is an InternalServerError (HTTP 500).
@@ -396,5 +451,7 @@ func As(err error) *Error {
 	if e, ok := err.(*Error); ok {
 		return e
 	}
+	// Source: DynamoDB answers quoted in client reports
+	// (aws/aws-sdk-java #1881, 2019; Sleavely/dynamo-plus #16, 2020).
 	return Internal("Internal server error")
 }

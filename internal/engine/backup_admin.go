@@ -18,10 +18,14 @@ func backupNotFound(arn string) *ddberr.Error {
 	return ddberr.BackupNotFound("Backup not found: " + arn)
 }
 
-// findBackup is the backup a BackupArn member names: checkBackupARN's
-// refusals, BackupNotFoundException when no backup has it.
-func (e *Engine) findBackup(arn string) (*backupRecord, error) {
+// findBackup is the backup a BackupArn member of action names:
+// checkBackupARN's refusals, AccessDeniedException for another account's
+// (arn_access.go), BackupNotFoundException when no backup has it.
+func (e *Engine) findBackup(action, arn string) (*backupRecord, error) {
 	if err := checkBackupARN(arn); err != nil {
+		return nil, err
+	}
+	if err := e.authorizeARN(action, arn); err != nil {
 		return nil, err
 	}
 	b, ok := e.backup(arn)
@@ -35,7 +39,7 @@ func (e *Engine) findBackup(arn string) (*backupRecord, error) {
 // gave it (DynamoDB echoes an ARN naming another region back).
 func (e *Engine) DescribeBackup(ctx context.Context, in *wire.DescribeBackupInput) (*wire.DescribeBackupOutput, error) {
 	arn := cpDeref(in.BackupArn)
-	b, err := e.findBackup(arn)
+	b, err := e.findBackup("DescribeBackup", arn)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +55,7 @@ func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (
 	arn := cpDeref(in.BackupArn)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	b, err := e.findBackup(arn)
+	b, err := e.findBackup("DeleteBackup", arn)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTableFromBackupInput) (*wire.RestoreTableFromBackupOutput, error) {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	b, err := e.findBackup(cpDeref(in.BackupArn))
+	b, err := e.findBackup("RestoreTableFromBackup", cpDeref(in.BackupArn))
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,9 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 	if verr != nil {
 		return nil, verr
 	}
+	if err := e.authorizeARN("ExportTableToPointInTime", arn); err != nil {
+		return nil, err
+	}
 	if prev, err := e.exportByToken(in); prev != nil || err != nil {
 		return &wire.ExportTableToPointInTimeOutput{ExportDescription: prev}, err
 	}
@@ -245,6 +248,9 @@ func (e *Engine) loadExports() error {
 
 // DescribeExport describes one export.
 func (e *Engine) DescribeExport(ctx context.Context, in *wire.DescribeExportInput) (*wire.DescribeExportOutput, error) {
+	if err := e.authorizeARN("DescribeExport", cpDeref(in.ExportArn)); err != nil {
+		return nil, err
+	}
 	r, ok := e.exp.get(cpDeref(in.ExportArn))
 	if !ok {
 		return nil, ddberr.ExportNotFound("Export not found: " + cpDeref(in.ExportArn))

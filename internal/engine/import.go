@@ -156,6 +156,9 @@ func (e *Engine) loadImports() error {
 
 // DescribeImport describes one import.
 func (e *Engine) DescribeImport(ctx context.Context, in *wire.DescribeImportInput) (*wire.DescribeImportOutput, error) {
+	if err := e.authorizeARN("DescribeImport", cpDeref(in.ImportArn)); err != nil {
+		return nil, err
+	}
 	r, ok := e.imp.get(cpDeref(in.ImportArn))
 	if !ok {
 		return nil, ddberr.ImportNotFound("Import not found: " + cpDeref(in.ImportArn))

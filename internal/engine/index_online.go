@@ -18,7 +18,8 @@ import (
 // Backfilling set and persists it; from then on every write maintains the
 // index (liveIndexes). A background goroutine then walks the table in
 // chunks, each its own short transaction, and writes the entries of the
-// items already there; when it reaches the end the index turns ACTIVE. A
+// items already there; when it reaches the end (with --create-delay, and
+// not before backfillMinEnd) the index turns ACTIVE. A
 // restart finds the index still backfilling in the catalog and starts over
 // (chunks skip entries that exist, so the work is idempotent).
 //
@@ -100,7 +101,8 @@ func (e *Engine) startIndexWork(t *Table, prev *Table) {
 		if was, ok := prev.Index(ix.Name); ok && was.ID == ix.ID {
 			continue
 		}
-		e.goBackground(func() { e.backfill(t.Name, t.ID, ix) })
+		minEnd := e.backfillMinEnd(t)
+		e.goBackground(func() { e.backfill(t.Name, t.ID, ix, minEnd) })
 	}
 	for _, was := range prev.GSIs {
 		if was.Status == StatusDeleting {
@@ -140,8 +142,8 @@ func (e *Engine) currentIndex(table string, tableID uint64, ix *Index) (*Table, 
 }
 
 // backfill indexes the items already in the table, then marks the index
-// ACTIVE.
-func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
+// ACTIVE, not before minEnd (see backfillMinEnd).
+func (e *Engine) backfill(table string, tableID uint64, ix *Index, minEnd time.Time) {
 	e.barrier()
 	log := slog.Default().With("table", table, "index", ix.Name)
 	log.Info("index backfill started")
@@ -189,6 +191,12 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
 		}
 		cursor = next
 	}
+	if !minEnd.IsZero() && !e.awaitClock(minEnd, func() bool {
+		_, cur, ok := e.currentIndex(table, tableID, ix)
+		return ok && cur.Backfilling
+	}) {
+		return // deleted (cancelled) or closing: a restart resumes it
+	}
 	if t, cur, ok := e.currentIndex(table, tableID, ix); ok && cur.Backfilling {
 		if err := e.settleIndexStats(t, cur); err != nil {
 			log.Error("index backfill: recounting the index failed", "err", err)
@@ -220,6 +228,24 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index) {
 		return
 	}
 	log.Info("index backfill finished", "active", !allocating, "scanned", scanned, "indexed", indexed, "skipped", skipped, "took", time.Since(start).Round(time.Millisecond))
+}
+
+// backfillMinEnd is when, with --create-delay, the backfill of a GSI of t
+// may finish at the earliest: the delay after the table's resource
+// allocation ends (its ReadyAt while UPDATING; now for a backfill resumed
+// at start), so the backfill phase (table ACTIVE, index CREATING with
+// Backfilling true, a Delete taken as a cancel) can be seen as on
+// DynamoDB, where it lasts minutes even for a few items. Zero without a
+// delay.
+func (e *Engine) backfillMinEnd(t *Table) time.Time {
+	if e.cfg.CreateDelay <= 0 {
+		return time.Time{}
+	}
+	from := e.clock.Now()
+	if t.rec.Status == StatusUpdating && from.Before(t.rec.ReadyAt) {
+		from = t.rec.ReadyAt
+	}
+	return from.Add(e.cfg.CreateDelay)
 }
 
 // backfillChunk indexes up to backfillChunk items from cursor in one
@@ -387,7 +413,8 @@ func (e *Engine) resumeIndexWork(restored map[indexRef]bool) error {
 		tables = append(tables, t)
 		for _, ix := range t.GSIs {
 			if ix.Backfilling {
-				e.goBackground(func() { e.backfill(t.Name, t.ID, ix) })
+				minEnd := e.backfillMinEnd(t)
+				e.goBackground(func() { e.backfill(t.Name, t.ID, ix, minEnd) })
 			}
 		}
 	}

@@ -36,9 +36,12 @@ const (
 
 // policyTarget resolves a ResourceArn: the table, and the key of its policy
 // in the table's record ("" for the table, the stream's ARN for a stream).
-func (e *Engine) policyTarget(arn string) (*Table, string, error) {
+func (e *Engine) policyTarget(action, arn string) (*Table, string, error) {
 	name, sub, err := e.parseResourceARN(arn)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := e.authorizeARN(action, arn); err != nil {
 		return nil, "", err
 	}
 	t, ok := e.lookupTable(name)
@@ -104,7 +107,7 @@ func (e *Engine) PutResourcePolicy(ctx context.Context, in *wire.PutResourcePoli
 	arn, doc := cpDeref(in.ResourceArn), cpDeref(in.Policy)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	t, key, err := e.policyTarget(arn)
+	t, key, err := e.policyTarget("PutResourcePolicy", arn)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +140,7 @@ func (e *Engine) PutResourcePolicy(ctx context.Context, in *wire.PutResourcePoli
 // GetResourcePolicy returns a table's or stream's policy.
 func (e *Engine) GetResourcePolicy(ctx context.Context, in *wire.GetResourcePolicyInput) (*wire.GetResourcePolicyOutput, error) {
 	arn := cpDeref(in.ResourceArn)
-	t, key, err := e.policyTarget(arn)
+	t, key, err := e.policyTarget("GetResourcePolicy", arn)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +157,7 @@ func (e *Engine) DeleteResourcePolicy(ctx context.Context, in *wire.DeleteResour
 	arn := cpDeref(in.ResourceArn)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	t, key, err := e.policyTarget(arn)
+	t, key, err := e.policyTarget("DeleteResourcePolicy", arn)
 	if err != nil {
 		return nil, err
 	}

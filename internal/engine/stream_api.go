@@ -72,12 +72,16 @@ func wellFormedStreamARN(arn string) bool {
 	return ok && name != "" && label != "" && !strings.Contains(name, "/")
 }
 
-// lookupStream finds a retained stream by ARN. An ARN without a stream
-// ARN's shape is a ValidationException in DynamoDB Streams, one that names
+// lookupStream finds a retained stream by ARN for action. An ARN without a
+// stream ARN's shape is a ValidationException in DynamoDB Streams, one of
+// another account an AccessDeniedException (arn_access.go), one that names
 // no stream a ResourceNotFoundException.
-func (e *Engine) lookupStream(arn string) (*streamState, error) {
+func (e *Engine) lookupStream(action, arn string) (*streamState, error) {
 	if !wellFormedStreamARN(arn) {
 		return nil, ddberr.Validation("Invalid StreamArn")
+	}
+	if err := e.authorizeARN(action, arn); err != nil {
+		return nil, err
 	}
 	e.streams.mu.Lock()
 	s, ok := e.streams.byARN[arn]
@@ -143,7 +147,7 @@ func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.
 // number ranges), paged by ExclusiveStartShardId, or only the children of
 // one shard with ShardFilter CHILD_SHARDS.
 func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput) (*sw.DescribeStreamOutput, error) {
-	s, err := e.lookupStream(cpDeref(in.StreamArn))
+	s, err := e.lookupStream("DescribeStream", cpDeref(in.StreamArn))
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +276,7 @@ func (e *Engine) decodeIterator(s string) (string, iterator, error) {
 // GetShardIterator returns an iterator at a position of a shard.
 func (e *Engine) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorInput) (*sw.GetShardIteratorOutput, error) {
 	arn := cpDeref(in.StreamArn)
-	s, err := e.lookupStream(arn)
+	s, err := e.lookupStream("GetShardIterator", arn)
 	if err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, err
 	}
 	if t.Status == StatusUpdating {
-		if err := vectorChangeWhileAllocating(t, in); err != nil {
+		if err := indexChangeWhileAllocating(t, in); err != nil {
 			return nil, err
 		}
 		if err := admitWhileUpdating(t, f); err != nil {
@@ -440,7 +440,9 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		return ddberr.ResourceNotFound("Requested resource not found: Index " + n + " for table " + name)
 	}
 	for _, u := range in.GlobalSecondaryIndexUpdates {
-		if (u.Create != nil || u.Delete != nil) && onlineIndexChangeRunning(d) && !deletesBackfilling(d, u.Delete) {
+		// A vector index being built counts as the one online index change
+		// too, as a GSI's does for a vector index (applyVectorUpdates).
+		if (u.Create != nil || u.Delete != nil) && (onlineIndexChangeRunning(d) || vectorIndexBuilding(d)) && !deletesBackfilling(d, u.Delete) {
 			return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
 		}
 		switch {

@@ -99,10 +99,7 @@ func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Err
 	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
 		return "", "", invalid
 	}
-	if parts[4] != e.cfg.AccountID {
-		return "", "", resourceARNNotFound(arn) // other accounts are not visible
-	}
-	return name, sub, nil
+	return name, sub, nil // the account: authorizeARN
 }
 
 func resourceARNNotFound(arn string) *ddberr.Error {
@@ -116,13 +113,20 @@ func taggable(t *Table, ok bool) bool {
 	return ok && t.Status != StatusCreating && t.Status != StatusDeleting
 }
 
-// tableByARN resolves a resource ARN to a table the tag APIs find.
+// tableByARN resolves ListTagsOfResource's ARN to a table the tag APIs
+// find; an ARN naming no table is refused as unauthorized (arn_access.go).
 func (e *Engine) tableByARN(arn string) (*Table, *ddberr.Error) {
 	name, err := e.parseTableARN(arn)
 	if err != nil {
 		return nil, err
 	}
+	if err := e.authorizeARN("ListTagsOfResource", arn); err != nil {
+		return nil, err
+	}
 	t, ok := e.lookupTable(name)
+	if !ok {
+		return nil, e.accessDenied("ListTagsOfResource", arn, false)
+	}
 	if !taggable(t, ok) {
 		return nil, resourceARNNotFound(arn)
 	}
@@ -144,6 +148,9 @@ func (e *Engine) TagResource(ctx context.Context, in *wire.TagResourceInput) (*w
 	}
 	if len(in.Tags) > maxTags {
 		return nil, ddberr.Validation(msgTooManyTags)
+	}
+	if err := e.authorizeARN("TagResource", arn); err != nil {
+		return nil, err
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -186,6 +193,9 @@ func (e *Engine) UntagResource(ctx context.Context, in *wire.UntagResourceInput)
 	}
 	if len(in.TagKeys) > maxTags {
 		return nil, ddberr.Validation(msgTooManyTags)
+	}
+	if err := e.authorizeARN("UntagResource", arn); err != nil {
+		return nil, err
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()

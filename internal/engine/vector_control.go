@@ -139,8 +139,7 @@ func vectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.De
 		return nil
 	}
 	if v := vectorDesc(d, cpDeref(del.IndexName)); v != nil && v.IndexStatus == StatusCreating && !cpDeref(v.Backfilling) {
-		return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Index creation is in resource allocation phase. " +
-			"Retry deletion during backfilling phase or when the index is active. Table: " + table + " Index: " + cpDeref(v.IndexName))
+		return deleteAllocating(table, cpDeref(v.IndexName))
 	}
 	return nil
 }
@@ -163,22 +162,6 @@ func vectorOfAttr(d *wire.TableDescription, name string) *wire.VectorIndexDescri
 		}
 	}
 	return nil
-}
-
-// vectorChangeWhileAllocating answers a vector index change made while a
-// new vector index is in resource allocation (the table UPDATING):
-// deleting that index is refused in its own words, any other index change
-// by the one-online-index limit (same suite), rather than as a change to
-// an UPDATING table.
-func vectorChangeWhileAllocating(t *Table, in *wire.UpdateTableInput) *ddberr.Error {
-	d := &t.rec.Desc
-	if len(in.VectorIndexUpdates) != 1 || !vectorIndexBuilding(d) {
-		return nil
-	}
-	if err := vectorDeleteAllocating(d, t.Name, in.VectorIndexUpdates[0].Delete); err != nil {
-		return err
-	}
-	return ddberr.LimitExceeded(msgOnlineIndexLimit)
 }
 
 // hasIndexNamed reports whether any index of t (GSI, LSI, vector) has name.

@@ -1,71 +1,15 @@
-// The console page: sign-in, the table list (create, delete), a table's
-// summary, items (Scan or Query, a page at a time), the item editor, vector
-// search, the table's stream, PartiQL and its settings (GSIs, stream, TTL,
-// deletion protection). Every value from the server is shown with
-// textContent, never as HTML.
+// The console page: sign-in and sign-out, the table list (with each
+// table's item count; create, delete), a table's summary and tabs, and
+// the keyboard. Items are items.js's, the editor editor.js's, the other
+// tabs tabs.js's; what they share is page.js's.
 
-import {
-  ApiError, Client, authErrors, columnsOf, createIndexRequest, createTableRequest, formatValue, itemsRequest, keyOf,
-  keysOf, parseItem, readStream, searchRequest, sortKeyOperators, streamRequest, ttlRequest, vectorOf,
-} from "./dynamodb.js";
+import { Client, createTableRequest, keysOf, ttlRequest } from "./dynamodb.js";
+import { $, addRow, el, errorText, field, fresh, hooks, plural, progress, rowValues, run, showError, state } from "./page.js";
+import { clearItems, focusRow, offerIndexes, resetItemsForm, runItems } from "./items.js";
+import { closeEditor } from "./editor.js";
+import { clearTabs, showTabs } from "./tabs.js";
 
-const $ = (id) => document.getElementById(id);
-// field is the control called name in the form with id form.
-const field = (form, name) => $(form).elements.namedItem(name);
 const storageKey = "kura.console.credentials";
-
-const state = {
-  settings: null,
-  client: null,
-  table: null, // DescribeTable's Table
-  ttl: null, // DescribeTimeToLive's TimeToLiveDescription of that table
-  form: null, // the items form as last run
-  nextKey: null, // LastEvaluatedKey of the page shown
-  pages: 0,
-  editing: null, // the item in the editor (null: a new one)
-  partiqlNext: null,
-};
-
-function el(tag, text, attrs = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  for (const [k, v] of Object.entries(attrs)) {
-    node.setAttribute(k, v);
-  }
-  return node;
-}
-
-function showError(err) {
-  const box = $("error");
-  if (!err) {
-    box.hidden = true;
-    box.textContent = "";
-    return;
-  }
-  box.textContent = errorText(err);
-  box.hidden = false;
-  if (err instanceof ApiError && authErrors.has(err.type) && state.settings.authentication) {
-    signOut(false);
-  }
-}
-
-// errorText is what went wrong, as the page shows it: DynamoDB's type and
-// message for an error answer.
-function errorText(err) {
-  return err instanceof ApiError ? `${err.type}: ${err.message}` : String(err.message ?? err);
-}
-
-// run calls fn, showing what it throws.
-async function run(fn) {
-  showError(null);
-  try {
-    await fn();
-  } catch (err) {
-    showError(err);
-  }
-}
 
 // --- sign-in ---------------------------------------------------------------
 
@@ -82,18 +26,25 @@ function start(credentials, region) {
   return run(loadTables);
 }
 
-function signOut(clear = true) {
+// signOut ends the session: the key is forgotten and every trace of what
+// the session showed leaves the page (keepError: the banner says why).
+function signOut({ keepError = false } = {}) {
+  const why = keepError ? $("error-text").textContent : "";
   sessionStorage.removeItem(storageKey);
-  state.client = null;
-  $("app").hidden = true;
+  Object.assign(state, fresh(state.settings));
+  $("where").textContent = "";
   $("signout").hidden = true;
+  $("app").hidden = true;
+  $("tables").replaceChildren();
+  closeTable();
+  resetCreateForm();
+  $("create").close();
   $("signin").hidden = false;
   field("signin-form", "region").value ||= state.settings.region || "us-east-1";
   field("signin-form", "secret").required = state.settings.authentication;
-  if (clear) {
-    showError(null);
-  }
+  showError(why ? new Error(why) : null);
 }
+hooks.signOut = signOut;
 
 $("signin-form").addEventListener("submit", (e) => {
   e.preventDefault();
@@ -110,15 +61,24 @@ $("signin-form").addEventListener("submit", (e) => {
 });
 
 $("signout").addEventListener("click", () => signOut());
+$("error-close").addEventListener("click", () => showError(null));
 
 // --- tables ----------------------------------------------------------------
 
 async function loadTables() {
-  const names = await state.client.tableNames();
+  const client = state.client;
+  if (!client) {
+    return; // not signed in
+  }
+  const names = await client.tableNames();
+  if (client !== state.client) {
+    return; // signed out meanwhile
+  }
   const list = $("tables");
   list.replaceChildren();
   for (const name of names) {
-    const button = el("button", name, { type: "button" });
+    const button = el("button", undefined, { type: "button", "data-table": name });
+    button.append(el("span", name, { class: "name" }), el("span", "", { class: "count", title: "items (DescribeTable's ItemCount)" }));
     button.classList.toggle("active", state.table?.TableName === name);
     button.addEventListener("click", () => run(() => openTable(name)));
     const li = el("li");
@@ -126,26 +86,76 @@ async function loadTables() {
     list.append(li);
   }
   if (names.length === 0) {
-    list.append(el("li", "No tables yet."));
+    list.append(el("li", "No tables yet.", { class: "hint" }));
   }
+  await countItems(client, names);
+}
+
+// countItems fills in the table list's item counts, a few tables at a time.
+async function countItems(client, names) {
+  const queue = [...names];
+  const worker = async () => {
+    while (queue.length && client === state.client) {
+      const name = queue.shift();
+      try {
+        const { Table } = await client.call("DescribeTable", { TableName: name });
+        showCount(Table);
+      } catch {
+        // deleted meanwhile: the list shows it until the next refresh
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(6, names.length) }, worker));
+}
+
+function showCount(t) {
+  const count = tableButton(t.TableName)?.querySelector(".count");
+  if (count) {
+    count.textContent = String(t.ItemCount ?? 0);
+  }
+}
+
+function tableButton(name) {
+  return [...$("tables").querySelectorAll("button")].find((b) => b.dataset.table === name);
 }
 
 $("refresh").addEventListener("click", () => run(loadTables));
 
+// --- new table -------------------------------------------------------------
+
 $("new-table").addEventListener("click", () => {
-  $("create-form").reset();
-  $("create-error").textContent = "";
+  if (!state.client) {
+    return;
+  }
+  resetCreateForm();
   $("create").showModal();
 });
+
+function resetCreateForm() {
+  $("create-form").reset();
+  $("create-lsis").replaceChildren();
+  $("create-vectors").replaceChildren();
+  $("create-capacity").hidden = true;
+  $("create-error").textContent = "";
+}
 $("create-cancel").addEventListener("click", () => $("create").close());
+field("create-form", "billing").addEventListener("change", () => {
+  $("create-capacity").hidden = field("create-form", "billing").value !== "PROVISIONED";
+});
+$("add-lsi").addEventListener("click", () => addRow("create-lsis", "lsi-row"));
+$("add-vector").addEventListener("click", () => addRow("create-vectors", "vector-row"));
 
 $("create-form").addEventListener("submit", async (e) => {
   e.preventDefault();
-  const form = {};
-  for (const name of ["name", "pkName", "pkType", "skName", "skType"]) {
+  const form = { lsis: rowValues("create-lsis"), vectors: rowValues("create-vectors") };
+  for (const name of ["name", "pkName", "pkType", "skName", "skType", "billing", "rcu", "wcu", "stream", "ttl"]) {
     form[name] = field("create-form", name).value.trim();
   }
+  form.protection = field("create-form", "protection").checked;
   try {
+    if (form.lsis.length && !form.skName) {
+      throw new Error("A local secondary index needs a table with a sort key.");
+    }
     await state.client.call("CreateTable", createTableRequest(form));
   } catch (err) {
     $("create-error").textContent = errorText(err);
@@ -154,9 +164,30 @@ $("create-form").addEventListener("submit", async (e) => {
   $("create").close();
   await run(async () => {
     await loadTables();
+    if (form.ttl) {
+      await turnOnTTL(form.name, form.ttl);
+    }
     await openTable(form.name);
   });
 });
+
+// turnOnTTL turns time to live on for a new table once it is ACTIVE
+// (CreateTable takes no TTL), waiting up to a minute.
+async function turnOnTTL(name, attribute) {
+  for (let i = 0; ; i++) {
+    const { Table } = await state.client.call("DescribeTable", { TableName: name });
+    if (Table.TableStatus === "ACTIVE") {
+      break;
+    }
+    if (i === 120) {
+      throw new Error(`The table ${name} was created, but it did not become ACTIVE within a minute: turn time to live on in its Settings.`);
+    }
+    progress(`Waiting for ${name} to be ACTIVE to turn time to live on…`, i, 120);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  progress();
+  await state.client.call("UpdateTimeToLive", ttlRequest(name, attribute, true));
+}
 
 $("delete-table").addEventListener("click", () => run(async () => {
   const name = state.table.TableName;
@@ -164,67 +195,102 @@ $("delete-table").addEventListener("click", () => run(async () => {
     return;
   }
   await state.client.call("DeleteTable", { TableName: name });
-  state.table = null;
-  $("table-view").hidden = true;
-  $("choose").hidden = false;
+  closeTable();
   await loadTables();
 }));
 
-async function openTable(name) {
-  const { Table } = await state.client.call("DescribeTable", { TableName: name });
+// --- a table ---------------------------------------------------------------
+
+// closeTable empties the table pane.
+function closeTable() {
+  state.table = null;
+  state.ttl = null;
+  closeEditor();
+  $("table-view").hidden = true;
+  $("choose").hidden = false;
+  $("table-name").textContent = "";
+  $("summary").replaceChildren();
+  clearItems();
+  resetItemsForm();
+  clearTabs();
+  showTab("items");
+  progress();
+}
+
+async function describe(name) {
+  const client = state.client;
+  const { Table } = await client.call("DescribeTable", { TableName: name });
   let ttl = null;
   try {
-    ttl = (await state.client.call("DescribeTimeToLive", { TableName: name })).TimeToLiveDescription;
+    ttl = (await client.call("DescribeTimeToLive", { TableName: name })).TimeToLiveDescription;
   } catch {
     // the summary goes without it
   }
+  return client === state.client ? { Table, ttl } : null;
+}
+
+// openTable shows a table, starting with its items tab and a scan, unless
+// keepTab (after a settings change: the tab and the form stay).
+async function openTable(name, { keepTab = false } = {}) {
+  const described = await describe(name);
+  if (!described) {
+    return;
+  }
+  const { Table, ttl } = described;
+  const another = state.table?.TableName !== name;
   state.table = Table;
   state.ttl = ttl;
   for (const b of $("tables").querySelectorAll("button")) {
-    b.classList.toggle("active", b.textContent === name);
+    b.classList.toggle("active", b.dataset.table === name);
   }
+  showCount(Table);
   $("choose").hidden = true;
   $("table-view").hidden = false;
   $("table-name").textContent = name;
   showSummary(Table, ttl);
-  $("description").textContent = JSON.stringify(Table, null, 2);
-  const index = field("items-form", "index");
-  index.replaceChildren(el("option", `Table ${name}`, { value: "" }));
-  for (const i of [...(Table.GlobalSecondaryIndexes ?? []), ...(Table.LocalSecondaryIndexes ?? [])]) {
-    index.append(el("option", `Index ${i.IndexName}`, { value: i.IndexName }));
+  showTabs(Table, ttl);
+  if (!keepTab || another) {
+    showTab("items");
+    resetItemsForm(Table);
+  } else {
+    offerIndexes(Table);
   }
-  field("partiql-form", "statement").value = `SELECT * FROM "${name}"`;
-  $("partiql-out").textContent = "";
-  $("partiql-next").hidden = true;
-  showStreamInfo(Table);
-  showVectorInfo(Table);
-  showSettings(Table, ttl);
-  // A new table starts with a scan: the last table's key values mean
-  // nothing here.
-  for (const [name, value] of [["mode", "scan"], ["pk", ""], ["sk1", ""], ["sk2", ""]]) {
-    field("items-form", name).value = value;
-  }
-  updateQueryFields();
   if (Table.TableStatus !== "ACTIVE") {
-    $("items").tHead.replaceChildren();
-    $("items").tBodies[0].replaceChildren();
+    clearItems();
     $("count").textContent = `The table is ${Table.TableStatus}: choose it again to see its items once it is ACTIVE.`;
-    $("next").hidden = true;
     return;
   }
-  await runItems();
+  if (!keepTab || another) {
+    await runItems();
+  }
 }
+hooks.openTable = openTable;
+
+// refreshSummary shows the table's figures again (after writes: DynamoDB's
+// ItemCount lags by hours, Kura's is live).
+hooks.refreshSummary = async () => {
+  const described = state.table && await describe(state.table.TableName);
+  if (described) {
+    state.table = described.Table;
+    showSummary(described.Table, described.ttl);
+    showCount(described.Table);
+  }
+};
 
 function showSummary(t, ttl) {
   const keys = keysOf(t).map((k) => `${k.name} (${k.type}, ${k.role === "HASH" ? "partition" : "sort"})`);
   const indexes = [...(t.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName} (global, ${i.IndexStatus})`),
-    ...(t.LocalSecondaryIndexes ?? []).map((i) => `${i.IndexName} (local)`)];
+    ...(t.LocalSecondaryIndexes ?? []).map((i) => `${i.IndexName} (local)`),
+    ...(t.VectorIndexes ?? []).map((i) => `${i.IndexName} (vector, ${i.IndexStatus})`)];
+  const capacity = t.ProvisionedThroughput;
+  const billing = t.BillingModeSummary?.BillingMode ?? "PROVISIONED";
   const rows = [
     ["Status", t.TableStatus],
     ["Key", keys.join(", ")],
-    ["Items", String(t.ItemCount ?? 0)],
-    ["Size", `${t.TableSizeBytes ?? 0} bytes`],
-    ["Billing", t.BillingModeSummary?.BillingMode ?? "PROVISIONED"],
+    ["Items", plural(t.ItemCount ?? 0, "item")],
+    ["Size", plural(t.TableSizeBytes ?? 0, "byte")],
+    ["Billing", billing === "PROVISIONED" && capacity
+      ? `PROVISIONED (${capacity.ReadCapacityUnits} read, ${capacity.WriteCapacityUnits} write units)` : billing],
     ["Indexes", indexes.join(", ") || "none"],
     ["Stream", t.StreamSpecification?.StreamEnabled ? t.StreamSpecification.StreamViewType : "off"],
     ["Time to live", ttl?.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"],
@@ -238,350 +304,66 @@ function showSummary(t, ttl) {
   }
 }
 
-// showTab shows the tab called name (its button's data-tab).
+// showTab shows the tab called name (its button's data-tab); the error
+// banner belongs to the tab it was raised on.
 function showTab(name) {
+  showError(null);
   for (const b of document.querySelectorAll(".tabs button")) {
-    b.classList.toggle("active", b.dataset.tab === name);
-    $("tab-" + b.dataset.tab).hidden = b.dataset.tab !== name;
+    const on = b.dataset.tab === name;
+    b.classList.toggle("active", on);
+    b.setAttribute("aria-selected", String(on));
+    b.tabIndex = on ? 0 : -1;
+    $("tab-" + b.dataset.tab).hidden = !on;
   }
 }
+hooks.showTab = showTab;
 
 for (const tab of document.querySelectorAll(".tabs button")) {
   tab.addEventListener("click", () => showTab(tab.dataset.tab));
 }
 
-// --- items -----------------------------------------------------------------
+// --- the keyboard ----------------------------------------------------------
 
-function updateQueryFields() {
-  const f = (name) => field("items-form", name);
-  const query = f("mode").value === "query";
-  $("query-fields").hidden = !query;
-  const [pk, sk] = keysOf(state.table, f("index").value);
-  $("pk-name").textContent = pk.name;
-  $("sk-fields").hidden = !sk;
-  if (sk) {
-    $("sk-name").textContent = sk.name;
-    if (f("skOp").options.length === 0) {
-      for (const op of sortKeyOperators) {
-        f("skOp").append(el("option", op, { value: op }));
-      }
-    }
-    f("sk2").hidden = f("skOp").value !== "between";
+// moveFocus moves the focus among siblings (buttons of a list, tabs) with
+// the arrow keys.
+function moveFocus(e, items, keys) {
+  const i = items.indexOf(document.activeElement);
+  const step = e.key === keys[0] ? -1 : e.key === keys[1] ? 1 : 0;
+  if (i < 0 || step === 0) {
+    return false;
   }
-}
-
-for (const name of ["mode", "index", "skOp"]) {
-  field("items-form", name).addEventListener("change", updateQueryFields);
-}
-
-$("items-form").addEventListener("submit", (e) => {
+  items[Math.max(0, Math.min(items.length - 1, i + step))].focus();
   e.preventDefault();
-  run(runItems);
+  return true;
+}
+
+$("tables").addEventListener("keydown", (e) => moveFocus(e, [...$("tables").querySelectorAll("button")], ["ArrowUp", "ArrowDown"]));
+document.querySelector(".tabs").addEventListener("keydown", (e) => {
+  if (moveFocus(e, [...document.querySelectorAll(".tabs button")], ["ArrowLeft", "ArrowRight"])) {
+    showTab(document.activeElement.dataset.tab);
+  }
 });
 
-async function runItems() {
-  state.form = {};
-  for (const name of ["mode", "index", "pk", "skOp", "sk1", "sk2"]) {
-    state.form[name] = field("items-form", name).value;
-  }
-  await showPage(null);
-}
-
-async function showPage(startKey) {
-  const { operation, input } = itemsRequest(state.table, state.form, { startKey });
-  const out = await state.client.call(operation, input);
-  state.pages = startKey ? state.pages + 1 : 1;
-  state.nextKey = out.LastEvaluatedKey ?? null;
-  const items = out.Items ?? [];
-  const keys = keysOf(state.table, state.form.index);
-  fillGrid("items", columnsOf(keys, items), items, {
-    keys: keys.map((k) => k.name),
-    text: (item, c) => formatValue(item[c]),
-    open: (item) => editItem(item),
-  });
-  $("count").textContent = `${items.length} items on page ${state.pages}` +
-    (out.ScannedCount !== undefined && out.ScannedCount !== items.length ? ` (${out.ScannedCount} read)` : "") +
-    (state.nextKey ? "; more follow" : "");
-  $("next").hidden = !state.nextKey;
-}
-
-// fillGrid shows rows in the table with id: a header of columns (those in
-// keys marked), a row per entry with text(row, column) in each cell, and
-// open(row) run when a row is clicked.
-function fillGrid(id, columns, rows, { keys = [], text, open }) {
-  const head = el("tr");
-  for (const c of columns) {
-    const th = el("th", c);
-    if (keys.includes(c)) {
-      th.className = "key";
-    }
-    head.append(th);
-  }
-  $(id).tHead.replaceChildren(head);
-  const body = $(id).tBodies[0];
-  body.replaceChildren();
-  for (const row of rows) {
-    const tr = el("tr");
-    for (const c of columns) {
-      const t = text(row, c);
-      tr.append(el("td", t, { title: t.slice(0, 2000) }));
-    }
-    tr.addEventListener("click", () => run(() => open(row)));
-    body.append(tr);
-  }
-}
-
-$("next").addEventListener("click", () => run(() => showPage(state.nextKey)));
-
-// --- the item editor -------------------------------------------------------
-
-async function editItem(item) {
-  // A page of an index may hold only projected attributes: edit the item.
-  const { Item } = await state.client.call("GetItem", { TableName: state.table.TableName, Key: keyOf(state.table, item), ConsistentRead: true });
-  if (!Item) {
-    throw new Error("The item is gone (deleted since the page was read).");
-  }
-  openEditor(Item);
-}
-
-function openEditor(item) {
-  state.editing = item;
-  $("editor-similar").hidden = !similarIndex(item);
-  $("editor-title").textContent = item ? "Edit item" : "New item";
-  const template = Object.fromEntries(keysOf(state.table).map((k) => [k.name, { [k.type]: "" }]));
-  $("editor-text").value = JSON.stringify(item ?? template, null, 2);
-  $("editor-delete").hidden = !item;
-  $("editor-error").textContent = "";
-  $("editor").showModal();
-}
-
-$("new-item").addEventListener("click", () => openEditor(null));
-$("editor-cancel").addEventListener("click", () => $("editor").close());
-
-async function editorAction(fn) {
-  $("editor-error").textContent = "";
-  try {
-    await fn();
-    $("editor").close();
-    await run(() => showPage(null));
-  } catch (err) {
-    $("editor-error").textContent = errorText(err);
-  }
-}
-
-$("editor-save").addEventListener("click", () => editorAction(async () => {
-  const item = parseItem($("editor-text").value);
-  const input = { TableName: state.table.TableName, Item: item };
-  if (!state.editing) {
-    const [pk] = keysOf(state.table);
-    Object.assign(input, { ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": pk.name } });
-  }
-  await state.client.call("PutItem", input);
-}));
-
-$("editor-delete").addEventListener("click", () => editorAction(async () => {
-  if (!confirm("Delete this item?")) {
-    throw new Error("Not deleted.");
-  }
-  await state.client.call("DeleteItem", { TableName: state.table.TableName, Key: keyOf(state.table, state.editing) });
-}));
-
-// --- vector search ---------------------------------------------------------
-
-function showVectorInfo(t) {
-  const indexes = t.VectorIndexes ?? [];
-  $("vector-info").textContent = indexes.length ? "" : "This table has no vector index.";
-  $("vector-form").hidden = indexes.length === 0;
-  const select = field("vector-form", "index");
-  select.replaceChildren();
-  for (const i of indexes) {
-    select.append(el("option", `${i.IndexName} (${i.Dimensions} dimensions, ${i.DistanceFunction}, ${i.IndexStatus})`,
-      { value: i.IndexName }));
-  }
-  $("vector-count").textContent = "";
-  $("vector-results").tHead.replaceChildren();
-  $("vector-results").tBodies[0].replaceChildren();
-}
-
-// similarIndex is the first vector index of the table whose vector item
-// holds, or null.
-function similarIndex(item) {
-  return (state.table.VectorIndexes ?? []).find((i) => item && vectorOf(item, i.VectorAttribute.AttributeName)) ?? null;
-}
-
-async function searchVectors() {
-  const form = {};
-  for (const name of ["index", "vector", "topK"]) {
-    form[name] = field("vector-form", name).value;
-  }
-  const out = await state.client.call("SearchVectors", searchRequest(state.table, form));
-  const results = out.SearchResults ?? [];
-  fillGrid("vector-results", ["score", ...columnsOf(keysOf(state.table), results.map((r) => r.Item))], results, {
-    text: (r, c) => (c === "score" ? String(r.Score) : formatValue(r.Item[c])),
-    open: (r) => editItem(r.Item),
-  });
-  $("vector-count").textContent = `${results.length} nearest items, nearest first`;
-}
-
-$("vector-form").addEventListener("submit", (e) => {
-  e.preventDefault();
-  run(searchVectors);
-});
-
-$("editor-similar").addEventListener("click", () => {
-  const index = similarIndex(state.editing);
-  field("vector-form", "index").value = index.IndexName;
-  field("vector-form", "vector").value = JSON.stringify(vectorOf(state.editing, index.VectorAttribute.AttributeName));
-  $("editor").close();
-  showTab("vector");
-  run(searchVectors);
-});
-
-// --- the stream ------------------------------------------------------------
-
-function showStreamInfo(t) {
-  const spec = t.StreamSpecification;
-  $("stream-info").textContent = t.LatestStreamArn
-    ? `${t.LatestStreamArn} (${spec?.StreamEnabled ? spec.StreamViewType : "disabled; its records stay readable for 24 hours"})`
-    : "This table has no stream (turn one on in Settings).";
-  $("stream-read").hidden = !t.LatestStreamArn;
-  $("stream-count").textContent = "";
-  $("stream-records").tBodies[0].replaceChildren();
-}
-
-// image is a stream record's item image as one line.
-function image(av) {
-  return av ? formatValue({ M: av }) : "";
-}
-
-$("stream-read").addEventListener("click", () => run(async () => {
-  const { records, truncated } = await readStream(state.client, state.table.LatestStreamArn);
-  const seq = (r) => BigInt(r.dynamodb?.SequenceNumber ?? "0");
-  records.sort((a, b) => (seq(a) < seq(b) ? 1 : seq(a) > seq(b) ? -1 : 0)); // newest first
-  const body = $("stream-records").tBodies[0];
-  body.replaceChildren();
-  for (const r of records) {
-    const d = r.dynamodb ?? {};
-    const keys = Object.entries(d.Keys ?? {}).map(([k, v]) => `${k}=${formatValue(v)}`).join(", ");
-    const tr = el("tr");
-    for (const text of [new Date((d.ApproximateCreationDateTime ?? 0) * 1000).toISOString(), r.eventName, keys,
-      image(d.OldImage), image(d.NewImage)]) {
-      tr.append(el("td", text, { title: text.slice(0, 2000) }));
-    }
-    body.append(tr);
-  }
-  $("stream-count").textContent = `${records.length} records, newest first` +
-    (truncated ? " (the stream holds more: these are the oldest 2000)" : "");
-}));
-
-// --- PartiQL ---------------------------------------------------------------
-
-async function runStatement(nextToken) {
-  const input = { Statement: field("partiql-form", "statement").value };
-  if (nextToken) {
-    input.NextToken = nextToken;
-  }
-  const out = await state.client.call("ExecuteStatement", input);
-  state.partiqlNext = out.NextToken ?? null;
-  $("partiql-out").textContent = (out.Items ?? []).map((i) => JSON.stringify(i)).join("\n") ||
-    "Done (no items returned).";
-  $("partiql-next").hidden = !state.partiqlNext;
-}
-
-$("partiql-form").addEventListener("submit", (e) => {
-  e.preventDefault();
-  run(() => runStatement(null));
-});
-$("partiql-next").addEventListener("click", () => run(() => runStatement(state.partiqlNext)));
-
-// --- settings --------------------------------------------------------------
-
-function showSettings(t, ttl) {
-  const body = $("gsi-list").tBodies[0];
-  body.replaceChildren();
-  for (const g of t.GlobalSecondaryIndexes ?? []) {
-    const key = (g.KeySchema ?? []).map((k) => `${k.AttributeName} (${k.KeyType === "HASH" ? "partition" : "sort"})`);
-    const tr = el("tr");
-    for (const text of [g.IndexName, key.join(", "), g.Projection?.ProjectionType ?? "",
-      g.IndexStatus + (g.Backfilling ? ", backfilling" : "")]) {
-      tr.append(el("td", text));
-    }
-    const del = el("button", "Delete", { type: "button" });
-    del.addEventListener("click", () => run(() => deleteIndex(g.IndexName)));
-    const td = el("td");
-    td.append(del);
-    tr.append(td);
-    body.append(tr);
-  }
-  if (!t.GlobalSecondaryIndexes?.length) {
-    const tr = el("tr");
-    tr.append(el("td", "No global secondary indexes.", { colspan: "5" }));
-    body.append(tr);
-  }
-  $("gsi-capacity").hidden = (t.BillingModeSummary?.BillingMode ?? "PROVISIONED") !== "PROVISIONED";
-
-  const stream = t.StreamSpecification?.StreamEnabled ? t.StreamSpecification.StreamViewType : "";
-  $("stream-state").textContent = stream ? `On (${stream}).` : "Off.";
-  $("stream-off").hidden = !stream;
-  $("stream-form").querySelector("button:not([type=button])").hidden = Boolean(stream);
-  field("stream-form", "view").hidden = Boolean(stream);
-
-  const ttlOn = ttl?.AttributeName && ttl.TimeToLiveStatus !== "DISABLED";
-  $("ttl-state").textContent = ttlOn ? `${ttl.TimeToLiveStatus} on ${ttl.AttributeName}.` : "Off.";
-  $("ttl-off").hidden = !ttlOn;
-  $("ttl-form").querySelector("button:not([type=button])").hidden = Boolean(ttlOn);
-  field("ttl-form", "attribute").hidden = Boolean(ttlOn);
-
-  $("protection-state").textContent = t.DeletionProtectionEnabled ? "On: the table cannot be deleted." : "Off.";
-  $("protection-toggle").textContent = t.DeletionProtectionEnabled ? "Turn off" : "Turn on";
-}
-
-// changeSettings makes a settings call, then shows the table as it is
-// after it.
-async function changeSettings(op, input) {
-  await state.client.call(op, input);
-  await openTable(state.table.TableName);
-}
-
-async function deleteIndex(name) {
-  if (!confirm(`Delete the index ${name}?`)) {
+// Shortcuts where no field has the focus: / the items form, r refresh the
+// table list, n a new item, g the first row of items.
+document.addEventListener("keydown", (e) => {
+  const t = e.target;
+  if (e.ctrlKey || e.metaKey || e.altKey || $("app").hidden || document.querySelector("dialog[open]") ||
+      ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName)) {
     return;
   }
-  await changeSettings("UpdateTable",
-    { TableName: state.table.TableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] });
-}
-
-$("gsi-form").addEventListener("submit", (e) => {
-  e.preventDefault();
-  const form = {};
-  for (const name of ["name", "pkName", "pkType", "skName", "skType", "projection", "rcu", "wcu"]) {
-    form[name] = field("gsi-form", name).value.trim();
+  const table = state.table && !$("tab-items").hidden;
+  const actions = {
+    "/": () => table && field("items-form", "mode").focus(),
+    "r": () => run(loadTables),
+    "n": () => table && $("new-item").click(),
+    "g": () => table && focusRow(0),
+  };
+  if (actions[e.key]) {
+    e.preventDefault();
+    actions[e.key]();
   }
-  run(async () => {
-    await state.client.call("UpdateTable", createIndexRequest(state.table, form));
-    for (const name of ["name", "pkName", "skName"]) {
-      field("gsi-form", name).value = "";
-    }
-    await openTable(state.table.TableName);
-  });
 });
-
-$("stream-form").addEventListener("submit", (e) => {
-  e.preventDefault();
-  run(() => changeSettings("UpdateTable", streamRequest(state.table.TableName, field("stream-form", "view").value)));
-});
-$("stream-off").addEventListener("click", () => run(() => changeSettings("UpdateTable", streamRequest(state.table.TableName, ""))));
-
-$("ttl-form").addEventListener("submit", (e) => {
-  e.preventDefault();
-  const attribute = field("ttl-form", "attribute").value.trim();
-  run(() => changeSettings("UpdateTimeToLive", ttlRequest(state.table.TableName, attribute, true)));
-});
-$("ttl-off").addEventListener("click", () => run(() =>
-  changeSettings("UpdateTimeToLive", ttlRequest(state.table.TableName, state.ttl.AttributeName, false))));
-
-$("protection-toggle").addEventListener("click", () => run(() => changeSettings("UpdateTable",
-  { TableName: state.table.TableName, DeletionProtectionEnabled: !state.table.DeletionProtectionEnabled })));
 
 // --- start -----------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 // the page's forms into requests and attribute values into text. No DOM
 // here: test/clients/js runs this module against a real Kura.
 
+import { parseItemText, toDocument, writeJSON } from "./document.js";
 import { sign } from "./sigv4.js";
 
 // ApiError is an error answer: its type without the namespace
@@ -71,20 +72,62 @@ export class Client {
   }
 }
 
-// createTableRequest builds CreateTable's input from the new-table form
-// ({name, pkName, pkType, skName, skType}; no sort key name: none): an
-// on-demand table.
+// createTableRequest builds CreateTable's input from the new-table form:
+// {name, pkName, pkType, skName, skType} (no sort key name: none), and
+// optionally billing ("PROVISIONED" with rcu and wcu, otherwise on
+// demand), lsis [{name, skName, skType, projection}], stream (a view type,
+// or empty), protection (deletion protection), vectors [{name, attribute,
+// dimensions, distance}]. Time to live is not CreateTable's: see ttlRequest.
 export function createTableRequest(form) {
+  const defs = new Map();
+  const define = (name, type) => {
+    if (defs.has(name) && defs.get(name) !== type) {
+      throw new Error(`The attribute ${name} is given two types, ${defs.get(name)} and ${type}.`);
+    }
+    defs.set(name, type);
+  };
   const keys = [[form.pkName, form.pkType, "HASH"]];
   if (form.skName) {
     keys.push([form.skName, form.skType, "RANGE"]);
   }
-  return {
+  for (const [name, type] of keys) {
+    define(name, type);
+  }
+  const input = {
     TableName: form.name,
-    BillingMode: "PAY_PER_REQUEST",
-    AttributeDefinitions: keys.map(([name, type]) => ({ AttributeName: name, AttributeType: type })),
+    BillingMode: form.billing === "PROVISIONED" ? "PROVISIONED" : "PAY_PER_REQUEST",
+    AttributeDefinitions: [],
     KeySchema: keys.map(([name, , role]) => ({ AttributeName: name, KeyType: role })),
   };
+  if (input.BillingMode === "PROVISIONED") {
+    input.ProvisionedThroughput = { ReadCapacityUnits: Number(form.rcu), WriteCapacityUnits: Number(form.wcu) };
+  }
+  const lsis = (form.lsis ?? []).filter((l) => l.name);
+  if (lsis.length) {
+    input.LocalSecondaryIndexes = lsis.map((l) => {
+      define(l.skName, l.skType);
+      return {
+        IndexName: l.name,
+        KeySchema: [{ AttributeName: form.pkName, KeyType: "HASH" }, { AttributeName: l.skName, KeyType: "RANGE" }],
+        Projection: { ProjectionType: l.projection || "ALL" },
+      };
+    });
+  }
+  if (form.stream) {
+    input.StreamSpecification = { StreamEnabled: true, StreamViewType: form.stream };
+  }
+  if (form.protection) {
+    input.DeletionProtectionEnabled = true;
+  }
+  const vectors = (form.vectors ?? []).filter((v) => v.name);
+  if (vectors.length) {
+    input.VectorIndexes = vectors.map((v) => ({
+      IndexName: v.name, VectorAttribute: { AttributeName: v.attribute }, Dimensions: Number(v.dimensions),
+      DistanceFunction: v.distance, Projection: { ProjectionType: "ALL" },
+    }));
+  }
+  input.AttributeDefinitions = [...defs].map(([name, type]) => ({ AttributeName: name, AttributeType: type }));
+  return input;
 }
 
 // createIndexRequest is the UpdateTable request that adds a global
@@ -246,48 +289,122 @@ export function keysOf(table, indexName = "") {
 // sortKeyOperators are the sort key conditions the items form offers.
 export const sortKeyOperators = ["=", "<", "<=", ">", ">=", "begins_with", "between"];
 
+// filterOperators are the conditions a filter row offers: how each is
+// written in a FilterExpression, and how many values it takes.
+export const filterOperators = {
+  "=": { values: 1, expr: (a, v) => `${a} = ${v[0]}` },
+  "<>": { values: 1, expr: (a, v) => `${a} <> ${v[0]}` },
+  "<": { values: 1, expr: (a, v) => `${a} < ${v[0]}` },
+  "<=": { values: 1, expr: (a, v) => `${a} <= ${v[0]}` },
+  ">": { values: 1, expr: (a, v) => `${a} > ${v[0]}` },
+  ">=": { values: 1, expr: (a, v) => `${a} >= ${v[0]}` },
+  "between": { values: 2, expr: (a, v) => `${a} BETWEEN ${v[0]} AND ${v[1]}` },
+  "begins_with": { values: 1, expr: (a, v) => `begins_with(${a}, ${v[0]})` },
+  "contains": { values: 1, expr: (a, v) => `contains(${a}, ${v[0]})` },
+  "not contains": { values: 1, expr: (a, v) => `NOT contains(${a}, ${v[0]})` },
+  "exists": { values: 0, expr: (a) => `attribute_exists(${a})` },
+  "not exists": { values: 0, expr: (a) => `attribute_not_exists(${a})` },
+};
+
+// filterTypes are the value types a filter row offers.
+export const filterTypes = ["S", "N", "B", "BOOL", "NULL"];
+
+// typedValue is a filter row's value text as an attribute value of type.
+function typedValue(text, type, attribute) {
+  switch (type) {
+    case "BOOL":
+      if (text !== "true" && text !== "false") {
+        throw new Error(`The filter on ${attribute} compares with a boolean: its value must be true or false.`);
+      }
+      return { BOOL: text === "true" };
+    case "NULL":
+      return { NULL: true };
+    default:
+      return { [type]: text };
+  }
+}
+
 // itemsRequest builds the Scan or Query input for the items form:
-// form = {mode: "scan"|"query", index, pk, skOp, sk1, sk2}; startKey
-// continues from a previous page. Partition key values are required for a
-// query; an empty sort key value leaves the sort key unconstrained.
-export function itemsRequest(table, form, { limit = 50, startKey } = {}) {
-  const input = { TableName: table.TableName, Limit: limit };
+// form = {mode: "scan"|"query", index, pk, skOp, sk1, sk2, descending,
+// limit, projection (attribute names, comma-separated), filters
+// [{attribute, op, value, value2, type}]}; startKey continues from a
+// previous page. Partition key values are required for a query; an empty
+// sort key value leaves the sort key unconstrained; a filter row without
+// an attribute is left out. Attribute names go through
+// ExpressionAttributeNames, so any name works (reserved words, dots).
+export function itemsRequest(table, form, { limit, startKey } = {}) {
+  const input = { TableName: table.TableName, Limit: limit ?? (Number(form.limit) || 50) };
   if (form.index) {
     input.IndexName = form.index;
   }
   if (startKey) {
     input.ExclusiveStartKey = startKey;
   }
-  if (form.mode !== "query") {
-    return { operation: "Scan", input };
+  const names = {};
+  const values = {};
+  const name = (n) => {
+    const id = `#n${Object.keys(names).length}`;
+    names[id] = n;
+    return id;
+  };
+  const value = (v) => {
+    const id = `:v${Object.keys(values).length}`;
+    values[id] = v;
+    return id;
+  };
+  const filters = (form.filters ?? []).filter((f) => f.attribute);
+  if (filters.length) {
+    input.FilterExpression = filters.map((f) => {
+      const op = filterOperators[f.op];
+      if (!op) {
+        throw new Error(`unknown filter operator ${f.op}`);
+      }
+      const vs = [f.value, f.value2].slice(0, op.values).map((t) => value(typedValue(t ?? "", f.type, f.attribute)));
+      return op.expr(name(f.attribute), vs);
+    }).join(" AND ");
   }
+  const projection = (form.projection ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  if (projection.length) {
+    input.ProjectionExpression = projection.map(name).join(", ");
+  }
+  if (form.mode === "query") {
+    input.KeyConditionExpression = keyCondition(table, form, name, value);
+    if (form.descending) {
+      input.ScanIndexForward = false;
+    }
+  }
+  if (Object.keys(names).length) {
+    input.ExpressionAttributeNames = names;
+  }
+  if (Object.keys(values).length) {
+    input.ExpressionAttributeValues = values;
+  }
+  return { operation: form.mode === "query" ? "Query" : "Scan", input };
+}
+
+// keyCondition is a query's KeyConditionExpression from the items form.
+function keyCondition(table, form, name, value) {
   const [pk, sk] = keysOf(table, form.index);
   if (form.pk === undefined || form.pk === "") {
     throw new Error(`A query needs a value for the partition key ${pk.name}.`);
   }
-  const names = { "#pk": pk.name };
-  const values = { ":pk": { [pk.type]: form.pk } };
-  let condition = "#pk = :pk";
-  if (sk && form.sk1 !== undefined && form.sk1 !== "") {
-    names["#sk"] = sk.name;
-    values[":sk1"] = { [sk.type]: form.sk1 };
-    switch (form.skOp) {
-      case "begins_with":
-        condition += " AND begins_with(#sk, :sk1)";
-        break;
-      case "between":
-        values[":sk2"] = { [sk.type]: form.sk2 ?? "" };
-        condition += " AND #sk BETWEEN :sk1 AND :sk2";
-        break;
-      default:
-        if (!sortKeyOperators.includes(form.skOp)) {
-          throw new Error(`unknown sort key operator ${form.skOp}`);
-        }
-        condition += ` AND #sk ${form.skOp} :sk1`;
-    }
+  let condition = `${name(pk.name)} = ${value({ [pk.type]: form.pk })}`;
+  if (!sk || form.sk1 === undefined || form.sk1 === "") {
+    return condition;
   }
-  Object.assign(input, { KeyConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values });
-  return { operation: "Query", input };
+  const a = name(sk.name);
+  const v1 = value({ [sk.type]: form.sk1 });
+  switch (form.skOp) {
+    case "begins_with":
+      return condition + ` AND begins_with(${a}, ${v1})`;
+    case "between":
+      return condition + ` AND ${a} BETWEEN ${v1} AND ${value({ [sk.type]: form.sk2 ?? "" })}`;
+    default:
+      if (!sortKeyOperators.includes(form.skOp)) {
+        throw new Error(`unknown sort key operator ${form.skOp}`);
+      }
+      return condition + ` AND ${a} ${form.skOp} ${v1}`;
+  }
 }
 
 // keyOf is the key of item for a table (its primary key attributes).
@@ -312,24 +429,10 @@ export function columnsOf(keys, items, max = 40) {
   return columns;
 }
 
-// plain turns an attribute value into plain JSON-able data for display
-// (numbers stay strings: they may not fit a JavaScript number).
-export function plain(av) {
-  const [type, v] = Object.entries(av)[0] ?? ["NULL", true];
-  switch (type) {
-    case "M":
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
-    case "L":
-      return v.map(plain);
-    case "NULL":
-      return null;
-    default:
-      return v;
-  }
-}
-
 // formatValue is an attribute value as one line of text: strings and
-// numbers as they are, sets and documents as JSON with the set's type.
+// numbers as they are, sets with their type, documents as plain JSON
+// (numbers as numbers, every digit kept; nested sets and binary tagged,
+// as the editor's document view writes them).
 export function formatValue(av) {
   if (av === undefined) {
     return "";
@@ -350,22 +453,36 @@ export function formatValue(av) {
     case "BS":
       return `${type} ${JSON.stringify(v)}`;
     default:
-      return JSON.stringify(plain(av));
+      return writeJSON(toDocument(av));
   }
 }
 
-// parseItem reads the item editor's text: a JSON object of attribute
-// values (DynamoDB JSON). Errors say what is wrong in the console's words;
-// the server checks the values themselves.
+// parseItem reads DynamoDB JSON item text (see document.js for both views).
 export function parseItem(text) {
-  let item;
-  try {
-    item = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`The item is not valid JSON: ${e.message}`);
+  return parseItemText(text, "dynamodb");
+}
+
+// batchWrite writes requests (BatchWriteItem's PutRequest or DeleteRequest
+// entries) to table 25 at a time, sending again what comes back
+// unprocessed (with a growing pause), and calls progress(done) after each
+// batch.
+export async function batchWrite(client, table, requests, progress = () => {}) {
+  let done = 0;
+  for (let i = 0; i < requests.length; i += 25) {
+    let batch = requests.slice(i, i + 25);
+    for (let attempt = 0; batch.length; attempt++) {
+      if (attempt > 0) {
+        if (attempt > 8) {
+          throw new Error(`${batch.length} writes stayed unprocessed after ${attempt} tries; ${done} were written.`);
+        }
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 3000)));
+      }
+      const out = await client.call("BatchWriteItem", { RequestItems: { [table]: batch } });
+      const left = out.UnprocessedItems?.[table] ?? [];
+      done += batch.length - left.length;
+      batch = left;
+      progress(done);
+    }
   }
-  if (item === null || typeof item !== "object" || Array.isArray(item)) {
-    throw new Error('The item must be a JSON object of attribute values, e.g. {"pk": {"S": "a"}}.');
-  }
-  return item;
+  return done;
 }

@@ -10,7 +10,7 @@ export async function until(what, cond, ms = 5000) {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) {
-      throw new Error(`timed out waiting for ${what}; error bar: ${document.getElementById("error").textContent}`);
+      throw new Error(`timed out waiting for ${what}; error banner: ${document.getElementById("error-text").textContent}`);
     }
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -42,6 +42,8 @@ export const $ = (id) => document.getElementById(id);
 export const field = (form, name) => $(form).elements.namedItem(name);
 export const submit = (form) => $(form).dispatchEvent(new globalThis.window.Event("submit", { cancelable: true }));
 export const click = (node) => node.dispatchEvent(new globalThis.window.Event("click", { bubbles: true }));
+// tableButton is the table list's button for the table called name.
+export const tableButton = (name) => [...$("tables").querySelectorAll("button")].find((b) => b.dataset.table === name);
 export const rows = () => [...$("items").tBodies[0].rows];
 // cell is the text of a row's cell under the column called name.
 export const cell = (row, name) => {

@@ -5,15 +5,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "../../../internal/console/assets/dynamodb.js";
-import { $, click, field, openPage, submit, until } from "./console-page.mjs";
+import { $, click, field, openPage, submit, tableButton, until } from "./console-page.mjs";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
 
-const tableButton = (name) => [...$("tables").querySelectorAll("button")].find((b) => b.textContent === name);
-
 test("the console shows the database of the key and region signed in with, and a table not ACTIVE yet", async () => {
   const alice = new Client({ endpoint, region: "eu-west-1", credentials: { accessKeyId: "ALICE", secretAccessKey: "any" } });
-  await alice.call("CreateTable", {
+  const create = () => alice.call("CreateTable", {
     TableName: "alice-table", BillingMode: "PAY_PER_REQUEST",
     AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
     KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
@@ -28,8 +26,13 @@ test("the console shows the database of the key and region signed in with, and a
   field("signin-form", "key").value = "ALICE";
   field("signin-form", "region").value = "eu-west-1";
   submit("signin-form");
-  await until("ALICE's tables", () => tableButton("alice-table"));
+  await until("ALICE's empty list", () => $("tables").textContent === "No tables yet.");
   assert.equal($("where").textContent, "ALICE · eu-west-1");
+  // The table is created now, so that it is still CREATING (for a
+  // second) when it is chosen.
+  await create();
+  click($("refresh"));
+  await until("ALICE's tables", () => tableButton("alice-table"));
 
   // CREATING: the page says so instead of scanning.
   click(tableButton("alice-table"));
@@ -47,6 +50,18 @@ test("the console shows the database of the key and region signed in with, and a
   }
   click(tableButton("alice-table"));
   await until("its items", () => $("count").textContent === "0 items on page 1");
+
+  // A new table with time to live: CreateTable takes none, so the page
+  // waits for the table to be ACTIVE (a second here) and turns it on.
+  click($("new-table"));
+  field("create-form", "name").value = "alice-ttl";
+  field("create-form", "pkName").value = "id";
+  field("create-form", "ttl").value = "expires";
+  submit("create-form");
+  await until("the new table's time to live", () => $("table-name").textContent === "alice-ttl" &&
+    /^expires \(ENABL/.test([...$("summary").querySelectorAll("dd")][7].textContent), 15000);
+  assert.equal((await alice.call("DescribeTimeToLive", { TableName: "alice-ttl" })).TimeToLiveDescription.AttributeName, "expires");
+  assert.equal($("progress-box").hidden, true);
 
   // Another key sees another database.
   click($("signout"));

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "../../../internal/console/assets/dynamodb.js";
-import { $, cell, change, click, field, openPage, rows, submit, until } from "./console-page.mjs";
+import { $, cell, change, click, field, openPage, rows, submit, tableButton, until } from "./console-page.mjs";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
 const api = new Client({ endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
@@ -54,23 +54,31 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     field("signin-form", "key").value = "local";
     field("signin-form", "secret").value = "wrong";
     submit("signin-form");
-    await until("the refusal", () => $("error").textContent.startsWith("InvalidSignatureException: "));
+    // In a plain sentence, not DynamoDB's canonical-request dump; and
+    // nothing of the refused session stays on the page.
+    await until("the refusal", () => $("error-text").textContent.startsWith("The secret access key is not the one for the access key ID local:"));
     await until("the sign-in form again", () => !$("signin").hidden);
+    assert.doesNotMatch($("error-text").textContent, /Canonical/);
+    assert.equal($("where").textContent, "", "the header forgets the refused key");
+    assert.equal($("app").hidden, true);
     field("signin-form", "key").value = "local";
     field("signin-form", "secret").value = "local";
     submit("signin-form");
-    await until("the table list", () => [...$("tables").querySelectorAll("button")].some((b) => b.textContent === table));
+    await until("the table list", () => tableButton(table));
+    assert.equal($("error").hidden, true, "signing in again clears the refusal");
     assert.equal(field("signin-form", "secret").value, "", "the secret stays out of the form");
 
     // The table: its summary and a scan of its items.
-    click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === table));
+    click(tableButton(table));
     await until("the items", () => rows().length === 3);
+    assert.equal(tableButton(table).querySelector(".count").textContent, "3", "the list shows each table's item count");
     assert.equal($("table-name").textContent, table);
     const summary = Object.fromEntries([...$("summary").querySelectorAll("dt")].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]));
     assert.equal(summary.Status, "ACTIVE");
     assert.equal(summary.Key, "pk (S, partition), sk (S, sort)");
-    assert.deepEqual([...$("items").tHead.rows[0].cells].map((c) => c.textContent), ["pk", "sk", "note"]);
-    const markup = rows().find((r) => cell(r, "sk") === "2").cells[2];
+    assert.equal(summary.Items, "3 items");
+    assert.deepEqual([...$("items").tHead.rows[0].cells].map((c) => c.textContent), ["", "pk", "sk", "note"]);
+    const markup = rows().find((r) => cell(r, "sk") === "2").cells[3];
     assert.equal(markup.textContent, evil);
     assert.equal(markup.children.length, 0, "a value is text, never markup");
     assert.equal(globalThis.pwned, undefined);
@@ -101,7 +109,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     assert.deepEqual(got.Item, item);
     await until("the page to show the edit", () => rows().length === 1 && cell(rows()[0], "note") === "edited");
     assert.equal(cell(rows()[0], "count"), "3");
-    assert.equal($("count").textContent, "1 items on page 1");
+    assert.equal($("count").textContent, "1 item on page 1");
 
     // A new item; a second one with the same key is refused, not written over.
     click($("new-item"));
@@ -120,6 +128,25 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     await until("the parse error", () => $("editor-error").textContent.startsWith("The item is not valid JSON"));
     click($("editor-cancel"));
     assert.equal((await api.call("GetItem", { TableName: table, Key: { pk: { S: "c" }, sk: { S: "9" } } })).Item.x, undefined);
+    // The summary and the list count what the editor wrote.
+    const items = () => [...$("summary").querySelectorAll("dt")].find((dt) => dt.textContent === "Items").nextElementSibling.textContent;
+    await until("the summary's new count", () => items() === "4 items");
+    assert.equal(tableButton(table).querySelector(".count").textContent, "4");
+
+    // A nested document's numbers are numbers.
+    change("items-form", "mode", "scan");
+    submit("items-form");
+    await until("the scan", () => rows().length === 4);
+    click($("new-item"));
+    await until("the editor", () => $("editor").hasAttribute("open"));
+    $("editor-text").value = '{"pk": {"S": "d"}, "sk": {"S": "1"}, "book": {"M": {"pages": {"N": "412"}}}}';
+    click($("editor-save"));
+    await until("the nested item", () => rows().some((r) => cell(r, "book") === '{"pages":412}'));
+    await until("the summary's new count", () => items() === "5 items");
+    click(rows().find((r) => cell(r, "pk") === "d"));
+    await until("the editor", () => $("editor").hasAttribute("open"));
+    click($("editor-delete"));
+    await until("the item to go", () => items() === "4 items");
 
     // Delete the edited item.
     change("items-form", "mode", "scan");
@@ -141,7 +168,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     assert.equal($("partiql-out").textContent, '{"note":{"S":"other"}}');
     field("partiql-form", "statement").value = `SELECT * FROM "no-such-table"`;
     submit("partiql-form");
-    await until("the error", () => $("error").textContent.startsWith("ResourceNotFoundException: "));
+    await until("the error", () => $("error-text").textContent.startsWith("ResourceNotFoundException: "));
 
     // Settings: a GSI added and used, a stream turned on and off, time to
     // live on (and DynamoDB's refusal to turn it off again within the
@@ -177,7 +204,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     submit("ttl-form");
     await until("time to live on", () => $("ttl-state").textContent === "ENABLED on expires.");
     click($("ttl-off"));
-    await until("the refusal", () => $("error").textContent ===
+    await until("the refusal", () => $("error-text").textContent ===
       "ValidationException: Time to live has been modified multiple times within a fixed interval");
     assert.equal($("ttl-state").textContent, "ENABLED on expires.");
 
@@ -193,7 +220,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     click(document.querySelector('.tabs button[data-tab="items"]'));
 
     // A table's stream, newest record first.
-    click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === streamed));
+    click(tableButton(streamed));
     await until("the streamed table", () => $("table-name").textContent === streamed);
     click(document.querySelector('.tabs button[data-tab="stream"]'));
     assert.match($("stream-info").textContent, /\/stream\/.* \(NEW_AND_OLD_IMAGES\)$/);
@@ -202,9 +229,9 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     assert.equal($("stream-count").textContent, "3 records, newest first");
     const records = [...$("stream-records").tBodies[0].rows].map((r) => [...r.cells].slice(1).map((c) => c.textContent));
     assert.deepEqual(records, [
-      ["REMOVE", "id=x", '{"id":"x","v":"2"}', ""],
-      ["MODIFY", "id=x", '{"id":"x","v":"1"}', '{"id":"x","v":"2"}'],
-      ["INSERT", "id=x", "", '{"id":"x","v":"1"}'],
+      ["REMOVE", "id=x", '{"id":"x","v":2}', ""],
+      ["MODIFY", "id=x", '{"id":"x","v":1}', '{"id":"x","v":2}'],
+      ["INSERT", "id=x", "", '{"id":"x","v":1}'],
     ]);
 
     // Vector search from an item: "Find similar". (The items form was
@@ -213,8 +240,12 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     assert.equal($("vector-info").textContent, "This table has no vector index.");
     change("items-form", "mode", "query");
     field("items-form", "pk").value = "a";
-    click([...$("tables").querySelectorAll("button")].find((b) => b.textContent === vectors));
+    click(document.querySelector('.tabs button[data-tab="stream"]'));
+    click(tableButton(vectors));
     await until("the vector table's items", () => $("table-name").textContent === vectors && rows().length === 3);
+    assert.equal($("tab-items").hidden, false, "another table opens on its items");
+    assert.equal(document.querySelector(".tabs button.active").dataset.tab, "items");
+    assert.match([...$("summary").querySelectorAll("dd")][5].textContent, /^byEmbedding \(vector, ACTIVE\)$/);
     assert.equal(field("items-form", "mode").value, "scan");
     assert.equal($("query-fields").hidden, true);
     assert.equal($("vector-form").hidden, false);
@@ -231,10 +262,10 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     assert.ok(Math.abs(Number(hits[0][0])) < 1e-6, `score ${hits[0][0]}`);
     field("vector-form", "vector").value = "[0, 1";
     submit("vector-form");
-    await until("the parse error", () => $("error").textContent.startsWith("The search vector is not valid JSON"));
+    await until("the parse error", () => $("error-text").textContent.startsWith("The search vector is not valid JSON"));
     field("vector-form", "vector").value = "[0, 1]";
     submit("vector-form");
-    await until("DynamoDB's refusal", () => $("error").textContent.startsWith("ValidationException: "));
+    await until("DynamoDB's refusal", () => $("error-text").textContent.startsWith("ValidationException: "));
 
     // A new table, then deleted.
     const created = `${table}-new`;
@@ -245,6 +276,7 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     field("create-form", "pkType").value = "N";
     submit("create-form");
     await until("the new table", () => $("table-name").textContent === created && $("count").textContent === "0 items on page 1");
+    assert.equal($("error").hidden, true);
     assert.equal($("create").hasAttribute("open"), false);
     const { Table } = await api.call("DescribeTable", { TableName: created });
     assert.deepEqual(Table.KeySchema, [{ AttributeName: "id", KeyType: "HASH" }]);
@@ -256,9 +288,36 @@ test("the console signs in, browses, queries, edits, deletes, runs PartiQL, read
     await until("the refusal", () => $("create-error").textContent.startsWith("ResourceInUseException: "));
     click($("create-cancel"));
     click($("delete-table"));
-    await until("the table list without it", () => $("table-view").hidden &&
-      ![...$("tables").querySelectorAll("button")].some((b) => b.textContent === created));
+    await until("the table list without it", () => $("table-view").hidden && !tableButton(created));
     await assert.rejects(api.call("DescribeTable", { TableName: created }), (e) => e.type === "ResourceNotFoundException");
+
+    // An error belongs to the tab it was raised on.
+    click(tableButton(table));
+    await until("the table", () => $("table-name").textContent === table && rows().length > 0);
+    click(document.querySelector('.tabs button[data-tab="partiql"]'));
+    field("partiql-form", "statement").value = "SELECT * FROM nowhere";
+    submit("partiql-form");
+    await until("the error", () => !$("error").hidden);
+    click(document.querySelector('.tabs button[data-tab="items"]'));
+    assert.equal($("error").hidden, true, "a tab change clears the error");
+
+    // Sign out: every trace of the session leaves the page.
+    click($("signout"));
+    await until("the sign-in form", () => !$("signin").hidden);
+    assert.equal(sessionStorage.length, 0);
+    assert.equal($("where").textContent, "");
+    assert.equal($("app").hidden, true);
+    assert.equal($("tables").children.length, 0);
+    assert.equal($("table-view").hidden, true);
+    assert.equal(rows().length, 0);
+    assert.equal($("summary").children.length, 0);
+    assert.equal($("description").textContent, "");
+    assert.equal($("editor-text").value, "");
+    for (const trace of [table, "pk (S, partition)", "local · us-east-1"]) {
+      const holders = [...document.body.querySelectorAll("*")].filter((e) => e.children.length === 0 && e.textContent.includes(trace));
+      assert.deepEqual(holders.map((e) => e.id || e.outerHTML.slice(0, 80)), [], `the page still shows ${trace}`);
+    }
+    assert.ok(![...document.querySelectorAll("input, textarea")].some((i) => i.value.includes(table)), "a form still holds the table name");
   } finally {
     await api.call("DeleteTable", { TableName: table });
     await api.call("DeleteTable", { TableName: streamed });

@@ -8,8 +8,8 @@ import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { sign } from "../../../internal/console/assets/sigv4.js";
 import {
-  ApiError, Client, columnsOf, createIndexRequest, createTableRequest, formatValue, itemsRequest, keyOf, orderShards, parseItem, plain,
-  readStream, searchRequest, streamRequest, ttlRequest, vectorOf,
+  ApiError, Client, batchWrite, columnsOf, createIndexRequest, createTableRequest, formatValue, itemsRequest, keyOf, orderShards,
+  parseItem, readStream, searchRequest, streamRequest, ttlRequest, vectorOf,
 } from "../../../internal/console/assets/dynamodb.js";
 
 const endpoint = process.env.KURA_ENDPOINT ?? "http://127.0.0.1:8000";
@@ -108,8 +108,40 @@ test("the items form's scans and queries find what the table holds", async () =>
     assert.deepEqual(owned.map((i) => i.n.N).sort((a, b) => a - b), ["0", "6", "12", "18", "24"]);
     assert.throws(() => itemsRequest(Table, { mode: "query", index: "", pk: "" }), /partition key pk/);
 
+    // The builder's sort order, filters (any attribute name), projection.
+    assert.deepEqual((await query({ pk: "p1", skOp: ">", sk1: "19", descending: true })).map((i) => i.n.N), ["28", "25", "22"]);
+    const scan = async (form) => (await client.call("Scan", itemsRequest(Table, { mode: "scan", index: "", ...form }).input)).Items;
+    const ns = (items) => items.map((i) => Number(i.n.N)).sort((a, b) => a - b);
+    assert.deepEqual(ns(await scan({ filters: [{ attribute: "n", op: "between", value: "3", value2: "5", type: "N" }] })), [3, 4, 5]);
+    assert.deepEqual(ns(await scan({ filters: [
+      { attribute: "owner", op: "not exists", type: "S" }, { attribute: "n", op: "<", value: "6", type: "N" },
+    ] })), [1, 3, 5]);
+    assert.deepEqual(ns(await scan({ filters: [{ attribute: "tags", op: "contains", value: "x", type: "S" },
+      { attribute: "pk", op: "begins_with", value: "p2", type: "S" }, { attribute: "", op: "=", value: "ignored" }] })),
+    [2, 5, 8, 11, 14, 17, 20, 23, 26, 29]);
+    assert.equal((await scan({ filters: [{ attribute: "n", op: "<>", value: "1", type: "S" }] })).length, 30); // a string is never a number
+    const projected = await query({ pk: "p0", skOp: "=", sk1: "3", projection: " n , owner" });
+    assert.deepEqual(projected, [{ n: { N: "3" } }]);
+    const built = itemsRequest(Table, { mode: "scan", filters: [{ attribute: "a.b", op: "=", value: "true", type: "BOOL" },
+      { attribute: "z", op: "=", type: "NULL" }], projection: "a.b", limit: "7" }).input;
+    assert.deepEqual(built, {
+      TableName: name, Limit: 7, FilterExpression: "#n0 = :v0 AND #n1 = :v1", ProjectionExpression: "#n2",
+      ExpressionAttributeNames: { "#n0": "a.b", "#n1": "z", "#n2": "a.b" },
+      ExpressionAttributeValues: { ":v0": { BOOL: true }, ":v1": { NULL: true } },
+    });
+    assert.throws(() => itemsRequest(Table, { mode: "scan", filters: [{ attribute: "a", op: "=", value: "yes", type: "BOOL" }] }),
+      /must be true or false/);
+
+    // Batch writes: deletes of 30 keys, 25 a request.
+    let progressed = 0;
+    const all = await scan({ projection: "pk, n" });
+    assert.equal(await batchWrite(client, name, all.map((k) => ({ DeleteRequest: { Key: k } })), (d) => (progressed = d)), 30);
+    assert.equal(progressed, 30);
+    assert.equal((await scan({})).length, 0);
+
     // The editor's writes: a new item is not written over an existing one.
     assert.deepEqual(keyOf(Table, owned[0]), { pk: owned[0].pk, n: owned[0].n });
+    await client.call("PutItem", { TableName: name, Item: { pk: { S: "p0" }, n: { N: "0" } } });
     await assert.rejects(client.call("PutItem", {
       TableName: name, Item: parseItem('{"pk": {"S": "p0"}, "n": {"N": "0"}}'),
       ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": "pk" },
@@ -150,6 +182,41 @@ test("shards are read parents first", () => {
     shard("other", "300", "gone"), // its parent has been trimmed: a root
   ]).map((s) => s.ShardId);
   assert.deepEqual(order, ["a", "b", "c1", "c2", "other"]);
+});
+
+test("the new-table form makes a table with what it is given", async () => {
+  const name = `create-${Math.random().toString(16).slice(2, 10)}`;
+  const input = createTableRequest({
+    name, pkName: "pk", pkType: "S", skName: "sk", skType: "N", billing: "PROVISIONED", rcu: "3", wcu: "2",
+    lsis: [{ name: "byDate", skName: "date", skType: "S", projection: "KEYS_ONLY" }, { name: "" }],
+    stream: "NEW_IMAGE", protection: true,
+  });
+  assert.deepEqual(input.AttributeDefinitions, [
+    { AttributeName: "pk", AttributeType: "S" }, { AttributeName: "sk", AttributeType: "N" }, { AttributeName: "date", AttributeType: "S" },
+  ]);
+  await client.call("CreateTable", input);
+  try {
+    const { Table } = await client.call("DescribeTable", { TableName: name });
+    assert.deepEqual([Table.ProvisionedThroughput.ReadCapacityUnits, Table.ProvisionedThroughput.WriteCapacityUnits], [3, 2]);
+    assert.deepEqual(Table.LocalSecondaryIndexes.map((l) => [l.IndexName, l.KeySchema[1].AttributeName, l.Projection.ProjectionType]),
+      [["byDate", "date", "KEYS_ONLY"]]);
+    assert.equal(Table.StreamSpecification.StreamViewType, "NEW_IMAGE");
+    assert.equal(Table.DeletionProtectionEnabled, true);
+  } finally {
+    await client.call("UpdateTable", { TableName: name, DeletionProtectionEnabled: false });
+    await client.call("DeleteTable", { TableName: name });
+  }
+  // Vector indexes are on-demand tables' only.
+  await client.call("CreateTable", createTableRequest({ name, pkName: "pk", pkType: "S", billing: "PAY_PER_REQUEST",
+    vectors: [{ name: "byEmb", attribute: "emb", dimensions: "4", distance: "EUCLIDEAN" }, { name: "" }] }));
+  try {
+    const { Table } = await client.call("DescribeTable", { TableName: name });
+    assert.deepEqual(Table.VectorIndexes.map((v) => [v.IndexName, v.Dimensions, v.DistanceFunction]), [["byEmb", 4, "EUCLIDEAN"]]);
+  } finally {
+    await client.call("DeleteTable", { TableName: name });
+  }
+  assert.throws(() => createTableRequest({ name: "t", pkName: "a", pkType: "S", skName: "b", skType: "S",
+    lsis: [{ name: "l", skName: "a", skType: "N" }] }), /two types, S and N/);
 });
 
 test("the new-table form makes an on-demand table", () => {
@@ -219,9 +286,12 @@ test("values are shown as text", () => {
   assert.equal(formatValue({ NULL: true }), "null");
   assert.equal(formatValue({ B: "AAE=" }), "<binary AAE=>");
   assert.equal(formatValue({ NS: ["1", "2"] }), 'NS ["1","2"]');
-  assert.equal(formatValue({ M: { a: { L: [{ N: "1" }, { S: "x" }, { NULL: true }] } } }), '{"a":["1","x",null]}');
+  assert.equal(formatValue({ M: { a: { L: [{ N: "1" }, { S: "x" }, { NULL: true }] } } }), '{"a":[1,"x",null]}');
+  assert.equal(formatValue({ M: { pages: { N: "412" }, big: { N: "123456789012345678901234567890.25" } } }),
+    '{"pages":412,"big":123456789012345678901234567890.25}', "nested numbers are numbers, every digit kept");
+  assert.equal(formatValue({ L: [{ SS: ["a"] }, { B: "AAE=" }, { BOOL: true }] }), '[{"$SS":["a"]},{"$B":"AAE="},true]');
+  assert.equal(formatValue({ M: {} }), "{}");
   assert.equal(formatValue(undefined), "");
-  assert.deepEqual(plain({ M: {} }), {});
   assert.deepEqual(columnsOf([{ name: "pk" }], [{ b: {}, pk: {} }, { a: {}, b: {} }]), ["pk", "b", "a"]);
   assert.equal(columnsOf([{ name: "pk" }], [{ a: {}, b: {}, c: {} }], 2).length, 2);
   assert.throws(() => parseItem("[1]"), /JSON object of attribute values/);
