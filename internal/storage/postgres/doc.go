@@ -96,8 +96,8 @@
 //
 // The checks live in PostgreSQL, not in Kura's memory, so they hold
 // between any number of Kura processes on one database (the local oracle
-// of lazy transactions only adds to them). A namespace is still served by one
-// Kura server at a time (lease.go), because the engine keeps catalog,
+// of lazy transactions only adds to them). A namespace is still served by
+// one Kura server at a time (lease.go), because the engine keeps catalog,
 // statistics and the item cache in its own memory.
 //
 // # Durability and faults
