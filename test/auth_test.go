@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,12 +172,8 @@ func TestAuthenticationFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"--credentials", ","}, {"--credentials", "AKIDONLY"}, {"--credentials-file", empty}} {
-		ctx, cancel := context.WithTimeout(bg, 10*time.Second)
-		out, err := exec.CommandContext(ctx, kuraBin, append([]string{"--in-memory", "--listen", "127.0.0.1:0"}, args...)...).CombinedOutput()
-		timedOut := ctx.Err() != nil
-		cancel()
-		if err == nil || timedOut || !strings.Contains(string(out), "credential") {
-			t.Fatalf("kura with %v: %v %s", args, err, out)
+		if out := runKuraToFailure(t, append([]string{"--in-memory", "--listen", "127.0.0.1:0"}, args...)...); !strings.Contains(out, "credential") {
+			t.Fatalf("kura with %v: %s", args, out)
 		}
 	}
 }

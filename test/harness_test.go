@@ -137,7 +137,11 @@ func startKura(t testing.TB, args ...string) *kura {
 	return k
 }
 
-func startKuraErr(args ...string) (*kura, error) {
+func startKuraErr(args ...string) (*kura, error) { return startKuraUnder(nil, args...) }
+
+// startKuraUnder starts a server as startKuraErr does, run by the command
+// wrapper (e.g. prlimit and its arguments) when wrapper is not empty.
+func startKuraUnder(wrapper []string, args ...string) (*kura, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -151,7 +155,8 @@ func startKuraErr(args ...string) (*kura, error) {
 		full = append(full, postgresArgs(args)...)
 	}
 	k := &kura{endpoint: "http://" + addr, args: full, log: &syncLog{}}
-	k.cmd = exec.Command(kuraBin, full...)
+	argv := append(append(append([]string(nil), wrapper...), kuraBin), full...)
+	k.cmd = exec.Command(argv[0], argv[1:]...)
 	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log
 	if err := k.cmd.Start(); err != nil {
 		return nil, err

@@ -10,7 +10,8 @@ import (
 
 // TestTableARNAsTableName: every operation that reads a TableName accepts
 // the table's ARN instead (the SDK's documentation of TableName), and the
-// answer names the table by its name.
+// answer names the table by its name (BatchGetItem keys its Responses by
+// the ARN as sent: TestBatchAnswersKeyedAsRequested).
 func TestTableARNAsTableName(t *testing.T) {
 	c := ddb()
 	name := createTable(t, c, "pk", "", "")
@@ -45,8 +46,8 @@ func TestTableARNAsTableName(t *testing.T) {
 	if err != nil {
 		t.Fatalf("BatchGetItem by ARN: %v", err)
 	}
-	if len(bg1.Responses[name]) != 1 {
-		t.Errorf("BatchGetItem Responses = %v, want the item under %q", bg1.Responses, name)
+	if len(bg1.Responses[*arn]) != 1 || len(bg1.Responses) != 1 {
+		t.Errorf("BatchGetItem Responses = %v, want the item under the ARN as sent, %q", bg1.Responses, *arn)
 	}
 	if _, err := c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
 		*arn: {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"pk": S("b")}}}}}}); err != nil {

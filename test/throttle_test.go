@@ -123,6 +123,36 @@ func TestThrottleSDK(t *testing.T) {
 		wantAPIError(t, err, "ProvisionedThroughputExceededException", msgThroughputTable)
 	})
 
+	// Named by ARN, the unprocessed requests come back under the ARN as
+	// sent (TestBatchAnswersKeyedAsRequested has the processed ones).
+	t.Run("batch by ARN", func(t *testing.T) {
+		name := throttleTable(t, c, &dynamodb.CreateTableInput{BillingMode: types.BillingModeProvisioned,
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}})
+		arn := "arn:aws:dynamodb:us-east-1:000000000000:table/" + name
+		var reqs []types.WriteRequest
+		var keys []map[string]types.AttributeValue
+		for _, pk := range []string{"a", "b", "c"} {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: bigItem(pk)}})
+			keys = append(keys, map[string]types.AttributeValue{"pk": S(pk)})
+		}
+		w, err := c.BatchWriteItem(bg, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{arn: reqs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.UnprocessedItems) != 1 || len(w.UnprocessedItems[arn]) != 2 {
+			t.Fatalf("UnprocessedItems %v, want b and c under the ARN", w.UnprocessedItems)
+		}
+		k.admin(t, "/admin/clock/advance?by=10s")
+		g, err := c.BatchGetItem(bg, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			arn: {Keys: keys, ConsistentRead: aws.Bool(true)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.UnprocessedKeys) != 1 || len(g.UnprocessedKeys[arn].Keys) == 0 || len(g.Responses) != 1 || len(g.Responses[arn]) == 0 {
+			t.Fatalf("Responses %v UnprocessedKeys %v, want both under the ARN", g.Responses, g.UnprocessedKeys)
+		}
+	})
+
 	// The metrics count each refused batch request, and what the processed
 	// ones consumed (a and b, 3 KB each; c never got in).
 	f := scrape(t, metrics)

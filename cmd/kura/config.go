@@ -40,7 +40,9 @@ type config struct {
 	Region            string
 	AccountID         string
 	LogLevel          slog.Level
-	CreateDelay       time.Duration
+	// LogFormat is "text" (slog's key=value lines) or "json".
+	LogFormat   string
+	CreateDelay time.Duration
 	// EnforceThroughput throttles requests past tables' provisioned (and
 	// on-demand maximum) throughput; BurstCapacity is the unused capacity
 	// a table keeps.
@@ -86,10 +88,21 @@ type config struct {
 	// default); false gives each access key and region its own, like
 	// DynamoDB Local without -sharedDb.
 	SharedDB bool
+	// MaxOpenDatabases bounds the per-key databases kept open with
+	// --shared-db=false.
+	MaxOpenDatabases int
+	// Warnings are said once the log is set up: flags that do nothing
+	// together with others.
+	Warnings []string
 	// ItemCacheMB is the item cache budget (0 turns it off).
 	ItemCacheMB int
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// MinFreeSpaceMB is the free space of --data-dir's disk below which
+	// writes are refused (0: no minimum).
+	MinFreeSpaceMB int
+	// DiskStallTimeout stops Kura when one disk operation takes longer.
+	DiskStallTimeout time.Duration
 	// Credentials switch authentication on: every request must be signed
 	// (SigV4) with one of them (--credentials and --credentials-file
 	// together).
@@ -98,6 +111,12 @@ type config struct {
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
 }
+
+// DefaultMinFreeSpaceMB is --min-free-space-mb's default: room for what the
+// store still writes on its own once writes are refused (flushing two
+// 16 MB memtables, a compaction of the tables they make, a new 17.6 MB
+// write-ahead log) with a margin for the rest of the machine.
+const DefaultMinFreeSpaceMB = 128
 
 // Addr is the listen address with --port applied.
 func (c *config) Addr() string {
@@ -140,6 +159,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format (on stderr): text (key=value lines) or json (one object per line)")
 	fs.DurationVar(&c.CreateDelay, "create-delay", 0, "how long new tables and indexes stay CREATING")
 	fs.BoolVar(&c.EnforceThroughput, "enforce-throughput", false, "throttle requests past a table's or GSI's provisioned read/write capacity (or on-demand MaxRead/WriteRequestUnits) with ProvisionedThroughputExceededException (ThrottlingException), UnprocessedItems/UnprocessedKeys in batches, as DynamoDB does; off by default, when throughput is only stored and described")
 	fs.DurationVar(&c.BurstCapacity, "burst-capacity", engine.DefaultBurst, "with --enforce-throughput: how much unused provisioned capacity a table or GSI keeps for bursts, in time at its provisioned rate (DynamoDB keeps 300s; at least 1s)")
@@ -156,9 +176,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics (requests, errors and latency by operation, table items and sizes, process figures) at GET /metrics on this separate address (host:port); off when empty")
 	fs.StringVar(&c.PprofAddr, "pprof", "", "serve net/http/pprof on this separate address (host:port) for profiling; off when empty")
 	fs.BoolVar(&c.SharedDB, "shared-db", true, "serve one database to every credential and region; --shared-db=false gives each access key ID and region its own database (DynamoDB Local without -sharedDb)")
+	fs.IntVar(&c.MaxOpenDatabases, "max-open-databases", server.DefaultMaxOpenDatabases, "with --shared-db=false: how many per-key databases on disk stay open at once; the least recently used idle one is closed to open another and reopened when needed (lowered to fit the open-file limit)")
 	fs.IntVar(&c.ItemCacheMB, "item-cache-mb", 64, "memory for recently written and read items, which spares writes and GetItem a storage lookup (0 turns it off)")
 	fs.DurationVar(&c.SyncDelay, "sync-delay", time.Millisecond, "while several durable writes are in flight, the minimum interval between two WAL fsyncs: writes arriving within it share one fsync (less CPU per write under load, up to this much more latency; a lone writer never waits; 0 turns it off)")
 	fs.DurationVar(&c.SysmonSlack, "sysmon-slack", time.Millisecond, "Linux: timer slack for the Go runtime's monitor thread, so it wakes at most about once per this interval instead of every 20 microseconds under bursty load (needs CAP_SYS_NICE, skipped without; 0 leaves it alone)")
+	fs.IntVar(&c.MinFreeSpaceMB, "min-free-space-mb", DefaultMinFreeSpaceMB, "refuse writes (InternalServerError naming the cause; reads go on, and the health check answers 503) while the disk of --data-dir has less free space than this, so that a filling disk never stops the store; writes resume once space is freed (0: no minimum)")
+	fs.DurationVar(&c.DiskStallTimeout, "disk-stall-timeout", 20*time.Second, "stop Kura (exit status 1, the cause logged) when one disk operation of the data directory has not finished after this long, instead of hanging every write on a stalled disk; a restart recovers every acknowledged write (CockroachDB's default for the same check is 20s; 0 turns it off)")
 	fs.IntVar(&c.VectorMaxTopK, "vector-max-topk", 0, "extension beyond DynamoDB, off by default: raise SearchVectors' TopK cap from 100 up to 10000")
 	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
 	var creds, credsFile string
@@ -168,10 +191,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
 	fs.IntVar(&c.VectorSnapshotChanges, "vector-snapshot-changes", engine.DefaultVectorSnapshotChanges, "changed items (or 10% of the index, whichever is fewer) that make a vector index due for a periodic snapshot")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: kura [flags]\n\nA DynamoDB-compatible server. Each flag can also be set with KURA_<FLAG>, e.g. KURA_DATA_DIR.")
-		fs.PrintDefaults()
-	}
+	// The flag package's own messages (and its full usage after any
+	// mistake) are kept back: a mistake gets one line, --help the list.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 
 	// Environment first (becomes the new default), then the command line.
 	var envErr error
@@ -185,14 +208,39 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if envErr != nil {
 		return nil, envErr
 	}
-	if err := fs.Parse(args); err != nil {
+	args, err := translateLocalFlags(args, fs)
+	if err != nil {
 		return nil, err
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stderr)
+		fmt.Fprintln(stderr, "Usage: kura [flags]\n\nA DynamoDB-compatible server. Each flag can also be set with KURA_<FLAG>, e.g. KURA_DATA_DIR.\nDynamoDB Local's -inMemory, -sharedDb, -dbPath and -port are accepted too.")
+		fs.PrintDefaults()
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("%v (kura --help lists the flags)", err)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", logLevel)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return nil, fmt.Errorf("invalid --log-format %q: want text or json", c.LogFormat)
+	}
+	if c.MaxOpenDatabases < 1 {
+		return nil, fmt.Errorf("invalid --max-open-databases %d: want 1 or more", c.MaxOpenDatabases)
+	}
+	if dataDirSet(fs, getenv) && (c.InMemory || tikvPD != "" || c.Postgres != "") {
+		other := "--in-memory"
+		switch {
+		case tikvPD != "":
+			other = "--tikv-pd"
+		case c.Postgres != "":
+			other = "--postgres"
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("--data-dir %s is not used: %s keeps the data elsewhere", c.DataDir, other))
 	}
 	if c.CheckpointDir != "" && (c.InMemory || tikvPD != "" || c.Postgres != "") {
 		return nil, errors.New("--checkpoint-dir copies the embedded store's files: not with --in-memory, --tikv-pd or --postgres")
@@ -234,6 +282,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.CreateDelay < 0 {
 		return nil, fmt.Errorf("invalid --create-delay %v", c.CreateDelay)
 	}
+	if c.DiskStallTimeout < 0 {
+		return nil, fmt.Errorf("invalid --disk-stall-timeout %v", c.DiskStallTimeout)
+	}
+	if c.MinFreeSpaceMB < 0 {
+		return nil, fmt.Errorf("invalid --min-free-space-mb %d", c.MinFreeSpaceMB)
+	}
 	if c.BurstCapacity < 0 {
 		return nil, fmt.Errorf("invalid --burst-capacity %v", c.BurstCapacity)
 	}
@@ -259,6 +313,14 @@ func checkPostgres(url, namespace string, inMemory, onTiKV bool) error {
 		return fmt.Errorf("invalid --postgres-namespace %q: want 1 to 64 letters, digits, '-' or '_'", namespace)
 	}
 	return nil
+}
+
+// dataDirSet reports whether --data-dir was given, on the command line or
+// in the environment.
+func dataDirSet(fs *flag.FlagSet, getenv func(string) string) bool {
+	set := getenv(envName("data-dir")) != ""
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "data-dir" })
+	return set
 }
 
 // parseTiKV splits --tikv-pd and checks it goes with the other storage

@@ -7,7 +7,7 @@
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
 //	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s] [--s3-dir DIR]
-//	     [--version]
+//	     [--log-format text|json] [--max-open-databases 64] [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
 // on the DynamoDB listener, e.g. for
@@ -62,16 +62,31 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "kura:", err)
+	log := newLogger(cfg, os.Stderr)
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("kura stopped", "err", err)
+		stop()
 		os.Exit(1)
 	}
 }
 
-// run serves until ctx is cancelled, then shuts down cleanly.
-func run(ctx context.Context, cfg *config, stdout io.Writer) error {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+// newLogger is the one log everything goes to: slog's text or JSON lines
+// on w.
+func newLogger(cfg *config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// run serves until ctx is cancelled, then shuts down cleanly. Its first
+// record at info level says what is running where (server.Summary).
+func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	slog.SetDefault(log) // the engine logs background work (index backfills) here
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	if cfg.SysmonSlack > 0 {
 		if err := relaxSysmon(cfg.SysmonSlack); err != nil {
 			log.Debug("sysmon timer slack left alone", "err", err)
@@ -107,8 +122,12 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		CheckpointDir:     cfg.CheckpointDir,
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
+		MaxOpenDatabases:  cfg.MaxOpenDatabases,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
+		MinFreeBytes:      uint64(cfg.MinFreeSpaceMB) << 20,
+		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
+		DiskStallTimeout:  cfg.DiskStallTimeout,
 		Credentials:       cfg.Credentials,
 		Logger:            log,
 
@@ -128,9 +147,7 @@ func run(ctx context.Context, cfg *config, stdout io.Writer) error {
 		}
 		defer stopPprof()
 	}
-	fmt.Fprintf(stdout, "kura listening on %s\n", srv.Addr())
-	log.Debug("started", "version", server.Build().String(), "data-dir", cfg.DataDir, "in-memory", cfg.InMemory, "tikv-pd", cfg.TiKVPD, "sync", cfg.Sync,
-		"region", cfg.Region, "shared-db", cfg.SharedDB)
+	log.Info("Kura is ready", srv.Summary()...)
 
 	select {
 	case err := <-srv.Done():

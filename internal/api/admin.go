@@ -40,11 +40,12 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	b, err := s.backendFor(r.Header.Get("Authorization"))
+	b, release, err := s.backendFor(r.Header.Get("Authorization"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	defer release()
 	ab, ok := b.(adminBackend)
 	if r.Method != http.MethodPost || !ok {
 		http.Error(w, "not found", http.StatusNotFound)

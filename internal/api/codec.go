@@ -15,6 +15,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
 )
 
 var (
@@ -322,7 +323,11 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 		return
 	}
 	var e *ddberr.Error
-	if !errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
+	case errors.Is(err, storage.ErrNoSpace):
+		e = ddberr.DiskFull(noSpaceDetail(err))
+	default:
 		s.log.Error("internal error", "target", x.target, "err", err)
 		e = ddberr.Internal("Internal server error")
 	}
@@ -345,6 +350,16 @@ func (s *Server) writeError(x *exchange, err error, status int) {
 		_ = encodeJSON(buf, &eb)
 	}
 	s.send(x, status, buf.Bytes())
+}
+
+// noSpaceDetail is the figures of a storage.ErrNoSpace error ("10 MB
+// available, minimum 128 MB"), whatever wraps it.
+func noSpaceDetail(err error) string {
+	msg, prefix := err.Error(), storage.ErrNoSpace.Error()+": "
+	if i := strings.LastIndex(msg, prefix); i >= 0 {
+		return msg[i+len(prefix):]
+	}
+	return msg
 }
 
 func (eb *errorBody) setMessage(e *ddberr.Error) {

@@ -9,7 +9,7 @@
 // body bytes as sent, i.e. of the gzip stream when the response is gzipped,
 // which is what the AWS SDKs verify) and is gzipped when the client accepts
 // it. Errors are encoded from *ddberr.Error as {"__type": ..., "message": ...}
-// ("Message" for a SerializationException, as DynamoDB writes it; a body
+// ("Message" where DynamoDB writes it so, ddberr.MessageKey; a body
 // over the size limit gets a bare 413).
 //
 // HTTPServer (httpserver.go) serves the connections: it reads the plain

@@ -37,6 +37,19 @@ func healthText(host string) string {
 	return "healthy: " + host
 }
 
+// healthCheck is the status and body of a health check: DynamoDB's 200
+// "healthy: <host>", or 503 "unhealthy: <why>" while Options.Health
+// reports a problem (a load balancer or supervisor then sees the store
+// cannot take writes).
+func (s *Server) healthCheck(host string) (int, string) {
+	if s.health != nil {
+		if err := s.health(); err != nil {
+			return http.StatusServiceUnavailable, "unhealthy: " + err.Error()
+		}
+	}
+	return http.StatusOK, healthText(host)
+}
+
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	// Logger receives internal errors and recovered panics; nil discards.
@@ -47,8 +60,9 @@ type Options struct {
 	Admin bool
 	// Databases, when set, picks the backend for each request from its
 	// Authorization header (one database per credential); the Backend
-	// given to NewServer is then unused.
-	Databases func(authorization string) (Backend, error)
+	// given to NewServer is then unused. The request calls release when
+	// it no longer uses the backend (the database may then be closed).
+	Databases func(authorization string) (b Backend, release func(), err error)
 	// Auth, when set, checks every request's SigV4 signature before its
 	// operation runs (after the checks of its target and body that
 	// DynamoDB makes first).
@@ -67,12 +81,16 @@ type Options struct {
 	// (admin_checkpoint.go): it writes a copy of the data and returns
 	// where.
 	Checkpoint func() (string, error)
+	// Health, when set, is asked by every health check (GET / and HEAD /):
+	// a non-nil error (a nearly full disk, a failed store) is answered
+	// 503 with the error's text instead of 200.
+	Health func() error
 }
 
 // Server is the DynamoDB JSON 1.0 http.Handler.
 type Server struct {
 	backend   Backend
-	databases func(authorization string) (Backend, error)
+	databases func(authorization string) (Backend, func(), error)
 	log       *slog.Logger
 	maxBody   int64
 	admin     bool
@@ -81,13 +99,14 @@ type Server struct {
 	requests  *metrics.Requests
 	logReqs   bool
 	ckpt      func() (string, error)
+	health    func() error
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
 		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests,
-		ckpt: opts.Checkpoint}
+		ckpt: opts.Checkpoint, health: opts.Health}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -158,9 +177,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
-		w.WriteHeader(http.StatusOK)
+		status, text := s.healthCheck(r.Host)
+		w.WriteHeader(status)
 		if r.Method == http.MethodGet {
-			io.WriteString(w, healthText(r.Host))
+			io.WriteString(w, text)
 		}
 		return
 	}
@@ -271,10 +291,11 @@ func Targets() []string {
 }
 
 // backendFor is the database that serves a request with this
-// Authorization header.
-func (s *Server) backendFor(authorization string) (Backend, error) {
+// Authorization header, and the function to call when the request is done
+// with it.
+func (s *Server) backendFor(authorization string) (Backend, func(), error) {
 	if s.databases == nil {
-		return s.backend, nil
+		return s.backend, func() {}, nil
 	}
 	return s.databases(authorization)
 }
@@ -332,11 +353,12 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 			return
 		}
 	}
-	b, err := s.backendFor(x.authorization)
+	b, release, err := s.backendFor(x.authorization)
 	if err != nil {
 		s.writeError(x, err, 0)
 		return
 	}
+	defer release()
 	out, err := h(x.ctx, b, body)
 	if err != nil {
 		s.writeError(x, wordedFor(x.target, err), 0)

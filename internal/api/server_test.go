@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -160,6 +161,41 @@ func TestHealth(t *testing.T) {
 		if rec.Code != 404 {
 			t.Errorf("GET %s: %d", path, rec.Code)
 		}
+	}
+}
+
+// TestHealthReportsStore checks that the health check answers 503 with the
+// store's problem while Options.Health reports one (a nearly full disk, a
+// failed store), for GET and HEAD, and 200 again once it is gone; and that
+// a write refused for lack of disk space is an InternalServerError naming
+// the cause, not the generic one.
+func TestHealthReportsStore(t *testing.T) {
+	var problem error = fmt.Errorf("%w: 10 MB available, minimum 128 MB", storage.ErrNoSpace)
+	f := newFake()
+	s := NewServer(f, Options{Health: func() error { return problem }})
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(method, "/", nil))
+		want := ""
+		if method == http.MethodGet {
+			want = "unhealthy: storage: free disk space is below the minimum: 10 MB available, minimum 128 MB"
+		}
+		if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != want {
+			t.Fatalf("%s / with a problem: %d %q", method, rec.Code, rec.Body.String())
+		}
+	}
+	f.putItem = func(*wire.PutItemInput) (*wire.PutItemOutput, error) { return nil, fmt.Errorf("committing: %w", problem) }
+	r := do(t, s, tgt+"PutItem", `{"TableName":"tab","Item":{"k":{"S":"a"}}}`)
+	typ, msg := errOf(t, r)
+	if r.status != 500 || typ != "com.amazonaws.dynamodb.v20120810#InternalServerError" ||
+		msg != "Writes are refused: the server's data disk is nearly full (10 MB available, minimum 128 MB). Reads are still served; writes resume when disk space is freed." {
+		t.Fatalf("a write refused for lack of space: %d %s", r.status, r.body)
+	}
+	problem = nil
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	if rec.Code != 200 || rec.Body.String() != "healthy: example.com" {
+		t.Fatalf("GET / once the problem is gone: %d %q", rec.Code, rec.Body.String())
 	}
 }
 
@@ -519,9 +555,9 @@ func TestErrorShape(t *testing.T) {
 		return nil, e
 	}
 	r := do(t, s, tgt+"PutItem", `{"TableName":"tbl","Item":{}}`)
-	// DynamoDB spells the key "Message" here and in a
+	// DynamoDB spells the key "message" here, "Message" in a
 	// TransactionCanceledException (ddberr.MessageKey).
-	want := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","Item":{"pk":{"S":"a"}},"Message":"The conditional request failed"}`
+	want := `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed","Item":{"pk":{"S":"a"}}}`
 	if r.status != 400 || string(r.body) != want {
 		t.Fatalf("CCF: %d %s", r.status, r.body)
 	}

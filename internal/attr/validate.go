@@ -48,6 +48,9 @@ const (
 // than MaxNameSize (in an item, a map value or ExpressionAttributeNames).
 func NameTooLarge() *ddberr.Error { return requestErr(msgNameTooLong) }
 
+// EmptyName is the request-phase error for an attribute named "".
+func EmptyName() *ddberr.Error { return requestErr(msgEmptyName) }
+
 func requestErr(msg string) *ddberr.Error { return ddberr.RequestInvalid(msg) }
 
 // numberErr is a rejected number, with the older value layer's reading

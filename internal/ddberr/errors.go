@@ -69,20 +69,31 @@ func (e *Error) Error() string { return e.Type + ": " + e.Message }
 // FullType is the __type member.
 func (e *Error) FullType() string { return e.Namespace + e.Type }
 
-// MessageKey is the JSON member that carries Message. DynamoDB spells it
-// "Message" in a com.amazon.coral.service#SerializationException, in a
-// TransactionCanceledException (raw responses quoted in boto3 #2657,
-// aws-sdk-net #1292 and PynamoDB #1143, 2020-2023) and in a
-// ConditionalCheckFailedException that carries the old item (LocalStack's
-// snapshot of DynamoDB, validated 2024-01-03, has no lowercase message
-// there), and "message" in every other error. The AWS SDKs read either;
-// boto3 also copies a lowercase one into the response as a modeled field.
+// MessageKey is the JSON member that carries Message. The rule: the key is
+// the error shape's member name in DynamoDB's service model (aws-sdk-go-v2
+// service/dynamodb v1.74.0 schemas, botocore's service-2.json likewise),
+// which is what the service serialises. That model spells it "Message" in
+// TransactionCanceledException, IdempotentParameterMismatchException and
+// TransactionInProgressException and "message" in every other error,
+// ConditionalCheckFailedException included, with or without the old item
+// of ReturnValuesOnConditionCheckFailure=ALL_OLD (issue 33 item 2, a
+// suite run against DynamoDB; LocalStack's AWS-validated test of that
+// answer skips verifying "$..message", so it does not contradict it).
+// Raw DynamoDB answers agree where they were quoted: "Message" in a
+// TransactionCanceledException (boto3 #2657, aws-sdk-net #1292, PynamoDB
+// #1143, 2020-2023) and "message" in a plain ConditionalCheckFailed one.
+// The errors outside the model say "message", except coral's
+// SerializationException (TestSerializationExceptionMessageKey records
+// the bodies) and AccessDeniedException, which say "Message". The AWS
+// SDKs read either; boto3 also copies a lowercase one into the response
+// as the modelled "message" field.
 func (e *Error) MessageKey() string {
 	switch {
 	case e.Namespace == nsService && e.Type == "SerializationException",
 		e.Type == "AccessDeniedException", // dynalite's DynamoDB-verified tests read body.Message
 		e.Type == "TransactionCanceledException",
-		e.Type == "ConditionalCheckFailedException" && e.Item != nil:
+		e.Type == "IdempotentParameterMismatchException",
+		e.Type == "TransactionInProgressException":
 		return "Message"
 	}
 	return "message"
@@ -410,6 +421,16 @@ var ErrRequestTooLarge = errors.New("request body exceeds the request size limit
 // Internal is an InternalServerError (HTTP 500).
 func Internal(msg string) *Error {
 	return newErr(nsDynamo, "InternalServerError", 500, msg)
+}
+
+// DiskFull is the answer to a write refused because the server's data disk
+// is nearly full (storage.ErrNoSpace; detail says how full). DynamoDB has
+// no such condition, so Kura's own text goes in the InternalServerError
+// every operation's model declares (HTTP 500, which the SDKs retry with
+// backoff): the client sees the cause instead of "Internal server error".
+func DiskFull(detail string) *Error {
+	return Internal("Writes are refused: the server's data disk is nearly full (" + detail +
+		"). Reads are still served; writes resume when disk space is freed.")
 }
 
 // Throttling is used when the server sheds load.

@@ -18,6 +18,11 @@ const (
 
 // batchGetTable is one table's share of a BatchGetItem.
 type batchGetTable struct {
+	// name is the table as RequestItems names it (its name or its ARN):
+	// Responses and UnprocessedKeys are keyed by it, so that the client
+	// finds its own key and can resend UnprocessedKeys as they are (the
+	// SDK's BatchGetItemOutput documentation: "A map of table name or
+	// table ARN", UnprocessedKeys "in the same form as RequestItems").
 	name string
 	req  wire.KeysAndAttributes
 	proj *expr.Projection
@@ -36,7 +41,6 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *wire.BatchGetItemInput) (
 		if bt.t, err = e.activeTable(&bt.name); err != nil {
 			return nil, err
 		}
-		bt.name = bt.t.Name // the answer names a table given by ARN by its name
 		for _, key := range bt.req.Keys {
 			k, err := bt.t.validateKey(key)
 			if err != nil {
@@ -132,7 +136,7 @@ func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.Batch
 			read++
 			units := readUnits(itemSize(item), consistent)
 			e.chargeRead(bt.t, "", units)
-			tally.add(bt.name, units)
+			tally.add(bt.t.Name, units)
 			if item != nil {
 				item = applyProjection(bt.proj, item)
 				size += itemSize(item)

@@ -286,6 +286,11 @@ func attrType(s string) attr.Type {
 
 // commit runs f in a storage transaction and commits it.
 func (e *Engine) commit(sync bool, f func(storage.Txn) error) error {
+	return e.commitWith(storage.CommitOptions{Sync: sync}, f)
+}
+
+// commitWith is commit with every commit option.
+func (e *Engine) commitWith(opts storage.CommitOptions, f func(storage.Txn) error) error {
 	txn, err := e.store.Begin()
 	if err != nil {
 		return err
@@ -294,7 +299,7 @@ func (e *Engine) commit(sync bool, f func(storage.Txn) error) error {
 	if err := f(txn); err != nil {
 		return err
 	}
-	return txn.Commit(storage.CommitOptions{Sync: sync})
+	return txn.Commit(opts)
 }
 
 // putRecord writes rec into txn.
@@ -409,8 +414,9 @@ func (e *Engine) loadCatalog() error {
 		// No fsync of its own: commits become durable in order
 		// (storage.Txn.Commit), so a crash that keeps any later write keeps
 		// this delete too, and one that loses it lost every later write
-		// (the statistics still hold).
-		if err := e.commit(false, func(txn storage.Txn) error { return txn.Delete(metaCleanKey) }); err != nil {
+		// (the statistics still hold). It may use the store's reserve, so
+		// that a restart on a nearly full disk serves reads.
+		if err := e.commitWith(storage.CommitOptions{Reserve: true}, func(txn storage.Txn) error { return txn.Delete(metaCleanKey) }); err != nil {
 			return err
 		}
 	} else if len(recs) > 0 {
@@ -654,7 +660,9 @@ func (e *Engine) saveStats() error {
 		list = append(list, t)
 	}
 	e.mu.RUnlock()
-	return e.commit(true, func(txn storage.Txn) error {
+	// A few bytes per table: the store's reserve may take them, so that a
+	// shutdown on a nearly full disk still saves the statistics.
+	return e.commitWith(storage.CommitOptions{Sync: true, Reserve: true}, func(txn storage.Txn) error {
 		for _, t := range list {
 			s := e.statsFor(t.ID)
 			v := binary.BigEndian.AppendUint64(nil, uint64(s.items.Load()))

@@ -226,19 +226,21 @@ func (e *Engine) batchCollectionMetrics(mode string, writes []batchWrite) map[st
 	if mode != "SIZE" {
 		return nil
 	}
-	tables, keys := make([]*Table, len(writes)), make([]primaryKey, len(writes))
+	names, tables, keys := make([]string, len(writes)), make([]*Table, len(writes)), make([]primaryKey, len(writes))
 	for i, w := range writes {
-		tables[i], keys[i] = w.t, w.key
+		names[i], tables[i], keys[i] = w.name, w.t, w.key
 	}
-	return e.collectionMetricsPerTable(mode, tables, keys)
+	return e.collectionMetricsPerTable(mode, names, tables, keys)
 }
 
 // collectionMetricsPerTable is the per-table ItemCollectionMetrics of a
-// multi-item write (BatchWriteItem, TransactWriteItems; tables[i] and
-// keys[i] are one written item) when mode is SIZE: per table with LSIs,
+// multi-item write (BatchWriteItem, TransactWriteItems; names[i],
+// tables[i] and keys[i] are one written item, names[i] its table as the
+// request names it, name or ARN, which keys the answer as it keys
+// BatchGetItem's) when mode is SIZE: per table with LSIs,
 // one entry per item collection written to, in request order, each with
 // the collection's size after the write.
-func (e *Engine) collectionMetricsPerTable(mode string, tables []*Table, keys []primaryKey) map[string][]wire.ItemCollectionMetrics {
+func (e *Engine) collectionMetricsPerTable(mode string, names []string, tables []*Table, keys []primaryKey) map[string][]wire.ItemCollectionMetrics {
 	if mode != "SIZE" {
 		return nil
 	}
@@ -260,7 +262,7 @@ func (e *Engine) collectionMetricsPerTable(mode string, tables []*Table, keys []
 		if out == nil {
 			out = map[string][]wire.ItemCollectionMetrics{}
 		}
-		out[t.Name] = append(out[t.Name], *m)
+		out[names[i]] = append(out[names[i]], *m)
 	}
 	return out
 }

@@ -42,6 +42,8 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 		}
 	}
 	if sel == selectAll && !ix.projectAll() {
+		// Every form of Query and Scan, with or without a filter (dynalite's
+		// tests, run against DynamoDB; TestSelectAllAttributesOnPartialGSI).
 		if !ix.Local {
 			return nil, ddberr.InvalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", name)
 		}
@@ -130,10 +132,13 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 	return r.t.indexKeyItem(r.ix, p.lastScanned())
 }
 
-// validateStartKey checks an ExclusiveStartKey of an index read: exactly
-// the table and index key attributes with their types (else shapeMsg),
-// then the key value rules.
-func (r *indexRead) validateStartKey(esk attr.Item, shapeMsg string) error {
+// validateStartKey checks an ExclusiveStartKey of an index read, in the
+// order and words of dynalite's Query and Scan tests (run against
+// DynamoDB): exactly the table and index key attributes (else the short
+// text), the index's key attributes with their types (a missing one: the
+// short text; a mistyped one: msgKeySchema alone), then the table's (a
+// missing or mistyped one: the long text), then the key value rules.
+func (r *indexRead) validateStartKey(esk attr.Item) error {
 	attrs := r.t.keyAttrs()
 	for _, k := range r.ix.keyAttrs() {
 		if !r.t.isKeyAttr(k.Name) {
@@ -141,11 +146,19 @@ func (r *indexRead) validateStartKey(esk attr.Item, shapeMsg string) error {
 		}
 	}
 	if len(esk) != len(attrs) {
-		return ddberr.Validation(shapeMsg)
+		return ddberr.Validation(msgStartKeyInvalid)
 	}
-	for _, ka := range attrs {
+	for _, ka := range r.ix.keyAttrs() {
+		switch v, ok := esk[ka.Name]; {
+		case !ok:
+			return ddberr.Validation(msgStartKeyInvalid)
+		case v.T != ka.Type:
+			return ddberr.Validation(msgKeySchema)
+		}
+	}
+	for _, ka := range r.t.keyAttrs() {
 		if v, ok := esk[ka.Name]; !ok || v.T != ka.Type {
-			return ddberr.Validation(shapeMsg)
+			return ddberr.Validation(msgStartKeyInvalid + ": " + msgKeySchema)
 		}
 	}
 	if err := r.t.checkKeyValues(esk); err != nil {
@@ -163,6 +176,9 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		return nil, nil, err
 	}
 	ix := r.ix
+	if err := checkLegacyKeyCount(in, x, len(ix.Hashes)+len(ix.Ranges)); err != nil {
+		return nil, nil, err
+	}
 	kc, err := analyzeIndexKeyCondition(ix, x.key)
 	if err != nil {
 		return nil, nil, err
@@ -184,7 +200,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	}
 	opts := indexQueryBounds(t.ID, ix, hashVals, kc.Range, in.ScanIndexForward == nil || *in.ScanIndexForward)
 	if esk := in.ExclusiveStartKey; esk != nil {
-		if err := r.validateStartKey(esk, msgStartKeyInvalid); err != nil {
+		if err := r.validateStartKey(esk); err != nil {
 			return nil, nil, err
 		}
 		for i, h := range ix.Hashes {
@@ -342,7 +358,7 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 	opts, inSegment := scanSegment(in, indexPrefix(t.ID, r.ix.ID), indexPrefix(t.ID, r.ix.ID+1))
 	if esk := in.ExclusiveStartKey; esk != nil {
 		// An index Scan answers the short text, as Query does.
-		if err := r.validateStartKey(esk, msgStartKeyInvalid); err != nil {
+		if err := r.validateStartKey(esk); err != nil {
 			return nil, nil, err
 		}
 		ek := t.entryKey(r.ix, esk)

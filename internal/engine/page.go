@@ -20,9 +20,8 @@ const (
 	selectCount     = "COUNT"
 )
 
-// Starting-key messages: Query and Scan (since 2026 also a table Scan, as
-// a conformance suite run against DynamoDB records) answer the short one
-// for every shape mismatch.
+// Starting-key messages. An ExclusiveStartKey that does not match the key
+// schema is worded by operation (startKeyTexts).
 const (
 	msgStartKeyInvalid      = "The provided starting key is invalid"
 	msgStartKeyOutside      = "The provided starting key is outside query boundaries based on provided conditions"
@@ -60,18 +59,41 @@ func checkSelect(sel, projParam string, hasIndex bool) string {
 	return ""
 }
 
+// startKeyTexts are how an operation words a table ExclusiveStartKey that
+// does not match the key schema: shape when its attributes are not the
+// key's (too many, too few, other names), mistyped when one of them has
+// another type than the key declares.
+type startKeyTexts struct{ shape, mistyped string }
+
+var (
+	// A table Scan says the long text for both in us-east-1 (dynalite's
+	// Scan tests, run against DynamoDB: an empty key, other names, an extra
+	// attribute on a hash-only table, each wrong type; the public
+	// conformance suite's registry row scan-bad-start-key-message: the
+	// short form only in its newer cohort of four regions, since September
+	// 2026, us-east-1 not among them at its 2026-09-26 sweep).
+	scanStartKey = startKeyTexts{msgStartKeyInvalid + ": " + msgKeySchema, msgStartKeyInvalid + ": " + msgKeySchema}
+	// A table Query says the short text for the wrong attributes and the
+	// schema text alone for a wrong type (dynalite's Query tests, in both
+	// the KeyConditions and the expression form).
+	queryStartKey = startKeyTexts{msgStartKeyInvalid, msgKeySchema}
+)
+
 // validateStartKey checks an ExclusiveStartKey against the table's key
-// schema: exactly the key attributes with the declared types (else
-// shapeMsg), then the key value rules (reported after "The provided
-// starting key is invalid: ").
-func (t *Table) validateStartKey(esk attr.Item, shapeMsg string) (primaryKey, error) {
+// schema: exactly the key attributes (else texts.shape), in schema order
+// each with its declared type (else texts.mistyped), then the key value
+// rules (reported after "The provided starting key is invalid: ").
+func (t *Table) validateStartKey(esk attr.Item, texts startKeyTexts) (primaryKey, error) {
 	attrs := t.keyAttrs()
 	if len(esk) != len(attrs) {
-		return primaryKey{}, ddberr.Validation(shapeMsg)
+		return primaryKey{}, ddberr.Validation(texts.shape)
 	}
 	for _, ka := range attrs {
-		if v, ok := esk[ka.Name]; !ok || v.T != ka.Type {
-			return primaryKey{}, ddberr.Validation(shapeMsg)
+		switch v, ok := esk[ka.Name]; {
+		case !ok:
+			return primaryKey{}, ddberr.Validation(texts.shape)
+		case v.T != ka.Type:
+			return primaryKey{}, ddberr.Validation(texts.mistyped)
 		}
 	}
 	if err := t.checkKeyValues(esk); err != nil {

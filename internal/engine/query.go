@@ -63,6 +63,9 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 		}
 		return e.queryIndex(in, x, t, encode)
 	}
+	if err := checkLegacyKeyCount(in, x, 2); err != nil {
+		return nil, nil, err
+	}
 	kc, err := t.analyzeKeyCondition(x.key)
 	if err != nil {
 		return nil, nil, err
@@ -163,8 +166,11 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 		return x, err
 	}
 	if x.key == nil {
-		if n := len(in.KeyConditions); n != 1 && n != 2 {
-			return x, ddberr.Detected("Conditions can be of length 1 or 2 only")
+		// A multi-attribute GSI key takes a condition per attribute; the
+		// old limit of two applies to any other key once the table and
+		// index are known (checkLegacyKeyCount).
+		if n := len(in.KeyConditions); n < 1 || n > maxIndexHashAttrs+maxIndexRangeAttrs {
+			return x, errKeyConditionsLength
 		}
 		x.legacyKey = true
 		for _, c := range in.KeyConditions {
@@ -179,6 +185,22 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 	}
 	_, err = expr.CheckKeyCondition(x.key)
 	return x, err
+}
+
+// errKeyConditionsLength refuses KeyConditions with more conditions than
+// the queried key has attributes (DynamoDB's text from before
+// multi-attribute keys, which it still sends for a key of one or two).
+var errKeyConditionsLength = ddberr.Detected("Conditions can be of length 1 or 2 only")
+
+// checkLegacyKeyCount applies the limit of two KeyConditions to a key of
+// keyAttrs attributes that has no more than two; a multi-attribute GSI key
+// takes one per attribute (moto's tests, run against DynamoDB, query one
+// with three).
+func checkLegacyKeyCount(in *wire.QueryInput, x queryExprs, keyAttrs int) error {
+	if x.legacyKey && keyAttrs <= 2 && len(in.KeyConditions) > 2 {
+		return errKeyConditionsLength
+	}
+	return nil
 }
 
 // presentParams returns the names whose flag is set, in order.
@@ -312,7 +334,7 @@ func (t *Table) queryBounds(kc *expr.KeyCondition, forward bool) storage.IterOpt
 // startQueryAfter validates ExclusiveStartKey against the schema and the key
 // condition and narrows opts to the items after it (in scan direction).
 func (t *Table) startQueryAfter(opts *storage.IterOptions, kc *expr.KeyCondition, esk attr.Item) error {
-	k, err := t.validateStartKey(esk, msgStartKeyInvalid)
+	k, err := t.validateStartKey(esk, queryStartKey)
 	if err != nil {
 		return err
 	}

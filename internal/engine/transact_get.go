@@ -17,8 +17,10 @@ type txGet struct {
 }
 
 // TransactGetItems reads up to 100 items, from one or more tables, as of
-// one consistent snapshot. A Get on an item an in-flight write transaction
-// holds cancels the request with TransactionConflict, as in DynamoDB.
+// one consistent snapshot. A Get on an item that an in-flight write
+// transaction holds and is still preparing cancels the request with
+// TransactionConflict, as in DynamoDB (transact_state.go: a committing
+// writer does not, and a preparing one is waited for briefly).
 func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error) {
 	gets, err := e.prepareTransactGet(in.TransactItems)
 	if err != nil {
@@ -26,6 +28,9 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItems
 	}
 	items, err := e.readTransaction(gets)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTxReadSize(items); err != nil {
 		return nil, err
 	}
 	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(gets))}
@@ -38,6 +43,23 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItems
 	}
 	out.ConsumedCapacity = c.list(in.ReturnConsumedCapacity)
 	return out, nil
+}
+
+// checkTxReadSize refuses a read transaction whose items add up to more
+// than 4 MB, as DynamoDB does ("The aggregate size of the items in the
+// transaction cannot exceed 4 MB", TransactGetItems API reference): the
+// items are measured whole, as stored, before any projection. The text is
+// the write transactions' (msgTxTooLarge); no DynamoDB answer recording
+// the read side's text was found.
+func checkTxReadSize(items []attr.Item) error {
+	size := 0
+	for _, it := range items {
+		size += itemSize(it)
+	}
+	if size > maxTransactBytes {
+		return ddberr.Validation(msgTxTooLarge)
+	}
+	return nil
 }
 
 // prepareTransactGet validates the Gets: projections first, then tables
@@ -93,7 +115,7 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	for i, g := range gets {
 		keys[i] = g.skey
 	}
-	if held, any := e.txHeldAny(keys); any {
+	if held, any := e.txPreparingAny(keys); any {
 		return nil, conflictCancel(held)
 	}
 	if err := e.admitTxReads(gets); err != nil {

@@ -95,3 +95,53 @@ func (e *Engine) mustKey(t *testing.T, table string, key attr.Item) []byte {
 	}
 	return tb.storageKey(k)
 }
+
+// TestTransactGetDuringWriterCommit checks the readers' side of the held
+// set: a write transaction that is committing (its writes staged, one
+// atomic batch on the way) does not cancel a TransactGetItems, which reads
+// its snapshot; one still preparing cancels it only if it does not reach
+// its commit within txReadWait, and a reader waiting for it goes ahead as
+// soon as it does.
+func TestTransactGetDuringWriterCommit(t *testing.T) {
+	e := dpEngine(t)
+	dpTable(t, e, "t", "pk:S")
+	dpPut(t, e, "t", attr.Item{"pk": dpS("a")})
+	held := [][]byte{e.mustKey(t, "t", attr.Item{"pk": dpS("a")})}
+	read := func() error {
+		_, err := e.TransactGetItems(dpCtx, &wire.TransactGetItemsInput{TransactItems: []wire.TransactGetItem{
+			{Get: &wire.Get{TableName: dpStr("t"), Key: attr.Item{"pk": dpS("a")}}},
+		}})
+		return err
+	}
+	if _, ok := e.txAcquire(held); !ok {
+		t.Fatal("acquire failed")
+	}
+	defer e.txRelease(held)
+
+	start := time.Now()
+	var de *ddberr.Error
+	if err := read(); !errors.As(err, &de) || de.Type != "TransactionCanceledException" {
+		t.Fatalf("TransactGetItems on an item of a preparing writer: %v", err)
+	}
+	if d := time.Since(start); d < txReadWait {
+		t.Fatalf("cancelled after %v, before waiting %v for the writer", d, txReadWait)
+	}
+
+	e.txPhase(held, true)
+	if err := read(); err != nil {
+		t.Fatalf("TransactGetItems on an item of a committing writer: %v", err)
+	}
+	// A single-item write still conflicts with the committing writer.
+	if _, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("t"), Item: attr.Item{"pk": dpS("a")}}); !errors.As(err, &de) || de.Type != "TransactionConflictException" {
+		t.Fatalf("PutItem on an item of a committing writer: %v", err)
+	}
+
+	e.txPhase(held, false) // another attempt: preparing again
+	go func() {
+		time.Sleep(txReadWait / 5)
+		e.txPhase(held, true)
+	}()
+	if err := read(); err != nil {
+		t.Fatalf("TransactGetItems while the writer reached its commit: %v", err)
+	}
+}

@@ -78,10 +78,16 @@ func checkLegacyValues(op string, vals []attr.Value, checkTypes bool) error {
 // checkLegacyNames refuses an attribute name longer than an attribute
 // name may be in the legacy parameters (AttributesToGet, Expected, the
 // filters, AttributeUpdates), as in items and expressions (ScyllaDB's
-// Alternator tests, which are run against DynamoDB).
+// Alternator tests, which are run against DynamoDB), and an empty one, as
+// DynamoDB refuses it there too (issue 33 item 11, from suites run against
+// it; the text is the one recorded for an item's empty name, no capture
+// of the legacy parameters' own wording was found).
 func checkLegacyNames(names ...string) error {
 	for _, n := range names {
-		if len(n) > attr.MaxNameSize {
+		switch {
+		case n == "":
+			return attr.EmptyName()
+		case len(n) > attr.MaxNameSize:
 			return attr.NameTooLarge()
 		}
 	}

@@ -23,6 +23,9 @@ func parseCondition(kind Kind, s string) (*Condition, error) {
 	if err != nil {
 		return nil, p.finish(err)
 	}
+	if derr := p.parsed(); derr != nil {
+		return nil, derr
+	}
 	if derr := p.checkCondition(c); derr != nil {
 		return nil, derr
 	}

@@ -50,6 +50,9 @@ func parseUpdate(s string) (*Update, error) {
 			p.pos++
 		}
 	}
+	if derr := p.parsed(); derr != nil {
+		return nil, derr
+	}
 	if derr := p.checkUpdate(u, dup); derr != nil {
 		return nil, derr
 	}
@@ -159,6 +162,9 @@ func parseProjection(s string) (*Projection, error) {
 			return nil, p.syntaxErr(p.pos)
 		}
 		break
+	}
+	if derr := p.parsed(); derr != nil {
+		return nil, derr
 	}
 	for _, path := range pr.Paths {
 		if err := checkReservedPath(KindProjection, path); err != nil {

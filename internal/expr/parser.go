@@ -23,7 +23,24 @@ type parser struct {
 	parens    map[int]parenParse
 	redundant bool // saw redundant parentheses
 	update    bool // update-expression operand grammar (+, -)
+	// indexErr is the first list index out of range; it is reported once
+	// the text has parsed, so a syntax error anywhere still wins.
+	indexErr *ddberr.Error
 }
+
+// maxListIndex is the largest list index a document path may hold
+// (DynamoDB's limit is Java's int range: a larger index, or one of more
+// than ten digits, is refused with msgIndexRange).
+const maxListIndex = 1<<31 - 1
+
+// msgIndexRange is DynamoDB's text for a list index out of that range
+// ("Invalid ProjectionExpression: List index is not within the allowable
+// range; index: [99999999999999]", as three emulators' tests written
+// against DynamoDB word it, one for UpdateExpression too).
+const msgIndexRange = "List index is not within the allowable range; index: [%s]"
+
+// parsed returns the error a text that parsed still has (indexErr).
+func (p *parser) parsed() *ddberr.Error { return p.indexErr }
 
 // parenParse is one remembered parse of a parenthesised operand: its
 // result, or err, and what it did to the parser (end position, whether it
@@ -181,8 +198,11 @@ func (p *parser) parsePath() (Path, error) {
 				return nil, p.fail()
 			}
 			idx, err := strconv.Atoi(n.text)
-			if err != nil || idx > 1<<30 {
-				return nil, p.fail()
+			if err != nil || len(n.text) > 10 || idx > maxListIndex {
+				if p.indexErr == nil {
+					p.indexErr = requestErr(p.kind, msgIndexRange, n.text)
+				}
+				idx = 0
 			}
 			p.pos++
 			if err := p.expect("]"); err != nil {

@@ -38,10 +38,11 @@ func (s *Server) Checkpoint() (string, error) {
 		return "", err
 	}
 	if !s.cfg.PerCredential {
-		db, err := s.open(sharedKey)
+		db, err := s.acquire(sharedKey, s.cfg.Region)
 		if err != nil {
 			return "", err
 		}
+		defer s.release(db)
 		return dir, checkpoint(db, dir)
 	}
 	keys, err := s.databaseKeys()
@@ -52,15 +53,26 @@ func (s *Server) Checkpoint() (string, error) {
 		return "", err
 	}
 	for _, key := range keys {
-		db, err := s.open(key)
-		if err != nil {
-			return "", err
-		}
-		if err := checkpoint(db, filepath.Join(dir, key)); err != nil {
+		if err := s.checkpointDatabase(key, filepath.Join(dir, key)); err != nil {
 			return "", fmt.Errorf("database %s: %w", key, err)
 		}
 	}
 	return dir, nil
+}
+
+// checkpointDatabase copies the per-credential database name into dir,
+// opening it for the copy if it is closed.
+func (s *Server) checkpointDatabase(name, dir string) error {
+	region := s.cfg.Region
+	if _, r, ok := parseFolderName(name); ok {
+		region = r
+	}
+	db, err := s.acquire(name, region)
+	if err != nil {
+		return err
+	}
+	defer s.release(db)
+	return checkpoint(db, dir)
 }
 
 // newCheckpointDir names the next checkpoint: its UTC time, to the
@@ -83,17 +95,16 @@ func (s *Server) newCheckpointDir() (string, error) {
 // and the folders in the data directory.
 func (s *Server) databaseKeys() ([]string, error) {
 	seen := map[string]bool{}
-	s.mu.Lock()
-	for key := range s.dbs {
-		seen[key] = true
+	for _, db := range s.holdOpenDatabases() {
+		seen[db.name] = true
+		s.release(db)
 	}
-	s.mu.Unlock()
 	entries, err := os.ReadDir(s.cfg.DataDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.IsDir() && safeName(e.Name()) == e.Name() && isStore(filepath.Join(s.cfg.DataDir, e.Name())) {
+		if e.IsDir() && isDatabaseFolder(e.Name()) && isStore(filepath.Join(s.cfg.DataDir, e.Name())) {
 			seen[e.Name()] = true
 		}
 	}

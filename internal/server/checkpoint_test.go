@@ -50,9 +50,11 @@ func TestCheckpointSkipsOtherFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Shutdown(context.Background())
-	if _, err := s.open("AKID_us-east-1"); err != nil {
+	db, err := s.acquire("AKID_us-east-1", "us-east-1")
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.release(db)
 	p, err := s.Checkpoint()
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func (s *Server) startMetrics(addr string) error {
 			s.log.Error("metrics listener stopped", "err", err)
 		}
 	}()
-	s.log.Info("metrics listening", "addr", ln.Addr().String())
+	s.log.Debug("metrics listening", "addr", ln.Addr().String()) // in Summary
 	return nil
 }
 
@@ -65,12 +65,11 @@ func (s *Server) writeTableMetrics(w *metrics.Writer) {
 		db     string
 		tables []engine.TableStat
 	}
-	s.mu.Lock()
-	all := make([]stats, 0, len(s.dbs))
-	for key, db := range s.dbs {
-		all = append(all, stats{key, db.eng.TableStats()})
+	var all []stats
+	for _, db := range s.holdOpenDatabases() {
+		all = append(all, stats{db.name, db.eng.TableStats()})
+		s.release(db)
 	}
-	s.mu.Unlock()
 	slices.SortFunc(all, func(a, b stats) int { return strings.Compare(a.db, b.db) })
 	labels := func(db, table string) []string {
 		if s.cfg.PerCredential {

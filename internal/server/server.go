@@ -9,14 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/console"
-	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/objstore"
@@ -92,14 +91,27 @@ type Config struct {
 	VectorSnapshotChanges  int
 	// PerCredential gives each access key ID and region (read from the
 	// request's SigV4 Authorization header) a database of its own, opened
-	// on first use — in DataDir/<key>_<region>, or in memory — as DynamoDB
-	// Local does without -sharedDb. Unsigned requests share one database.
+	// on first use — in a folder of DataDir (folderName), or in memory —
+	// as DynamoDB Local does without -sharedDb. Its tables' ARNs name that
+	// region. Unsigned requests share one database.
 	PerCredential bool
+	// MaxOpenDatabases bounds how many per-credential databases on disk
+	// stay open at once (0: DefaultMaxOpenDatabases); the least recently
+	// used idle one is closed to open another, and reopened on demand.
+	// It is lowered further to fit the open-file limit.
+	MaxOpenDatabases int
 	// ItemCacheBytes is the engine's item cache budget (on-disk stores
 	// only); 0 turns it off.
 	ItemCacheBytes int64
 	// SyncDelay is the minimum interval between two WAL fsyncs.
 	SyncDelay time.Duration
+	// MinFreeBytes is the free space of DataDir's disk below which writes
+	// are refused (0: no minimum); MinFreeText names it in the error.
+	MinFreeBytes uint64
+	MinFreeText  string
+	// DiskStallTimeout stops the server when one disk operation of a
+	// store takes longer (pebble.Options.DiskStallTimeout; 0: no check).
+	DiskStallTimeout time.Duration
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
@@ -114,41 +126,81 @@ type Server struct {
 	done chan error
 	log  *slog.Logger
 
-	mu  sync.Mutex
-	dbs map[string]*database // by credential key; sharedKey in shared mode
-
-	tikv tikvCluster       // with Config.TiKVPD: the connection every database's store shares
-	pg   *postgres.Cluster // with Config.Postgres: the pool every database's store shares
-
-	ckptMu sync.Mutex // serialises Checkpoint
-	scheme string     // of Endpoint: "https" with Config.TLSCert
-	certs  *certFiles // with Config.TLSCert
+	dbs     databases         // the open databases (databases.go)
+	dirLock *dirLock          // on the data directory, while the server runs (lock.go)
+	tikv    tikvCluster       // with Config.TiKVPD: the connection every database's store shares
+	pg      *postgres.Cluster // with Config.Postgres: the pool every database's store shares
+	ckptMu  sync.Mutex        // serialises Checkpoint
+	scheme  string            // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles        // with Config.TLSCert
+	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
+	// raised to the hard one at start; 0 if unknown.
+	fileLimit uint64
 
 	// With Config.Metrics: the request counters and their listener.
 	requests   *metrics.Requests
 	metricsSrv *http.Server
 	metricsLn  net.Listener
 	started    time.Time
+
+	// failure is the storage fault that stopped the server (fail), nil
+	// while it runs. httpMu guards http for fail, which may run while
+	// Start is still setting it.
+	failure atomic.Pointer[error]
+	httpMu  sync.Mutex
 }
 
-// database is one store and the engine over it.
-type database struct {
-	store storage.Store
-	eng   *engine.Engine
-}
-
-// sharedKey names the one database of shared mode, and the database of
-// unsigned requests in per-credential mode.
-const sharedKey = "shared"
-
-// Start opens storage and the engine and starts serving.
+// Start binds the listeners, then opens storage and the engine, and
+// starts serving. Binding comes first, so that a port in use stops the
+// start before anything is written to the data directory.
 func Start(cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), dbs: map[string]*database{}, started: time.Now()}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.dbs.init()
 	opts := s.apiOptions()
-	if len(cfg.TiKVPD) > 0 {
+	ln, err := s.listen()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Metrics != "" {
+		if err := s.startMetrics(cfg.Metrics); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	backend, err := s.openStorage(&opts)
+	if err != nil {
+		ln.Close()
+		if s.metricsSrv != nil {
+			s.metricsSrv.Close()
+		}
+		return nil, err
+	}
+	hs := api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
+	})
+	s.httpMu.Lock()
+	s.http = hs // under httpMu for fail
+	s.httpMu.Unlock()
+	go func() {
+		err := s.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = s.failed() // nil after Shutdown
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// openStorage locks the data directory or connects to TiKV or PostgreSQL, and opens the
+// shared database, or sets opts up to pick one per credential.
+func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
+	cfg := s.cfg
+	s.fileLimit = raiseFileLimit()
+	switch {
+	case len(cfg.TiKVPD) > 0:
 		c, err := connectTiKV(cfg)
 		if err != nil {
 			return nil, err
@@ -157,58 +209,41 @@ func Start(cfg Config) (*Server, error) {
 		if cfg.TiKVGCLifetime > 0 {
 			c.StartGC(cfg.TiKVGCLifetime)
 		}
-		s.log.Info("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
-	}
-	if cfg.Postgres != "" {
+		s.log.Debug("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+	case cfg.Postgres != "":
 		c, err := postgres.Connect(cfg.Postgres)
 		if err != nil {
 			return nil, err
 		}
 		s.pg = c
 		c.StartGC(pgSweepInterval)
-		s.log.Info("storing data in PostgreSQL", "namespace", cfg.PostgresNamespace)
-	}
-	var backend api.Backend
-	if cfg.PerCredential {
-		opts.Databases = s.databaseFor
-	} else {
-		db, err := s.open(sharedKey)
+		s.log.Debug("storing data in PostgreSQL", "namespace", cfg.PostgresNamespace)
+	case !cfg.InMemory:
+		l, err := lockDataDir(cfg.DataDir)
 		if err != nil {
-			s.closeDatabases()
 			return nil, err
 		}
-		backend = db.eng
+		s.dirLock = l
 	}
-	ln, err := s.listen()
+	if cfg.PerCredential {
+		s.limitOpenDatabases()
+		opts.Databases = s.databaseFor
+		return nil, nil
+	}
+	db, err := s.acquire(sharedKey, cfg.Region)
 	if err != nil {
 		s.closeDatabases()
 		return nil, err
 	}
-	if cfg.Metrics != "" {
-		if err := s.startMetrics(cfg.Metrics); err != nil {
-			ln.Close()
-			s.closeDatabases()
-			return nil, err
-		}
-	}
-	s.http = api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
-	})
-	go func() {
-		err := s.http.Serve(ln)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		s.done <- err
-	}()
-	return s, nil
+	// Never released: the shared database stays open until Shutdown.
+	return db.eng, nil
 }
 
 // apiOptions configures the HTTP API from the Config: authentication,
 // checkpoints, metrics, the console (the backend is set by Start).
 func (s *Server) apiOptions() api.Options {
 	cfg := s.cfg
-	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests}
+	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests, Health: s.health}
 	if len(cfg.Credentials) > 0 {
 		region := cfg.Region
 		if region == "" {
@@ -218,7 +253,7 @@ func (s *Server) apiOptions() api.Options {
 			region = "" // a database per access key and region: any region
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
-		s.log.Info("authentication on", "credentials", len(cfg.Credentials), "region", region)
+		s.log.Debug("authentication on", "credentials", len(cfg.Credentials), "region", region)
 	}
 	if cfg.CheckpointDir != "" {
 		opts.Checkpoint = s.Checkpoint
@@ -259,83 +294,8 @@ func (s *Server) listen() (net.Listener, error) {
 	}
 	s.ln = tls.NewListener(ln, tc)
 	s.scheme, s.certs = "https", certs
-	s.log.Info("serving HTTPS", "cert", s.cfg.TLSCert)
+	s.log.Debug("serving HTTPS", "cert", s.cfg.TLSCert)
 	return s.ln, nil
-}
-
-// open returns the database for key, opening it on first use.
-func (s *Server) open(key string) (*database, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if db, ok := s.dbs[key]; ok {
-		return db, nil
-	}
-	cfg := s.cfg
-	if cfg.PerCredential {
-		cfg.DataDir = filepath.Join(cfg.DataDir, key)
-	}
-	store, err := s.openStore(cfg, key)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engine.Open(store, engineConfig(cfg))
-	if err != nil {
-		store.Close()
-		return nil, fmt.Errorf("opening engine: %w", err)
-	}
-	if cfg.VectorMaxTopK > 0 {
-		eng.SetVectorMaxTopK(cfg.VectorMaxTopK)
-	}
-	eng.SetVectorEfSearch(cfg.VectorEfSearch)
-	if err := eng.SetVectorQuantization(cfg.VectorQuantization); err != nil {
-		eng.Close()
-		store.Close()
-		return nil, err
-	}
-	if !cfg.InMemory && cfg.VectorSnapshotInterval > 0 {
-		eng.SetVectorSnapshotPolicy(cfg.VectorSnapshotInterval, cfg.VectorSnapshotChanges)
-	}
-	db := &database{store: store, eng: eng}
-	s.dbs[key] = db
-	if cfg.PerCredential {
-		s.log.Info("opened database", "credential", key)
-	}
-	return db, nil
-}
-
-// databaseFor picks the database of the request's credential.
-func (s *Server) databaseFor(authorization string) (api.Backend, error) {
-	db, err := s.open(credentialKey(authorization))
-	if err != nil {
-		s.log.Error("opening database", "err", err)
-		return nil, ddberr.Internal("Internal server error")
-	}
-	return db.eng, nil
-}
-
-// credentialKey is "<access key ID>_<region>" from a SigV4 Authorization
-// header ("AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/
-// aws4_request, ..."), reduced to file-name-safe characters; sharedKey for
-// anything else.
-func credentialKey(authorization string) string {
-	parts := auth.CredentialScope(authorization)
-	if len(parts) < 3 || parts[0] == "" {
-		return sharedKey
-	}
-	return safeName(parts[0]) + "_" + safeName(parts[2])
-}
-
-func safeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 128 {
-		b = b[:128]
-	}
-	return string(b)
 }
 
 // Addr is the address the server listens on.
@@ -355,39 +315,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.metricsSrv != nil {
 		s.metricsSrv.Close()
 	}
+	if err := s.failed(); err != nil {
+		// fail closed the listeners; the failed store must not be
+		// closed (its goroutine holds it) and the process stops.
+		return err
+	}
 	if err := s.http.Shutdown(ctx); err != nil {
 		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
 		s.http.Close()
 	}
 	return s.closeDatabases()
-}
-
-func (s *Server) closeDatabases() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var errs []error
-	for key, db := range s.dbs {
-		if err := db.eng.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing engine %s: %w", key, err))
-		}
-		if err := db.store.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing store %s: %w", key, err))
-		}
-		delete(s.dbs, key)
-	}
-	if s.tikv != nil {
-		if err := s.tikv.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing the TiKV connection: %w", err))
-		}
-		s.tikv = nil
-	}
-	if s.pg != nil {
-		if err := s.pg.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing the PostgreSQL connection: %w", err))
-		}
-		s.pg = nil
-	}
-	return errors.Join(errs...)
 }
 
 func engineConfig(cfg Config) engine.Config {
@@ -430,11 +367,65 @@ func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
 	}
 	if s.pg != nil {
-		// Neither part holds a '.' (ValidNamespace, safeName).
 		return s.pg.Store(cfg.PostgresNamespace + "." + key)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
-	return pebble.Open(cfg.DataDir, pebble.Options{SyncDelay: cfg.SyncDelay})
+	return pebble.Open(cfg.DataDir, pebble.Options{SyncDelay: cfg.SyncDelay,
+		MinFreeBytes: cfg.MinFreeBytes, MinFreeText: cfg.MinFreeText, OnFatal: s.fail,
+		DiskStallTimeout: cfg.DiskStallTimeout})
+}
+
+// fail stops the server after a storage fault (pebble.Options.OnFatal):
+// the cause is logged, the listener and every connection are closed, and
+// Done delivers the fault, so the process exits non-zero and its
+// supervisor restarts it; the restart replays every acknowledged write.
+// Serving on would answer reads and fail or block every write while
+// looking healthy.
+func (s *Server) fail(err error) {
+	if !s.failure.CompareAndSwap(nil, &err) {
+		return
+	}
+	s.log.Error("storage failed: stopping; restart the server to recover from the write-ahead log", "err", err)
+	s.httpMu.Lock()
+	hs := s.http
+	s.httpMu.Unlock()
+	if hs == nil {
+		// Not serving yet: Start is the goroutine the fault parked (the
+		// store failed while a database opened), so nothing would ever
+		// stop the process.
+		fmt.Fprintln(os.Stderr, "kura:", err)
+		os.Exit(1)
+	}
+	if s.metricsSrv != nil {
+		s.metricsSrv.Close()
+	}
+	hs.Close()
+}
+
+// failed is the storage fault that stopped the server, or nil.
+func (s *Server) failed() error {
+	if p := s.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// health is the health check's verdict (api.Options.Health): the first
+// problem of a database's store (a nearly full disk, a fault), or nil.
+func (s *Server) health() error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	s.dbs.mu.Lock()
+	defer s.dbs.mu.Unlock()
+	for _, db := range s.dbs.open {
+		if h, ok := db.store.(storage.HealthReporter); ok {
+			if err := h.Health(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -13,6 +13,19 @@ var ErrConflict = errors.New("storage: transaction conflict")
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("storage: closed")
 
+// ErrNoSpace is returned (wrapped, with the figures) by Commit while the
+// free space of a durable store's disk is below the store's minimum: the
+// write is refused before the disk fills, and reads go on. Commits are
+// accepted again once space is freed.
+var ErrNoSpace = errors.New("storage: free disk space is below the minimum")
+
+// ErrFailed is returned (wrapped, with the cause) by every operation of a
+// store that hit an unrecoverable storage fault (a failed write, sync or
+// file creation in its directory). Such a store is not used again: its
+// process must stop and be restarted, and recovery replays what was
+// acknowledged.
+var ErrFailed = errors.New("storage: failed")
+
 // Store is an ordered transactional key-value store.
 type Store interface {
 	// NewSnapshot returns a consistent, read-only view of the store as of now.
@@ -43,6 +56,14 @@ type PointReader interface {
 // transaction that never reads takes no snapshot.
 type LazyBeginner interface {
 	BeginLazy() (Txn, error)
+}
+
+// HealthReporter is implemented by stores whose disk can fill or fail.
+// Health returns nil while the store takes writes, an error wrapping
+// ErrNoSpace while writes are refused for lack of disk space, and one
+// wrapping ErrFailed after an unrecoverable fault.
+type HealthReporter interface {
+	Health() error
 }
 
 // Checkpointer is implemented by stores that can copy themselves while in
@@ -115,4 +136,9 @@ type Txn interface {
 // CommitOptions tune one commit.
 type CommitOptions struct {
 	Sync bool
+	// Reserve lets the commit use the free space a store keeps below its
+	// minimum (ErrNoSpace is not returned for it): for the few small
+	// bookkeeping writes a server needs to start and stop cleanly on a
+	// nearly full disk, never for clients' writes.
+	Reserve bool
 }

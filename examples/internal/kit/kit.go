@@ -80,10 +80,7 @@ func connect(endpoint string) (*Env, func() error, error) {
 		fmt.Printf("started in-process Kura at %s\n", k.Endpoint)
 		return NewEnv(k.Client, k.Streams, k.Endpoint, os.Stdout), k.Close, nil
 	}
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = "us-east-1"
-	}
+	region := regionFromEnv(os.Getenv)
 	var creds aws.CredentialsProvider = credentials.NewStaticCredentialsProvider("example", "example", "")
 	if id := os.Getenv("AWS_ACCESS_KEY_ID"); id != "" {
 		creds = credentials.NewStaticCredentialsProvider(id, os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN"))
@@ -95,6 +92,18 @@ func connect(endpoint string) (*Env, func() error, error) {
 	env.Suffix = "-" + strconv.FormatInt(time.Now().UnixNano()/1e6%(36*36*36*36*36), 36)
 	fmt.Printf("using %s (tables suffixed %q)\n", endpoint, env.Suffix)
 	return env, func() error { return nil }, nil
+}
+
+// regionFromEnv is the region the AWS SDKs and CLI would use from the
+// environment: AWS_REGION, else AWS_DEFAULT_REGION (what the README sets),
+// else us-east-1.
+func regionFromEnv(getenv func(string) string) string {
+	for _, v := range []string{"AWS_REGION", "AWS_DEFAULT_REGION"} {
+		if r := getenv(v); r != "" {
+			return r
+		}
+	}
+	return "us-east-1"
 }
 
 // Logf prints one line of what the example did.

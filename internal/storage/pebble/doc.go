@@ -18,6 +18,16 @@
 // reach the log in one write(2), and tables are written 256 KB at a time
 // instead of 4 KB.
 //
+// Storage faults fail the store (faults.go): Pebble sees the filesystem
+// through faultFS, so a failed write, sync or file creation in the store's
+// directory, like any Fatalf Pebble logs, records the fault, parks the
+// goroutine that met it, tells Options.OnFatal (which stops the process)
+// and makes every later operation return storage.ErrFailed; the next open
+// recovers from the WAL. Before that, commits are refused with
+// storage.ErrNoSpace while the disk's free space is below
+// Options.MinFreeBytes (space.go; one lazily refreshed reading, nothing in
+// the background), and Health reports either state.
+//
 // All methods of Store are safe for concurrent use. A Snapshot is safe for
 // concurrent reads; a Txn and an Iterator are not safe for concurrent use.
 // Store.Close waits for in-flight operations, closes any snapshots,

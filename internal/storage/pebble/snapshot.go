@@ -259,7 +259,7 @@ func (t *txn) Commit(opts storage.CommitOptions) error {
 	// transaction reads nothing more.
 	t.snap.close()
 	return t.core.Commit(func(writes map[string]occ.Write) error {
-		return st.apply(writes, opts.Sync)
+		return st.apply(writes, opts)
 	})
 }
 

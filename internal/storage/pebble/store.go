@@ -3,6 +3,7 @@ package pebble
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -71,20 +72,34 @@ type Options struct {
 	// it, so without this a crash of the process alone could lose writes
 	// acknowledged long before. Ignored for InMemory stores.
 	BackgroundSync time.Duration
-	// Logger receives Pebble's messages; nil discards them (fatal errors
-	// still panic).
+	// Logger receives Pebble's messages; nil discards them. Its Fatalf is
+	// never called: a fatal error fails the store (faults.go) and is
+	// logged with Errorf.
 	Logger Logger
+	// MinFreeBytes is the free disk space below which commits are refused
+	// with storage.ErrNoSpace (space.go); 0 checks nothing. MinFreeText is
+	// how the limit is named in that error (default: the figure in MB).
+	// Ignored for InMemory stores.
+	MinFreeBytes uint64
+	MinFreeText  string
+	// OnFatal is told, once and on a goroutine of its own, when the store
+	// hits an unrecoverable storage fault (faults.go); the store then
+	// refuses every operation with storage.ErrFailed. It should stop the
+	// process. Nil: the store prints the cause and exits the process with
+	// status 1.
+	OnFatal func(error)
+	// Now is the clock of the free-space check; nil means time.Now.
+	Now func() time.Time
+	// DiskStallTimeout fails the store (as a fault, see OnFatal) when one
+	// disk operation of the store has not finished after this long: a
+	// stalled disk otherwise blocks every write forever while reads go
+	// on. 0 turns the check off; Pebble checks about every 2 s, so a
+	// stall is noticed up to 2 s late. Ignored for InMemory stores.
+	DiskStallTimeout time.Duration
 }
 
-// quietLogger discards Pebble's messages; Fatalf panics, as Pebble expects
-// it not to return.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any)  {}
-func (quietLogger) Errorf(string, ...any) {}
-func (quietLogger) Fatalf(format string, args ...any) {
-	panic(fmt.Sprintf("pebble: fatal: "+format, args...))
-}
+// baseFS is the filesystem under a durable store (tests replace it).
+var baseFS = vfs.Default
 
 // Store is a Pebble-backed storage.Store. Create it with Open.
 type Store struct {
@@ -92,6 +107,7 @@ type Store struct {
 	oracle   *occ.Oracle
 	inMemory bool
 	spares   *walSpares   // nil for in-memory stores
+	stallFS  io.Closer    // stops the disk-stall checks (nil: none)
 	syncing  atomic.Int32 // durable commits in flight (Options.SyncDelay)
 	// unsynced is set by the first unsynced commit after a background
 	// sync, which also schedules the next one (syncLater); bgEvery is
@@ -103,6 +119,13 @@ type Store struct {
 	// Close waits for in-flight reads and commits.
 	mu     sync.RWMutex
 	closed bool // guarded by mu
+
+	// failure is the fault that failed the store (faults.go), nil while
+	// it works; onFatal is Options.OnFatal. space refuses commits while
+	// the disk is nearly full (nil: no minimum).
+	failure atomic.Pointer[error]
+	onFatal func(error)
+	space   *spaceGuard
 
 	// regMu guards the registries of open snapshots and iterators, which
 	// Close force-closes.
@@ -132,6 +155,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		inMemory: opts.InMemory,
 		snaps:    make(map[*snap]struct{}),
 		iters:    make(map[*iter]struct{}),
+		onFatal:  opts.OnFatal,
 	}
 	if d := opts.SyncDelay; d > 0 {
 		// Pebble asks right after each WAL sync; the commits that sync
@@ -146,23 +170,27 @@ func Open(dir string, opts Options) (*Store, error) {
 	// Bloom filters make point reads of absent keys (every PutItem of a
 	// new item) cheap. Lower levels inherit level 0's options.
 	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
-	if opts.Logger != nil {
-		po.Logger = opts.Logger
-	} else {
-		po.Logger = quietLogger{}
-	}
+	po.Logger = fatalLogger{store: s, log: opts.Logger}
 	if opts.InMemory {
 		po.FS = vfs.NewMem()
 	} else {
 		// Pebble's WAL preallocation size: MemTableSize plus 10%.
 		size := int64(po.MemTableSize + po.MemTableSize/10)
-		s.spares = newWALSpares(vfs.Default, dir, size)
-		po.FS = bufferedFS{s.spares}
+		s.spares = newWALSpares(baseFS, dir, size)
+		var fs vfs.FS = bufferedFS{s.spares}
+		if opts.DiskStallTimeout > 0 {
+			fs, s.stallFS = vfs.WithDiskHealthChecks(fs, opts.DiskStallTimeout, nil, s.stalled)
+		}
+		po.FS = faultFS{FS: fs, dir: dir, store: s}
+		s.space = newSpaceGuard(dir, opts)
 	}
 	db, err := cpebble.Open(dir, po)
 	if err != nil {
 		if s.spares != nil {
 			s.spares.close()
+		}
+		if s.stallFS != nil {
+			s.stallFS.Close()
 		}
 		return nil, fmt.Errorf("storage/pebble: open %s: %w", dir, err)
 	}
@@ -178,6 +206,48 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.bgEvery = every
 	}
 	return s, nil
+}
+
+// newSpaceGuard is the free-space check of a store in dir (nil without a
+// minimum).
+func newSpaceGuard(dir string, opts Options) *spaceGuard {
+	if opts.MinFreeBytes == 0 {
+		return nil
+	}
+	g := &spaceGuard{min: opts.MinFreeBytes, now: opts.Now, limit: opts.MinFreeText}
+	if g.now == nil {
+		g.now = time.Now
+	}
+	if g.limit == "" {
+		g.limit = formatBytes(opts.MinFreeBytes)
+	}
+	fs := baseFS
+	g.free = func() (uint64, error) {
+		u, err := fs.GetDiskUsage(dir)
+		return u.AvailBytes, err
+	}
+	return g
+}
+
+// Health reports whether the store takes writes (storage.HealthReporter):
+// nil, an error wrapping storage.ErrNoSpace while the disk is nearly full,
+// or one wrapping storage.ErrFailed after a fault.
+func (s *Store) Health() error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	return s.space.check()
+}
+
+var _ storage.HealthReporter = (*Store)(nil)
+
+// usable is the error an operation returns before it starts: ErrClosed
+// after Close, the fault after a failure. The caller holds mu shared.
+func (s *Store) usable() error {
+	if s.closed {
+		return storage.ErrClosed
+	}
+	return s.failed()
 }
 
 // noteUnsynced records an unsynced commit that has just completed: the
@@ -209,8 +279,8 @@ func (s *Store) syncUnsynced() {
 func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, storage.ErrClosed
+	if err := s.usable(); err != nil {
+		return nil, err
 	}
 	return &snapshot{snap: s.newSnap(false)}, nil
 }
@@ -220,8 +290,8 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 func (s *Store) Get(key []byte) ([]byte, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, storage.ErrClosed
+	if err := s.usable(); err != nil {
+		return nil, err
 	}
 	return getCopy(s.db, key)
 }
@@ -253,8 +323,8 @@ var _ storage.PointReader = (*Store)(nil)
 func (s *Store) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, storage.ErrClosed
+	if err := s.usable(); err != nil {
+		return nil, err
 	}
 	return s.openIter(nil, opts)
 }
@@ -275,8 +345,8 @@ func (s *Store) BeginLazy() (storage.Txn, error) { return s.begin(true) }
 func (s *Store) begin(lazy bool) (storage.Txn, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, storage.ErrClosed
+	if err := s.usable(); err != nil {
+		return nil, err
 	}
 	// The start timestamp must be chosen before the snapshot is taken; see
 	// package occ.
@@ -288,8 +358,16 @@ var _ storage.LazyBeginner = (*Store)(nil)
 
 // Close waits for in-flight operations, closes open snapshots, transactions
 // and iterators, flushes the memtable and closes Pebble. Later calls return
-// storage.ErrClosed; a second Close returns nil.
+// storage.ErrClosed; a second Close returns nil. A failed store (faults.go)
+// is left as it is and Close returns its fault.
 func (s *Store) Close() error {
+	if err := s.failed(); err != nil {
+		// Pebble's state after the fault is not usable: flushing or
+		// closing it could block or panic, and the goroutine that hit
+		// the fault holds mu forever. The process stops, and the next
+		// open recovers from the WAL.
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -312,6 +390,9 @@ func (s *Store) Close() error {
 	err = errors.Join(err, s.db.Close())
 	if s.spares != nil {
 		s.spares.close()
+	}
+	if s.stallFS != nil {
+		s.stallFS.Close()
 	}
 	return err
 }
@@ -336,7 +417,15 @@ func (s *Store) newSnap(lazy bool) *snap {
 // ascending keys (a BatchWriteItem of neighbouring items, an item and its
 // index entries of the same table) skip most of the skiplist search that
 // map order would repeat for every key.
-func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
+func (s *Store) apply(writes map[string]occ.Write, opts storage.CommitOptions) error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	if !opts.Reserve {
+		if err := s.space.check(); err != nil {
+			return err
+		}
+	}
 	b := s.db.NewBatch()
 	defer b.Close()
 	var buf [8]string
@@ -358,7 +447,7 @@ func (s *Store) apply(writes map[string]occ.Write, sync bool) error {
 		}
 	}
 	wo := cpebble.NoSync
-	if sync {
+	if opts.Sync {
 		wo = cpebble.Sync
 		s.syncing.Add(1)
 		defer s.syncing.Add(-1)

@@ -82,8 +82,9 @@ test("W1 workflow state: one table, GSI1, nested step updates, paginated segment
       doc.send(new PutCommand({ TableName: t, Item: { PK: "WF#w1", SK: "STEP" }, ConditionExpression: "attribute_not_exists(PK)" })),
       (e) => e.name === "ConditionalCheckFailedException" && e.message === "The conditional request failed",
     );
-    // The old item and the transaction's reasons come with the text under
-    // "Message", as DynamoDB sends them; the SDK reads it all the same.
+    // The old item comes with the text under "message", the transaction's
+    // reasons with it under "Message", as DynamoDB sends them; the SDK
+    // reads either.
     await assert.rejects(
       doc.send(new PutCommand({
         TableName: t, Item: { PK: "WF#w1", SK: "STEP" }, ConditionExpression: "attribute_not_exists(PK)",
