@@ -27,8 +27,9 @@ const acquireWait = 15 * time.Second
 // Cluster is a connection pool to one PostgreSQL database, shared by the
 // stores of its namespaces.
 type Cluster struct {
-	pool *pgxpool.Pool
-	open atomic.Int64 // snapshots and transactions open on every store
+	pool  *pgxpool.Pool
+	where string       // host:port/database as user, no password
+	open  atomic.Int64 // snapshots and transactions open on every store
 	// parked holds connections whose read-only transaction is still to be
 	// rolled back (park.go).
 	parked parking
@@ -65,7 +66,7 @@ func Connect(url string) (*Cluster, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: preparing the schema: %w", err)
 	}
-	return &Cluster{pool: pool}, nil
+	return &Cluster{pool: pool, where: redact(cfg)}, nil
 }
 
 // redact names the server without credentials.
@@ -73,6 +74,10 @@ func redact(cfg *pgxpool.Config) string {
 	c := cfg.ConnConfig
 	return fmt.Sprintf("%s:%d/%s as %s", c.Host, c.Port, c.Database, c.User)
 }
+
+// String names the database (host, port, database, user; never the
+// password).
+func (c *Cluster) String() string { return c.where }
 
 // Close stops the tombstone sweep and closes the pool; the stores must be
 // closed first.
