@@ -1,14 +1,11 @@
 package test
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -43,17 +40,7 @@ func TestExportToS3Dir(t *testing.T) {
 		t.Fatal(err)
 	}
 	exportARN := aws.ToString(out.ExportDescription.ExportArn)
-	var d *types.ExportDescription
-	for end := time.Now().Add(10 * time.Second); ; {
-		got, err := c.DescribeExport(bg, &dynamodb.DescribeExportInput{ExportArn: aws.String(exportARN)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d = got.ExportDescription; d.ExportStatus != types.ExportStatusInProgress || time.Now().After(end) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	d := waitExportDone(t, c, exportARN)
 	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != 3 || d.ExportFormat != types.ExportFormatDynamodbJson {
 		t.Fatalf("export: %+v", d)
 	}
@@ -75,20 +62,7 @@ func TestExportToS3Dir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for sc := bufio.NewScanner(zr); sc.Scan(); {
-		var line struct{ Item map[string]map[string]string }
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, line.Item["pk"]["S"])
-	}
-	slices.Sort(keys)
-	if !slices.Equal(keys, []string{"a", "b", "c"}) || summary.ItemCount != 3 {
+	if keys := exportedKeys(t, f); !slices.Equal(keys, []string{"a", "b", "c"}) || summary.ItemCount != 3 {
 		t.Fatalf("exported keys %v, summary itemCount %d", keys, summary.ItemCount)
 	}
 
@@ -104,18 +78,7 @@ func TestExportToS3Dir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	importARN := aws.ToString(imp.ImportTableDescription.ImportArn)
-	var id *types.ImportTableDescription
-	for end := time.Now().Add(10 * time.Second); ; {
-		got, err := c.DescribeImport(bg, &dynamodb.DescribeImportInput{ImportArn: aws.String(importARN)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id = got.ImportTableDescription; id.ImportStatus != types.ImportStatusInProgress || time.Now().After(end) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	id := waitImportDone(t, c, aws.ToString(imp.ImportTableDescription.ImportArn))
 	if id.ImportStatus != types.ImportStatusCompleted || id.ImportedItemCount != 3 {
 		t.Fatalf("import: %+v", id)
 	}
@@ -141,7 +104,7 @@ func TestExportToS3Dir(t *testing.T) {
 
 	// Without --s3-dir there is nowhere to write.
 	_, err = ddb().ExportTableToPointInTime(bg, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("backups")})
-	wantAPIError(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir")
+	wantAPIError(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 }
 
 // readJSON decodes the first JSON value of the file at path into v.

@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kura-db/kura/internal/api"
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/server"
@@ -51,6 +53,10 @@ type config struct {
 	// S3Dir stands in for Amazon S3 in exports and imports: bucket B is
 	// its folder B.
 	S3Dir string
+	// S3Endpoint is a real S3 or S3-compatible service for exports and
+	// imports instead; S3PathStyle addresses its buckets by path.
+	S3Endpoint  string
+	S3PathStyle bool
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
 	// Console serves the web console at /console/.
@@ -110,6 +116,10 @@ type config struct {
 	// SysmonSlack is the timer slack given to the Go runtime's monitor
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
+	// HTTP bounds request bodies and guards against browsers
+	// (--max-request-memory-mb, --body-timeout, --body-min-rate, --cors,
+	// --allow-any-host).
+	HTTP server.HTTPLimits
 }
 
 // DefaultMinFreeSpaceMB is --min-free-space-mb's default: room for what the
@@ -164,6 +174,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.EnforceThroughput, "enforce-throughput", false, "throttle requests past a table's or GSI's provisioned read/write capacity (or on-demand MaxRead/WriteRequestUnits) with ProvisionedThroughputExceededException (ThrottlingException), UnprocessedItems/UnprocessedKeys in batches, as DynamoDB does; off by default, when throughput is only stored and described")
 	fs.DurationVar(&c.BurstCapacity, "burst-capacity", engine.DefaultBurst, "with --enforce-throughput: how much unused provisioned capacity a table or GSI keeps for bursts, in time at its provisioned rate (DynamoDB keeps 300s; at least 1s)")
 	fs.StringVar(&c.S3Dir, "s3-dir", "", "a folder that stands in for Amazon S3 in ExportTableToPointInTime and ImportTable: the object s3://B/K is the file DIR/B/K (each bucket a folder that must exist); off when empty, and exports and imports are refused")
+	fs.StringVar(&c.S3Endpoint, "s3-endpoint", "", "the URL of Amazon S3 (https://s3.REGION.amazonaws.com) or of an S3-compatible service that ExportTableToPointInTime and ImportTable write and read, with the AWS SDK's credential chain (AWS_ACCESS_KEY_ID..., AWS_PROFILE, roles) and region (AWS_REGION, else --region); not with --s3-dir")
+	fs.BoolVar(&c.S3PathStyle, "s3-path-style", false, "with --s3-endpoint: address buckets as ENDPOINT/BUCKET/KEY instead of BUCKET.HOST/KEY (most S3-compatible servers need it)")
 	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
 	fs.DurationVar(&c.TTLInterval, "ttl-interval", 30*time.Second, "how often the background TTL expirer deletes expired items (0 turns the background pass off)")
@@ -191,6 +203,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
 	fs.IntVar(&c.VectorSnapshotChanges, "vector-snapshot-changes", engine.DefaultVectorSnapshotChanges, "changed items (or 10% of the index, whichever is fewer) that make a vector index due for a periodic snapshot")
+	var requestMemMB int
+	var cors string
+	fs.IntVar(&requestMemMB, "max-request-memory-mb", int(api.DefaultMaxBufferedBytes>>20), "memory that request bodies being read and decoded may hold at once, over all connections; a request past it is refused with ThrottlingException (which the SDKs retry) instead of queued")
+	fs.DurationVar(&c.HTTP.BodyTimeout, "body-timeout", api.DefaultBodyTimeout, "the longest a request body may take to arrive; the connection is closed past it")
+	fs.Int64Var(&c.HTTP.BodyMinRate, "body-min-rate", api.DefaultBodyMinRate, "bytes a second a request body must average after its first 10 seconds; a slower one's connection is closed")
+	fs.StringVar(&cors, "cors", "", "browser origins (comma-separated scheme://host[:port]) allowed to call the API besides the console's own origin and localhost ones; '*' allows every web page you visit to read and write your data")
+	fs.BoolVar(&c.HTTP.AllowAnyHost, "allow-any-host", false, "serve requests whatever their Host header; by default a Host must be an IP address, localhost, a name of one label or the --listen host, which stops DNS-rebinding web pages")
 	// The flag package's own messages (and its full usage after any
 	// mistake) are kept back: a mistake gets one line, --help the list.
 	fs.SetOutput(io.Discard)
@@ -248,6 +267,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if err := checkPostgres(c.Postgres, c.PostgresNamespace, c.InMemory, tikvPD != ""); err != nil {
 		return nil, err
 	}
+	if err := checkS3Flags(c); err != nil {
+		return nil, err
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -297,13 +319,22 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.Credentials, err = readCredentials(creds, credsFile); err != nil {
 		return nil, err
 	}
+	if requestMemMB <= 0 || c.HTTP.BodyTimeout <= 0 || c.HTTP.BodyMinRate < 0 {
+		return nil, fmt.Errorf("invalid --max-request-memory-mb %d, --body-timeout %v or --body-min-rate %d", requestMemMB, c.HTTP.BodyTimeout, c.HTTP.BodyMinRate)
+	}
+	c.HTTP.MaxBufferedBytes = int64(requestMemMB) << 20
+	for o := range strings.SplitSeq(cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
+		}
+	}
 	return c, nil
 }
 
 // checkPostgres checks that --postgres goes with the other storage flags.
-func checkPostgres(url, namespace string, inMemory, onTiKV bool) error {
+func checkPostgres(pgURL, namespace string, inMemory, onTiKV bool) error {
 	switch {
-	case url == "":
+	case pgURL == "":
 		return nil
 	case inMemory:
 		return errors.New("--postgres and --in-memory exclude each other")
@@ -311,6 +342,24 @@ func checkPostgres(url, namespace string, inMemory, onTiKV bool) error {
 		return errors.New("--postgres and --tikv-pd exclude each other")
 	case !server.ValidNamespace(namespace):
 		return fmt.Errorf("invalid --postgres-namespace %q: want 1 to 64 letters, digits, '-' or '_'", namespace)
+	}
+	return nil
+}
+
+// checkS3Flags checks --s3-dir, --s3-endpoint and --s3-path-style go
+// together.
+func checkS3Flags(c *config) error {
+	switch {
+	case c.S3Dir != "" && c.S3Endpoint != "":
+		return errors.New("--s3-dir and --s3-endpoint exclude each other")
+	case c.S3PathStyle && c.S3Endpoint == "":
+		return errors.New("--s3-path-style goes with --s3-endpoint")
+	case c.S3Endpoint == "":
+		return nil
+	}
+	u, err := url.Parse(c.S3Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid --s3-endpoint %q: want an http:// or https:// URL", c.S3Endpoint)
 	}
 	return nil
 }

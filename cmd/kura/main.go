@@ -6,7 +6,8 @@
 //	     [--admin] [--ttl-interval 30s] [--stream-shard-period 4h]
 //	     [--console=true] [--metrics 127.0.0.1:9100] [--pprof 127.0.0.1:6060]
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
-//	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s] [--s3-dir DIR]
+//	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s]
+//	     [--s3-dir DIR | --s3-endpoint URL [--s3-path-style]]
 //	     [--log-format text|json] [--max-open-databases 64] [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
@@ -111,6 +112,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		CreateDelay:       cfg.CreateDelay,
 		Throttle:          engine.ThrottleConfig{On: cfg.EnforceThroughput, Burst: cfg.BurstCapacity},
 		S3Dir:             cfg.S3Dir,
+		S3Endpoint:        cfg.S3Endpoint,
+		S3PathStyle:       cfg.S3PathStyle,
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Admin:             cfg.Admin,
@@ -129,6 +132,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
 		DiskStallTimeout:  cfg.DiskStallTimeout,
 		Credentials:       cfg.Credentials,
+		HTTP:              cfg.HTTP,
 		Logger:            log,
 
 		VectorQuantization:     cfg.VectorQuantization,

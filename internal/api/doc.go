@@ -15,6 +15,12 @@
 // HTTPServer (httpserver.go) serves the connections: it reads the plain
 // "POST /" requests the SDKs send itself and hands a connection that sends
 // anything else to net/http, which serves the same Server (ServeHTTP).
+// Both read bodies through httpbody.go: as bytes arrive, charged to one
+// memory budget (the only state it keeps: the bytes held now and the
+// peak since the last spike, both counters that start at zero), under
+// body deadlines; with authentication on, the head is checked before the
+// body is read. origin.go and cors.go decide which browser origins and
+// Host names are served.
 //
 // Beside the operations, ServeHTTP serves the web console's files
 // (Options.Console, internal/console), the operator endpoints (admin.go,

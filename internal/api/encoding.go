@@ -64,7 +64,8 @@ func (s *Server) send(x *exchange, status int, body []byte) {
 // responseCoding picks the response coding for an Accept-Encoding value
 // the way DynamoDB does (ScyllaDB's Alternator tests, run against DynamoDB,
 // record each rule): codings are matched case-insensitively after trimming;
-// a coding's weight is its first q parameter, 1 when absent or unreadable,
+// a coding's weight is its first q parameter (HTTP's "q=", nothing between
+// the name and "="), 1 when absent or unreadable,
 // capped at 1, refused at 0 or below; a coding listed twice keeps its best
 // weight; "*" stands for gzip and deflate when they are not listed
 // themselves; identity and unknown codings are ignored. The highest weight
@@ -124,8 +125,10 @@ func responseCoding(ae string) string {
 // parameter's value (1 when it is absent or unreadable), at most 1.
 func codingWeight(params string) float64 {
 	for p := range strings.SplitSeq(params, ";") {
+		// HTTP's weight is OWS ";" OWS "q=" qvalue: no space between the
+		// name and "=", so "q =0" is some other parameter, not a weight.
 		k, v, ok := strings.Cut(p, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+		if !ok || !strings.EqualFold(strings.TrimLeft(k, " \t"), "q") {
 			continue
 		}
 		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)

@@ -19,6 +19,7 @@ import (
 // requestHead is what the connection server needs from a request's head.
 type requestHead struct {
 	contentLength  int64 // 0 without a Content-Length
+	host           []byte
 	target         []byte
 	contentType    []byte
 	acceptEncoding []byte
@@ -71,7 +72,7 @@ func parseHead(buf []byte, h *requestHead) int {
 			if sawHost || !validHost(value) {
 				return -1
 			}
-			sawHost = true
+			sawHost, h.host = true, value
 		case bytes.EqualFold(name, []byte("Content-Length")):
 			n, ok := parseContentLength(value)
 			if !ok || sawLength {

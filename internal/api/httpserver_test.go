@@ -257,14 +257,20 @@ func TestHTTPServerAnswersAsNetHTTP(t *testing.T) {
 	}
 }
 
-func TestHTTPServerLargeBody(t *testing.T) {
-	fake := newFake()
-	var got int
-	fake.putItem = func(in *wire.PutItemInput) (*wire.PutItemOutput, error) {
-		got = len(in.Item["v"].Str)
+// putSizeFake is a backend whose PutItem records the length of the item's
+// string attribute v in *got.
+func putSizeFake(got *int) *fakeBackend {
+	f := newFake()
+	f.putItem = func(in *wire.PutItemInput) (*wire.PutItemOutput, error) {
+		*got = len(in.Item["v"].Str)
 		return &wire.PutItemOutput{}, nil
 	}
-	_, addr := startHTTPServer(t, NewServer(fake, Options{}), HTTPConfig{})
+	return f
+}
+
+func TestHTTPServerLargeBody(t *testing.T) {
+	var got int
+	_, addr := startHTTPServer(t, NewServer(putSizeFake(&got), Options{}), HTTPConfig{})
 	c, br := dial(t, addr)
 	v := strings.Repeat("x", 300_000)
 	io.WriteString(c, rawRequest(targetPrefix+"PutItem", `{"TableName":"tbl","Item":{"v":{"S":"`+v+`"}}}`))

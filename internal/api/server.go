@@ -2,16 +2,20 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/console"
@@ -63,9 +67,10 @@ type Options struct {
 	// given to NewServer is then unused. The request calls release when
 	// it no longer uses the backend (the database may then be closed).
 	Databases func(authorization string) (b Backend, release func(), err error)
-	// Auth, when set, checks every request's SigV4 signature before its
-	// operation runs (after the checks of its target and body that
-	// DynamoDB makes first).
+	// Auth, when set, checks every request's SigV4 signature: what the
+	// head decides before the body is read, the signature itself once the
+	// body has arrived, and both before the body is decoded or the target
+	// routed (DynamoDB authenticates whatever the body).
 	Auth *auth.Verifier
 	// Console, when set, answers GET and HEAD of /console and the paths
 	// under /console/ (the web console, internal/console).
@@ -81,6 +86,20 @@ type Options struct {
 	// (admin_checkpoint.go): it writes a copy of the data and returns
 	// where.
 	Checkpoint func() (string, error)
+	// MaxBufferedBytes caps the memory that request bodies (and their
+	// decoding) hold at once, over every connection (httpbody.go); 0 means
+	// DefaultMaxBufferedBytes.
+	MaxBufferedBytes int64
+	// BodyTimeout bounds how long a request body may take to arrive, and
+	// BodyMinRate (bytes a second) is the average rate a body must keep
+	// after its first ten seconds; 0 means DefaultBodyTimeout and
+	// DefaultBodyMinRate.
+	BodyTimeout time.Duration
+	BodyMinRate int64
+	// Origins decides which browser origins may call the API and which
+	// Host names requests may carry (origin.go); the zero value allows
+	// the console's own origin and localhost ones, and checks no Host.
+	Origins OriginPolicy
 	// Health, when set, is asked by every health check (GET / and HEAD /):
 	// a non-nil error (a nearly full disk, a failed store) is answered
 	// 503 with the error's text instead of 200.
@@ -99,7 +118,13 @@ type Server struct {
 	requests  *metrics.Requests
 	logReqs   bool
 	ckpt      func() (string, error)
-	health    func() error
+
+	bodies      budget
+	largeSlots  chan struct{} // requests with large bodies decoding (httpbody.go)
+	bodyTimeout time.Duration
+	bodyMinRate int64
+	origins     OriginPolicy
+	health      func() error
 }
 
 // NewServer returns a Server that answers with b.
@@ -113,6 +138,11 @@ func NewServer(b Backend, opts Options) *Server {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxRequestBytes
 	}
+	s.bodies.limit = cmp.Or(opts.MaxBufferedBytes, DefaultMaxBufferedBytes)
+	s.bodyTimeout = cmp.Or(opts.BodyTimeout, DefaultBodyTimeout)
+	s.bodyMinRate = cmp.Or(opts.BodyMinRate, DefaultBodyMinRate)
+	s.origins = opts.Origins
+	s.largeSlots = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)/2))
 	return s
 }
 
@@ -126,8 +156,10 @@ type exchange struct {
 	authorization  string
 	out            replier
 	// signed is what the signature covers; filled only when auth is on
-	// (its Body is the body as received, before any decompression).
+	// (its Body is the body as received, before any decompression), and
+	// head what checking its head found (checkHead).
 	signed auth.Request
+	head   auth.Head
 	// errType is the type of the error answered ("" for none), and
 	// started when serve began (zero: not observed), for Server.requests
 	// and the request log.
@@ -149,6 +181,13 @@ type replier interface {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.origins.hostAllowed(r.Host) {
+		w.Header().Set("Connection", "close")
+		x := &exchange{ctx: r.Context(), target: r.Header.Get("X-Amz-Target"), out: httpReplier{w}, remote: r.RemoteAddr}
+		s.stamp(x)
+		s.writeError(x, ddberr.HostNotAllowed(r.Host), 0)
+		return
+	}
 	if s.ckpt != nil && r.URL.Path == checkpointPath {
 		s.serveCheckpoint(w, r)
 		return
@@ -161,7 +200,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.console.ServeHTTP(w, r)
 		return
 	}
-	if cors(w, r) {
+	if s.cors(w, r) {
 		return
 	}
 	switch r.Method {
@@ -197,19 +236,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(x, ddberr.UnknownOperation(), http.StatusNotFound)
 		return
 	}
-	buf := getBuf()
-	defer putBuf(buf)
-	if err := s.readBody(r, buf); err != nil {
-		if errors.Is(err, ddberr.ErrRequestTooLarge) {
-			discardBody(r, 4*s.maxBody)
+	if s.auth != nil {
+		x.signed = signedRequest(r, nil)
+		if err := s.checkHead(x); err != nil {
+			w.Header().Set("Connection", "close") // the body stays unread
+			s.writeError(x, err, 0)
+			return
 		}
+	}
+	// The body is read under a deadline that the bytes received move on
+	// (httpbody.go): a body that stalls or trickles is cut off. (net/http's
+	// own ResponseWriter sets deadlines; one that cannot, such as a test's
+	// recorder, reads without.)
+	dl, _ := w.(readDeadliner)
+	start := time.Now()
+	var progress func(int64)
+	if dl != nil {
+		_ = dl.SetReadDeadline(s.bodyDeadline(start, 0))
+		progress = func(got int64) { _ = dl.SetReadDeadline(s.bodyDeadline(start, got)) }
+	}
+	br, err := s.readBody(r.Body, r.ContentLength, progress)
+	defer br.release()
+	if err != nil {
+		s.refuseBody(x, w, r, err, start)
+		return
+	}
+	if dl != nil {
+		_ = dl.SetReadDeadline(time.Time{})
+	}
+	x.signed.Body = br.body
+	if err := s.checkSignature(x); err != nil {
 		s.writeError(x, err, 0)
 		return
 	}
-	if s.auth != nil {
-		x.signed = signedRequest(r, buf.Bytes())
-	}
-	body, err := s.decodeContent(r.Header.Get("Content-Encoding"), buf.Bytes())
+	body, err := s.decodeContent(r.Header.Get("Content-Encoding"), br.body)
 	if err != nil {
 		s.writeError(x, err, 0)
 		return
@@ -217,38 +277,103 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serve(x, body)
 }
 
+// refuseBody answers a net/http request whose body could not be read
+// (err from readBody), closing its connection: over the size limit (a bare
+// 413 once what is left of the body, up to 4 times the limit, has been
+// read under the same deadlines, so the client sees the answer), over the
+// memory budget (ThrottlingException), or a body that broke off.
+func (s *Server) refuseBody(x *exchange, w http.ResponseWriter, r *http.Request, err error, start time.Time) {
+	w.Header().Set("Connection", "close")
+	switch {
+	case errors.Is(err, ddberr.ErrRequestTooLarge):
+		dl, _ := w.(readDeadliner)
+		var got int64
+		_, _ = io.Copy(io.Discard, io.LimitReader(readFunc(func(p []byte) (int, error) {
+			if dl != nil {
+				_ = dl.SetReadDeadline(s.bodyDeadline(start, got))
+			}
+			n, err := r.Body.Read(p)
+			got += int64(n)
+			return n, err
+		}), 4*s.maxBody))
+		s.writeError(x, err, 0)
+	case isDDBError(err):
+		s.writeError(x, err, 0)
+	default:
+		s.writeError(x, ddberr.Serialization(""), 0)
+	}
+}
+
+// readDeadliner is a ResponseWriter that can set its connection's read
+// deadline (net/http's own can).
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
+// readFunc is an io.Reader made of a function.
+type readFunc func([]byte) (int, error)
+
+func (f readFunc) Read(p []byte) (int, error) { return f(p) }
+
+func isDDBError(err error) bool {
+	var e *ddberr.Error
+	return errors.As(err, &e)
+}
+
+// checkHead checks, before the body is read, what of the request's
+// authentication its head decides (auth.Verifier.CheckHead), so an
+// unauthenticated request is refused whatever its body, without buffering
+// it.
+func (s *Server) checkHead(x *exchange) error {
+	h, err := s.auth.CheckHead(&x.signed)
+	x.head = h
+	return err
+}
+
+// checkSignature checks the signature over the head and the body as
+// received (before it is decompressed or decoded), when authentication is
+// on.
+func (s *Server) checkSignature(x *exchange) error {
+	if s.auth == nil {
+		return nil
+	}
+	_, err := s.auth.CheckSignature(&x.signed, x.head)
+	return err
+}
+
 // decodeContent undoes a request's Content-Encoding. DynamoDB reads a
-// gzip-compressed body (one or more gzip members); a body that is not
-// valid gzip, or an encoding it does not know, is an InternalServerError
-// (ScyllaDB's Alternator tests, which are run against DynamoDB). The
-// decompressed body is held to the same size limit.
+// gzip-compressed body (one or more gzip members) and a deflate one (zlib,
+// as HTTP's deflate is: ScyllaDB's pull request 27917, whose test passes
+// against DynamoDB); a body that does not decompress, or an encoding it
+// does not know, is an InternalServerError (ScyllaDB's Alternator tests,
+// which are run against DynamoDB). The decompressed body is held to the
+// same size limit, read no further than one byte past it.
 func (s *Server) decodeContent(encoding string, body []byte) ([]byte, error) {
+	var zr io.Reader
 	switch strings.ToLower(strings.TrimSpace(encoding)) {
 	case "", "identity":
 		return body, nil
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(body))
+	case codingGzip:
+		r, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
 			return nil, ddberr.Internal("Internal server error")
 		}
-		out, err := io.ReadAll(io.LimitReader(zr, s.maxBody+1))
+		zr = r
+	case codingDeflate:
+		r, err := zlib.NewReader(bytes.NewReader(body))
 		if err != nil {
 			return nil, ddberr.Internal("Internal server error")
 		}
-		if int64(len(out)) > s.maxBody {
-			return nil, ddberr.ErrRequestTooLarge
-		}
-		return out, nil
+		zr = r
+	default:
+		return nil, ddberr.Internal("Internal server error")
 	}
-	return nil, ddberr.Internal("Internal server error")
-}
-
-// discardBody reads and drops what is left of an over-size body, up to
-// limit bytes, before the 413 goes out: a client still sending it would
-// otherwise see the connection reset and never read the answer. The
-// connection is then closed, as net/http does after a refused body.
-func discardBody(r *http.Request, limit int64) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, limit))
+	out, err := io.ReadAll(io.LimitReader(zr, s.maxBody+1))
+	if int64(len(out)) > s.maxBody {
+		return nil, ddberr.ErrRequestTooLarge
+	}
+	if err != nil {
+		return nil, ddberr.Internal("Internal server error")
+	}
+	return out, nil
 }
 
 // serve routes a POST whose body has been read and runs its operation.
@@ -270,11 +395,36 @@ func (s *Server) serve(x *exchange, body []byte) {
 		s.writeError(x, ddberr.UnknownOperation(), 0)
 		return
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		s.writeError(x, ddberr.Serialization(""), 0)
+	if err := checkBodyText(body); err != nil {
+		s.writeError(x, err, 0)
 		return
 	}
+	leave, ok := s.enterLarge(x, len(body))
+	if !ok {
+		return // the server is closing
+	}
+	defer leave()
 	s.dispatch(x, h, body)
+}
+
+// checkBodyText refuses, before decoding, a body that cannot be a request:
+// empty, the JSON null (which encoding/json would take as {}; DynamoDB
+// refuses it as it refuses [], a value that is not a structure), or not
+// UTF-8 (RFC 8259 JSON text is UTF-8; encoding/json would silently turn
+// each bad byte into U+FFFD, so "\xff" and "\xfe" keys would name one
+// item). Each is a SerializationException, the last with no message, as
+// for any body that is not JSON.
+func checkBodyText(body []byte) error {
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return ddberr.Serialization("")
+	case string(trimmed) == "null":
+		return ddberr.Serialization("Unexpected value type in payload")
+	case !utf8.Valid(body):
+		return ddberr.Serialization("")
+	}
+	return nil
 }
 
 // Targets lists the X-Amz-Target of every operation Kura serves (for
@@ -347,12 +497,6 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 			s.writeError(x, ddberr.Internal("Internal server error"), 0)
 		}
 	}()
-	if s.auth != nil {
-		if _, err := s.auth.Verify(&x.signed); err != nil {
-			s.writeError(x, err, 0)
-			return
-		}
-	}
 	b, release, err := s.backendFor(x.authorization)
 	if err != nil {
 		s.writeError(x, err, 0)
@@ -389,27 +533,6 @@ func signedRequest(r *http.Request, body []byte) auth.Request {
 		sr.Fields = append(sr.Fields, auth.Field{Name: "Content-Length", Value: strconv.FormatInt(r.ContentLength, 10)})
 	}
 	return sr
-}
-
-// readBody reads the request body into buf, refusing more than maxBody
-// bytes (ddberr.ErrRequestTooLarge, answered as HTTP 413) without
-// buffering them: a declared length over the limit is refused unread, and
-// an unknown length is read through a limit of maxBody+1 bytes.
-func (s *Server) readBody(r *http.Request, buf *bytes.Buffer) error {
-	if r.ContentLength > s.maxBody {
-		return ddberr.ErrRequestTooLarge
-	}
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, s.maxBody+1))
-	if n > s.maxBody {
-		return ddberr.ErrRequestTooLarge
-	}
-	if err != nil {
-		return ddberr.Serialization("")
-	}
-	return nil
 }
 
 func acceptedContentType(ct string) bool {

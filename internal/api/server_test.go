@@ -594,8 +594,10 @@ func BenchmarkListTables(b *testing.B) {
 	}
 }
 
+// With every origin allowed (--cors '*'), CORS answers as DynamoDB does
+// (ScyllaDB's Alternator tests, run against DynamoDB).
 func TestCORS(t *testing.T) {
-	s := NewServer(newFake(), Options{})
+	s := NewServer(newFake(), Options{Origins: OriginPolicy{Origins: []string{"*"}}})
 	// Without Origin: no CORS headers.
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, httptest.NewRequest(http.MethodOptions, "/", nil))
@@ -618,6 +620,70 @@ func TestCORS(t *testing.T) {
 	r := do(t, s, tgt+"ListTables", `{}`, "Origin", "http://example.com/")
 	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "*" || r.header.Get("Access-Control-Expose-Headers") == "" || r.header.Get("Access-Control-Max-Age") != "" {
 		t.Fatalf("POST with Origin: %d %v", r.status, r.header)
+	}
+}
+
+// By default only the console's own origin and loopback origins (and
+// those --cors names) may call the API from a browser: another origin's
+// preflight is refused 403 without CORS headers, and its other requests
+// get none, so its page cannot read the answer.
+func TestCORSDefault(t *testing.T) {
+	s := NewServer(newFake(), Options{Origins: OriginPolicy{Origins: []string{"https://app.example"}}})
+	preflight := func(origin, host string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodOptions, "/", nil)
+		req.Host = host
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, c := range []struct {
+		origin, host string
+		ok           bool
+	}{
+		{"http://127.0.0.1:8000", "127.0.0.1:8000", true}, // the console's page
+		{"http://localhost:3000", "127.0.0.1:8000", true},
+		{"http://app.localhost:3000", "127.0.0.1:8000", true},
+		{"http://127.0.0.2:5173", "127.0.0.1:8000", true},
+		{"http://[::1]:5173", "127.0.0.1:8000", true},
+		{"https://app.example", "127.0.0.1:8000", true}, // named by --cors
+		{"https://evil.example", "127.0.0.1:8000", false},
+		{"http://10.0.0.5:8000", "127.0.0.1:8000", false},
+		{"null", "127.0.0.1:8000", false},
+	} {
+		rec := preflight(c.origin, c.host)
+		got := rec.Header().Get("Access-Control-Allow-Origin")
+		if c.ok && (rec.Code != 200 || got != c.origin || rec.Header().Get("Vary") != "Origin") ||
+			!c.ok && (rec.Code != 403 || got != "") {
+			t.Errorf("preflight from %s to %s: %d %v", c.origin, c.host, rec.Code, rec.Header())
+		}
+	}
+	r := do(t, s, tgt+"ListTables", `{}`, "Origin", "https://evil.example")
+	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("POST from an origin not allowed: %d %v", r.status, r.header)
+	}
+}
+
+// With the Host check on, a request is served only when its Host is an IP
+// address, a localhost name or a listen name: a page whose own name was
+// pointed at 127.0.0.1 (DNS rebinding) gets AccessDeniedException.
+func TestHostCheck(t *testing.T) {
+	s := NewServer(newFake(), Options{Origins: OriginPolicy{CheckHost: true, ListenHosts: []string{"kura.internal"}}})
+	for host, ok := range map[string]bool{
+		"127.0.0.1:8000": true, "[::1]:8000": true, "192.168.1.20:8000": true, "localhost:8000": true,
+		"LOCALHOST": true, "x.localhost:8000": true, "kura.internal:8000": true, "localhost.:8000": true, "dynamodb:8000": true,
+		"rebind.evil.example:8000": false, "localhost.evil.example": false, "kura.internal.evil": false,
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+		req.Host = host
+		req.Header.Set("X-Amz-Target", tgt+"ListTables")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if ok && rec.Code != 200 || !ok && (rec.Code != 400 || !strings.Contains(rec.Body.String(), "AccessDeniedException") ||
+			!strings.Contains(rec.Body.String(), "--allow-any-host")) {
+			t.Errorf("Host %s: %d %s", host, rec.Code, rec.Body)
+		}
 	}
 }
 

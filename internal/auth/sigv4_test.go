@@ -173,3 +173,34 @@ func TestCredentials(t *testing.T) {
 		t.Fatalf("a broken line: %v", err)
 	}
 }
+
+// A signature must cover X-Amz-Target, X-Amz-Date and X-Amz-Security-Token
+// when the request has them: a request signed without its target could be
+// replayed as any operation. CheckHead needs no body; CheckSignature then
+// checks it.
+func TestSignedHeadersRequired(t *testing.T) {
+	v := NewVerifier("us-east-1", []Credential{{AccessKeyID: "AKID", Secret: "s"}}, func() time.Time { return t0 })
+	r := signed(t, "AKID", "s", "", "us-east-1", t0, "{}")
+	for i := range r.Fields {
+		if r.Fields[i].Name == "Authorization" {
+			r.Fields[i].Value = strings.Replace(r.Fields[i].Value, ";x-amz-target", "", 1)
+		}
+	}
+	_, err := v.CheckHead(r)
+	wantErr(t, err, "IncompleteSignatureException", "'X-Amz-Target' must be a 'SignedHeader' in the AWS Authorization.")
+
+	r = signed(t, "AKID", "s", "", "us-east-1", t0, "{}")
+	body := r.Body
+	r.Body = nil // the head alone
+	h, err := v.CheckHead(r)
+	if err != nil {
+		t.Fatalf("CheckHead of a well-signed head: %v", err)
+	}
+	r.Body = body
+	if key, err := v.CheckSignature(r, h); err != nil || key != "AKID" {
+		t.Fatalf("CheckSignature: %q %v", key, err)
+	}
+	r.Body = []byte(`{"Limit":1}`)
+	_, err = v.CheckSignature(r, h)
+	wantMismatch(t, err)
+}

@@ -423,6 +423,19 @@ func Internal(msg string) *Error {
 	return newErr(nsDynamo, "InternalServerError", 500, msg)
 }
 
+// HostNotAllowed refuses a request whose Host header names a server Kura
+// is not (api's DNS-rebinding guard: --allow-any-host turns it off).
+// DynamoDB has no such check, as it answers only its own names, so the
+// type is DynamoDB's AccessDeniedException (HTTP 400) and the text Kura's
+// own, saying how to allow the name. host is cut to 200 bytes.
+func HostNotAllowed(host string) *Error {
+	if len(host) > 200 {
+		host = host[:200] + "..."
+	}
+	return newErr(nsDynamo, "AccessDeniedException", 400, "Host '"+host+"' is not a name this server answers to (an IP address, localhost or the --listen host); "+
+		"start Kura with --allow-any-host to serve requests sent to other names")
+}
+
 // DiskFull is the answer to a write refused because the server's data disk
 // is nearly full (storage.ErrNoSpace; detail says how full). DynamoDB has
 // no such condition, so Kura's own text goes in the InternalServerError

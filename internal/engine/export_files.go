@@ -3,8 +3,9 @@ package engine
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"crypto/md5"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -44,9 +45,11 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 		}
 	}
 	defer snap.Close()
+	ctx, cancel := e.jobContext()
+	defer cancel()
 	d := &rec.Desc
-	count, billed, err := e.writeExport(rec, snap, filter)
-	if errors.Is(err, errStopped) {
+	count, billed, err := e.writeExport(ctx, rec, snap, filter)
+	if errors.Is(err, errStopped) || ctx.Err() != nil {
 		return
 	}
 	d.EndTime = wire.NewTime(e.clock.Now())
@@ -58,9 +61,12 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 		d.ExportStatus = exportCompleted
 		d.ItemCount, d.BilledSizeBytes = cpPtr(count), cpPtr(billed)
 		d.ExportManifest = cpPtr(exportPrefix(d) + "manifest-summary.json")
-		if err := e.writeSummary(rec); err != nil {
+		if err := e.writeSummary(ctx, rec); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			d.ExportStatus = exportFailed
-			code, msg := "UNKNOWN", err.Error()
+			code, msg := jobFailure(err)
 			d.FailureCode, d.FailureMessage = &code, &msg
 			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
 		}
@@ -70,10 +76,10 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 
 // writeExport writes _started, the data file and manifest-files.json, and
 // returns the items exported and their billed size.
-func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot, filter *exportFilter) (count, billed int64, err error) {
+func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storage.Snapshot, filter *exportFilter) (count, billed int64, err error) {
 	d := &rec.Desc
 	objects, bucket, prefix := e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)
-	if err := putObject(objects, bucket, prefix+"_started", nil); err != nil {
+	if err := putObject(ctx, objects, bucket, prefix+"_started", nil); err != nil {
 		return 0, 0, err
 	}
 	if rec.Filter != nil && filter == nil {
@@ -85,12 +91,12 @@ func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot, filter *e
 			return 0, 0, err
 		}
 	}
-	key := prefix + "data/" + randomName() + ".json.gz"
-	f, err := objects.Create(bucket, key)
+	key := prefix + "data/" + dataFileName(d) + ".json.gz"
+	f, err := objects.Create(ctx, bucket, key)
 	if err != nil {
 		return 0, 0, err
 	}
-	sum := md5.New() // S3's ETag of a single-part object is its hex MD5
+	sum := md5.New()
 	zw := gzip.NewWriter(io.MultiWriter(f, sum))
 	bw := bufio.NewWriterSize(zw, 64<<10)
 	line := make([]byte, 0, 1024)
@@ -123,17 +129,19 @@ func (e *Engine) writeExport(rec *exportRecord, snap storage.Snapshot, filter *e
 	if err == nil {
 		err = zw.Close()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Abort()
 	}
 	if err != nil {
 		return 0, 0, err
 	}
 	entry, _ := json.Marshal(map[string]any{ // encoding/json sorts the keys; DynamoDB's order differs, JSON readers do not mind
 		"itemCount": count, "md5Checksum": base64.StdEncoding.EncodeToString(sum.Sum(nil)),
-		"etag": hex.EncodeToString(sum.Sum(nil)), "dataFileS3Key": key,
+		"etag": f.ETag(), "dataFileS3Key": key, // S3's ETag: the hex MD5 of a single-part object, not of a multipart one
 	})
-	return count, billed, putWithChecksum(objects, bucket, prefix+"manifest-files", append(entry, '\n'))
+	return count, billed, putWithChecksum(ctx, objects, bucket, prefix+"manifest-files", append(entry, '\n'))
 }
 
 // exportSummary is manifest-summary.json.
@@ -157,7 +165,7 @@ type exportSummary struct {
 }
 
 // writeSummary writes manifest-summary.json and its checksum.
-func (e *Engine) writeSummary(rec *exportRecord) error {
+func (e *Engine) writeSummary(ctx context.Context, rec *exportRecord) error {
 	d := &rec.Desc
 	ms := func(t *wire.Time) string { return t.Time.UTC().Format("2006-01-02T15:04:05.000Z") }
 	var sse *string
@@ -175,38 +183,41 @@ func (e *Engine) writeSummary(rec *exportRecord) error {
 	if err != nil {
 		return err
 	}
-	return putWithChecksum(e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)+"manifest-summary", b)
+	return putWithChecksum(ctx, e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)+"manifest-summary", b)
 }
 
 // putWithChecksum writes name.json and name.checksum (its hex MD5).
-func putWithChecksum(objects objstore.Store, bucket, name string, body []byte) error {
-	if err := putObject(objects, bucket, name+".json", body); err != nil {
+func putWithChecksum(ctx context.Context, objects objstore.Store, bucket, name string, body []byte) error {
+	if err := putObject(ctx, objects, bucket, name+".json", body); err != nil {
 		return err
 	}
 	sum := md5.Sum(body)
-	return putObject(objects, bucket, name+".checksum", []byte(hex.EncodeToString(sum[:])))
+	return putObject(ctx, objects, bucket, name+".checksum", []byte(hex.EncodeToString(sum[:])))
 }
 
-func putObject(objects objstore.Store, bucket, key string, body []byte) error {
-	w, err := objects.Create(bucket, key)
+func putObject(ctx context.Context, objects objstore.Store, bucket, key string, body []byte) error {
+	w, err := objects.Create(ctx, bucket, key)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(body)
-	if cerr := w.Close(); err == nil {
-		err = cerr
+	if _, err := w.Write(body); err != nil {
+		w.Abort()
+		return err
 	}
-	return err
+	return w.Close()
 }
 
-// randomName is a data file's name: 26 random lowercase letters and
-// digits, as DynamoDB names them.
-func randomName() string {
+// dataFileName is the name of an export's data file: 26 lowercase
+// letters and digits, as DynamoDB names them, drawn from the export's ARN
+// (itself random) rather than afresh, so that an export a stop interrupted
+// writes the same file again when it runs again instead of leaving a
+// second one beside it under data/.
+func dataFileName(d *wire.ExportDescription) string {
 	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+	sum := sha256.Sum256([]byte("data file of " + cpDeref(d.ExportArn)))
 	var b [26]byte
-	_, _ = rand.Read(b[:])
 	for i := range b {
-		b[i] = chars[int(b[i])%len(chars)]
+		b[i] = chars[int(sum[i])%len(chars)]
 	}
 	return string(b[:])
 }

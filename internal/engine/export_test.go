@@ -193,7 +193,7 @@ func TestExportRefusals(t *testing.T) {
 	}
 	defer plain.Close()
 	_, err = plain.ExportTableToPointInTime(ctx, &wire.ExportTableToPointInTimeInput{TableArn: cpPtr(exportTableARN), S3Bucket: cpPtr("exports")})
-	ctlWantErr(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir")
+	ctlWantErr(t, err, "ValidationException", "Exports to S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 
 	e, clk, _ := exportEngine(t)
 	start := func(in wire.ExportTableToPointInTimeInput) (*wire.ExportDescription, error) {
@@ -251,4 +251,31 @@ func TestExportRefusals(t *testing.T) {
 	}
 	_, err = start(wire.ExportTableToPointInTimeInput{})
 	ctlWantErr(t, err, "PointInTimeRecoveryUnavailableException", "Point in time recovery is not enabled for table 'exp'")
+}
+
+// TestExportRunsAgainInPlace: an export run again (as after a stop that
+// interrupted it) writes the same data file, not a second one.
+func TestExportRunsAgainInPlace(t *testing.T) {
+	e, _, _ := exportEngine(t)
+	ctx := context.Background()
+	exportPut(t, e, attr.Item{"pk": dpS("a")})
+	out, err := e.ExportTableToPointInTime(ctx, &wire.ExportTableToPointInTimeInput{TableArn: cpPtr(exportTableARN), S3Bucket: cpPtr("exports")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitExport(t, e, cpDeref(out.ExportDescription.ExportArn))
+	rec, _ := e.exp.get(cpDeref(d.ExportArn))
+	again := *rec
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if _, _, err := e.writeExport(ctx, &again, snap, nil); err != nil {
+		t.Fatal(err)
+	}
+	files, err := e.cfg.Objects.List(ctx, "exports", exportPrefix(d)+"data/")
+	if err != nil || len(files) != 1 {
+		t.Fatalf("data files after a second run: %+v %v", files, err)
+	}
 }

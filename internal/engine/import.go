@@ -50,7 +50,7 @@ type importLog = jobLog[importRecord, *importRecord]
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
 	if e.cfg.Objects == nil {
-		return nil, ddberr.Validation("Imports from S3 need an object store: start Kura with --s3-dir")
+		return nil, ddberr.Validation("Imports from S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}
 	if in.InputFormat == "ION" {
 		return nil, ddberr.Validation("InputFormat ION is not supported by Kura; use DYNAMODB_JSON or CSV")
@@ -96,7 +96,6 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		StartTime:               wire.NewTime(now),
 		ErrorCount:              cpPtr[int64](0),
 		ProcessedItemCount:      cpPtr[int64](0),
-		ProcessedSizeBytes:      cpPtr[int64](0),
 		ImportedItemCount:       cpPtr[int64](0),
 	}}
 	if err := e.imp.save(e, rec); err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,14 +155,46 @@ func (e *Engine) loadMeta(prefix []byte, fn func(v []byte) error) error {
 	return it.Err()
 }
 
+// jobContext is the context of a background job's S3 requests: cancelled
+// when the engine closes (the job runs again at the next start).
+func (e *Engine) jobContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-e.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // jobFailure is the FailureCode and FailureMessage of a job that could
-// not read or write its S3 objects.
+// not read or write its S3 objects: S3's error code with "S3" before it,
+// and S3's text with where it came from, as DynamoDB reports them (its
+// developer guide's S3NoSuchBucket example; moto's AWS-verified
+// test_import_from_missing_s3_table).
 func jobFailure(err error) (code, msg string) {
+	msg = err.Error()
+	var se *objstore.Error
+	if errors.As(err, &se) {
+		msg = se.Describe()
+	}
 	switch {
 	case errors.Is(err, objstore.ErrNoSuchBucket):
-		return "S3NoSuchBucket", "The specified bucket does not exist"
+		code = "S3NoSuchBucket"
+		if se == nil {
+			msg = objstore.ErrNoSuchBucket.Error()
+		}
+	case errors.Is(err, objstore.ErrAccessDenied):
+		code = "S3AccessDenied"
+		if se == nil {
+			msg = objstore.ErrAccessDenied.Error()
+		}
 	case errors.Is(err, objstore.ErrInvalidKey):
-		return "S3InvalidKey", err.Error()
+		code = "S3InvalidKey"
+	default:
+		code = "UNKNOWN"
 	}
-	return "UNKNOWN", err.Error()
+	return code, msg
 }

@@ -61,17 +61,23 @@ func (s *Server) Checkpoint() (string, error) {
 }
 
 // checkpointDatabase copies the per-credential database name into dir,
-// opening it for the copy if it is closed.
+// opening it for the copy if it is closed, and closing it again after.
 func (s *Server) checkpointDatabase(name, dir string) error {
 	region := s.cfg.Region
 	if _, r, ok := parseFolderName(name); ok {
 		region = r
 	}
-	db, err := s.acquire(name, region)
+	// One that is closed is opened beside the bound's, and closed after.
+	transient := !s.isOpen(name)
+	done := s.release
+	if transient {
+		done = s.releaseAndClose
+	}
+	db, err := s.acquireOpening(name, region, !transient)
 	if err != nil {
 		return err
 	}
-	defer s.release(db)
+	defer done(db)
 	return checkpoint(db, dir)
 }
 

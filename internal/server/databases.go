@@ -112,6 +112,13 @@ func openFailedMessage(err error) string {
 // acquire returns the database name, opening it if needed (its tables'
 // ARNs name region); the caller releases it when done.
 func (s *Server) acquire(name, region string) (*database, error) {
+	return s.acquireOpening(name, region, true)
+}
+
+// acquireOpening is acquire; makeRoom false opens a closed database
+// without first closing an idle one for the bound (one opened for a moment,
+// which releaseAndClose closes again), unless files run out.
+func (s *Server) acquireOpening(name, region string, makeRoom bool) (*database, error) {
 	d := &s.dbs
 	for {
 		d.mu.Lock()
@@ -128,7 +135,10 @@ func (s *Server) acquire(name, region string) (*database, error) {
 		}
 		done := make(chan struct{})
 		d.busy[name] = done
-		victims := d.evictable(d.max - 1)
+		var victims []*database
+		if makeRoom {
+			victims = d.evictable(d.max - 1)
+		}
 		d.mu.Unlock()
 		s.closeAll(victims)
 
@@ -189,12 +199,43 @@ func (d *databases) evictable(keep int) []*database {
 		if db.refs > 0 {
 			continue
 		}
-		d.lru.Remove(db.recent)
-		delete(d.open, db.name)
-		d.busy[db.name] = make(chan struct{})
+		d.takeOut(db)
 		out = append(out, db)
 	}
 	return out
+}
+
+// takeOut removes the idle db from the open set, marking it busy until
+// closeAll has closed it. d.mu is held.
+func (d *databases) takeOut(db *database) {
+	d.lru.Remove(db.recent)
+	delete(d.open, db.name)
+	d.busy[db.name] = make(chan struct{})
+}
+
+// releaseAndClose ends the use of a database opened only for a moment (a
+// checkpoint's copy of a closed one) and closes it again unless a request
+// holds it now: so that it does not push the databases requests use out
+// of the bound, nor stay open under a name no request uses (an older
+// Kura's folder) or a region guessed from a hashed name.
+func (s *Server) releaseAndClose(db *database) {
+	d := &s.dbs
+	d.mu.Lock()
+	db.refs--
+	var victims []*database
+	if db.refs == 0 && d.open[db.name] == db {
+		d.takeOut(db)
+		victims = append(victims, db)
+	}
+	d.mu.Unlock()
+	s.closeAll(victims)
+}
+
+// isOpen reports whether the database name is open now.
+func (s *Server) isOpen(name string) bool {
+	s.dbs.mu.Lock()
+	defer s.dbs.mu.Unlock()
+	return s.dbs.open[name] != nil
 }
 
 // closeAll closes databases evictable took out, then lets waiting
@@ -248,7 +289,7 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 	if err != nil {
 		return nil, err
 	}
-	ec := engineConfig(cfg)
+	ec := engineConfig(cfg, s.objects)
 	if cfg.Admin {
 		ec.Clock = s.adminClock(name)
 	}

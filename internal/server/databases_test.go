@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -113,5 +114,43 @@ func TestDatabaseOpenFailure(t *testing.T) {
 	want := "Kura cannot open this access key's database: too many open files (raise the open-file limit, ulimit -n, or lower --max-open-databases); the server log has the details"
 	if got := openFailedMessage(fmt.Errorf("storage/pebble: open x: %w", syscall.EMFILE)); got != want {
 		t.Fatalf("out of files: %q", got)
+	}
+}
+
+// A checkpoint copies the closed per-key databases without keeping them
+// open: the databases requests use stay open (the copy opened each closed
+// one through the bound, pushing the ones in use out).
+func TestCheckpointKeepsOpenDatabases(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Start(Config{DataDir: filepath.Join(dir, "data"), PerCredential: true, MaxOpenDatabases: 2, CheckpointDir: filepath.Join(dir, "ck")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	// Six closed databases, then the two in use.
+	for _, key := range []string{"C0", "C1", "C2", "C3", "C4", "C5", "HOT0", "HOT1"} {
+		createTable(t, keyClient(s, key), "notes", "id")
+	}
+	openNames := func() map[string]bool {
+		names := map[string]bool{}
+		for _, db := range s.holdOpenDatabases() {
+			names[db.name] = true
+			s.release(db)
+		}
+		return names
+	}
+	want := map[string]bool{"HOT0_us-east-1": true, "HOT1_us-east-1": true}
+	if got := openNames(); !maps.Equal(got, want) {
+		t.Fatalf("before the checkpoint open: %v", got)
+	}
+	p, err := s.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := openNames(); !maps.Equal(got, want) {
+		t.Fatalf("after the checkpoint open: %v, want %v", got, want)
+	}
+	if m, _ := filepath.Glob(filepath.Join(p, "*", "MANIFEST-*")); len(m) != 8 {
+		t.Fatalf("the checkpoint has %d databases, want 8", len(m))
 	}
 }

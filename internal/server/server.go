@@ -58,7 +58,12 @@ type Config struct {
 	Throttle engine.ThrottleConfig
 	// S3Dir, when set, is the folder that stands in for Amazon S3 in
 	// exports and imports (objstore.Dir).
-	S3Dir             string
+	S3Dir string
+	// S3Endpoint, when set, is the S3 or S3-compatible service exports and
+	// imports use (objstore.S3, with the AWS SDK's credential chain);
+	// S3PathStyle addresses its buckets by path. Not with S3Dir.
+	S3Endpoint        string
+	S3PathStyle       bool
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
@@ -115,7 +120,25 @@ type Config struct {
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
-	Logger      *slog.Logger // nil: discard
+	// HTTP bounds request bodies and guards against browsers (api.Options,
+	// api.OriginPolicy; its ListenHosts is filled from Listen).
+	HTTP   HTTPLimits
+	Logger *slog.Logger // nil: discard
+}
+
+// HTTPLimits are the HTTP front end's hardening settings; zero values
+// take api's defaults.
+type HTTPLimits struct {
+	// MaxBufferedBytes caps the memory request bodies hold at once.
+	MaxBufferedBytes int64
+	// BodyTimeout and BodyMinRate bound how slowly a body may arrive.
+	BodyTimeout time.Duration
+	BodyMinRate int64
+	// CORSOrigins are browser origins allowed besides the console's own
+	// and loopback ones ("*": every origin).
+	CORSOrigins []string
+	// AllowAnyHost turns the Host check (against DNS rebinding) off.
+	AllowAnyHost bool
 }
 
 // Server is a running instance.
@@ -130,6 +153,7 @@ type Server struct {
 	dirLock *dirLock          // on the data directory, while the server runs (lock.go)
 	tikv    tikvCluster       // with Config.TiKVPD: the connection every database's store shares
 	pg      *postgres.Cluster // with Config.Postgres: the pool every database's store shares
+	objects objstore.Store    // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
 	ckptMu  sync.Mutex        // serialises Checkpoint
 	scheme  string            // of Endpoint: "https" with Config.TLSCert
 	certs   *certFiles        // with Config.TLSCert
@@ -160,6 +184,11 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.dbs.init()
 	opts := s.apiOptions()
+	objects, err := openObjects(cfg) // writes nothing: before the listeners too
+	if err != nil {
+		return nil, err
+	}
+	s.objects = objects
 	ln, err := s.listen()
 	if err != nil {
 		return nil, err
@@ -243,7 +272,9 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 // checkpoints, metrics, the console (the backend is set by Start).
 func (s *Server) apiOptions() api.Options {
 	cfg := s.cfg
-	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests, Health: s.health}
+	opts := api.Options{Logger: s.log, Admin: cfg.Admin, LogRequests: cfg.LogRequests, Health: s.health,
+		MaxBufferedBytes: cfg.HTTP.MaxBufferedBytes, BodyTimeout: cfg.HTTP.BodyTimeout, BodyMinRate: cfg.HTTP.BodyMinRate,
+		Origins: api.OriginPolicy{Origins: cfg.HTTP.CORSOrigins, CheckHost: !cfg.HTTP.AllowAnyHost, ListenHosts: listenHosts(cfg.Listen)}}
 	if len(cfg.Credentials) > 0 {
 		region := cfg.Region
 		if region == "" {
@@ -270,6 +301,16 @@ func (s *Server) apiOptions() api.Options {
 		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential})
 	}
 	return opts
+}
+
+// listenHosts are the names a server listening on addr answers to besides
+// IP addresses and localhost: the host of addr when it is a name.
+func listenHosts(addr string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return nil
+	}
+	return []string{host}
 }
 
 // listen opens the DynamoDB listener: plain TCP, or TLS with
@@ -327,7 +368,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.closeDatabases()
 }
 
-func engineConfig(cfg Config) engine.Config {
+// openObjects is the object store of Config.S3Dir or S3Endpoint (nil:
+// neither).
+func openObjects(cfg Config) (objstore.Store, error) {
+	switch {
+	case cfg.S3Dir != "" && cfg.S3Endpoint != "":
+		return nil, errors.New("--s3-dir and --s3-endpoint exclude each other")
+	case cfg.S3Dir != "":
+		return objstore.Dir{Root: cfg.S3Dir}, nil
+	case cfg.S3Endpoint != "":
+		region := cfg.Region
+		if region == "" {
+			region = "us-east-1"
+		}
+		return objstore.NewS3(context.Background(), objstore.S3Config{Endpoint: cfg.S3Endpoint, PathStyle: cfg.S3PathStyle, Region: region})
+	}
+	return nil, nil
+}
+
+func engineConfig(cfg Config, objects objstore.Store) engine.Config {
 	ec := engine.Config{
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,
@@ -337,9 +396,7 @@ func engineConfig(cfg Config) engine.Config {
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Throttle:          cfg.Throttle,
 		MeterCapacity:     cfg.Metrics != "", // per-table capacity figures
-	}
-	if cfg.S3Dir != "" {
-		ec.Objects = objstore.Dir{Root: cfg.S3Dir}
+		Objects:           objects,
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.
@@ -363,7 +420,8 @@ func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 		return memory.New(), nil
 	}
 	if s.tikv != nil {
-		// Neither part holds a '.' (ValidNamespace, safeName).
+		// Neither part holds a '.' (ValidNamespace; folderName
+		// writes '.' as %2E) nor a '/' (%2F), which Store refuses.
 		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
 	}
 	if s.pg != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -119,9 +121,23 @@ func (fs faultFS) ours(name string) bool { return fs.FS.PathDir(name) == fs.dir 
 // That holds while Pebble opens, too: a flush of the replayed WAL that
 // fails is retried for ever, and Open would never return.
 func (fs faultFS) check(op, name string, err error) {
-	if err != nil && fs.ours(name) {
+	if err != nil && fs.ours(name) && !retriedByPebble(op, name, err) {
 		fs.store.fail(fmt.Errorf("%s %s: %w", op, name, err))
 	}
+}
+
+// retriedByPebble reports whether Pebble copes with err by itself: a table
+// file (flush or compaction output) that cannot be created for want of file
+// descriptors. That is the process's limit, not the disk's, and Pebble
+// reports a failed flush or compaction as a background error and tries
+// again later. Closing an idle per-key database flushes it, which needs a
+// descriptor exactly when they run short (--shared-db=false under a low
+// ulimit -n), so failing the store there would stop the server for a limit
+// that passes. A WAL or MANIFEST that cannot be created still fails it:
+// Pebble cannot go on after those.
+func retriedByPebble(op, name string, err error) bool {
+	return op == "create" && strings.HasSuffix(name, ".sst") &&
+		(errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE))
 }
 
 func (fs faultFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -250,4 +251,58 @@ func TestDiskStallFailsStore(t *testing.T) {
 		t.Fatalf("Health after a stall = %v", err)
 	}
 	close(release)
+}
+
+// emfileFS fails the creation of files whose names contain fail with
+// EMFILE, as the kernel does when the process has no descriptor left.
+type emfileFS struct {
+	vfs.FS
+	fail string
+}
+
+func (fs emfileFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	if strings.Contains(name, fs.fail) {
+		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EMFILE}
+	}
+	return fs.FS.Create(name, category)
+}
+
+// TestOutOfDescriptorsForTableFile checks that a table file that cannot be
+// created for want of file descriptors returns its error to Pebble (which
+// retries flushes and compactions) instead of failing the store, while a
+// WAL that cannot be created still fails it.
+func TestOutOfDescriptorsForTableFile(t *testing.T) {
+	dir := t.TempDir()
+	fatal := make(chan error, 2)
+	s, err := Open(dir, Options{OnFatal: func(err error) { fatal <- err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fs := faultFS{FS: emfileFS{FS: vfs.Default, fail: "0000"}, dir: dir, store: s}
+	returned := make(chan error, 1)
+	go func() {
+		_, err := fs.Create(filepath.Join(dir, "000042.sst"), "test")
+		returned <- err
+	}()
+	select {
+	case err := <-returned:
+		if !errors.Is(err, syscall.EMFILE) {
+			t.Fatalf("Create of a table file = %v, want EMFILE", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a table file that cannot be created for want of descriptors failed the store")
+	}
+	if err := s.failed(); err != nil {
+		t.Fatalf("the store failed: %v", err)
+	}
+	go fs.Create(filepath.Join(dir, "000043.log"), "test")
+	select {
+	case err := <-fatal:
+		if !errors.Is(err, syscall.EMFILE) {
+			t.Fatalf("OnFatal got %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a WAL that cannot be created did not fail the store")
+	}
 }
