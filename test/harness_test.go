@@ -3,6 +3,8 @@ package test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +35,13 @@ import (
 // --in-memory stay in memory.
 var onTiKV = os.Getenv("KURA_TEST_STORAGE") == "tikv-mock"
 
+// onPostgres runs the servers the tests start on disk on the PostgreSQL
+// database at KURA_TEST_POSTGRES instead (KURA_TEST_STORAGE=postgres), each
+// --data-dir a namespace of its own (the same one again when a test
+// restarts a server on its directory). Servers started --in-memory stay in
+// memory.
+var onPostgres = os.Getenv("KURA_TEST_STORAGE") == "postgres"
+
 var (
 	kuraBin string // built once by TestMain
 	shared  *kura  // on-disk server shared by most tests
@@ -44,6 +53,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	if onPostgres && os.Getenv("KURA_TEST_POSTGRES") == "" {
+		fmt.Fprintln(os.Stderr, "KURA_TEST_STORAGE=postgres needs KURA_TEST_POSTGRES, a connection URL (test/pg/cluster.sh start DIR prints one)")
+		return 1
+	}
 	dir, err := os.MkdirTemp("", "kura-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -75,9 +88,10 @@ func run(m *testing.M) int {
 		// A connection's panic is recovered and only logged: still a bug.
 		fmt.Fprintf(os.Stderr, "the shared server logged a panic:\n%s", log)
 		return 1
-	case onTiKV && strings.Contains(log, "still open"):
-		// Every snapshot and transaction left open holds TiKV's GC back.
-		fmt.Fprintf(os.Stderr, "the shared server left TiKV snapshots or transactions open:\n%s", log)
+	case (onTiKV || onPostgres) && strings.Contains(log, "still open"):
+		// Every snapshot and transaction left open holds TiKV's GC back
+		// (PostgreSQL's vacuum, and a connection).
+		fmt.Fprintf(os.Stderr, "the shared server left snapshots or transactions open:\n%s", log)
 		return 1
 	case code != 0 && log != "":
 		fmt.Fprintf(os.Stderr, "the shared server's log:\n%s", log)
@@ -134,8 +148,11 @@ func startKuraUnder(wrapper []string, args ...string) (*kura, error) {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	full := append([]string{"--listen", addr, "--log-level", "warn"}, args...)
-	if onTiKV {
+	switch {
+	case onTiKV:
 		full = append(full, tikvArgs(args)...)
+	case onPostgres:
+		full = append(full, postgresArgs(args)...)
 	}
 	k := &kura{endpoint: "http://" + addr, args: full, log: &syncLog{}}
 	argv := append(append(append([]string(nil), wrapper...), kuraBin), full...)
@@ -154,19 +171,37 @@ func startKuraUnder(wrapper []string, args ...string) (*kura, error) {
 // tikvArgs points a server started with --data-dir DIR (and not
 // --in-memory) at the mock cluster kept in DIR.
 func tikvArgs(args []string) []string {
-	dir := ""
-	for i, a := range args {
-		switch {
-		case a == "--in-memory":
-			return nil
-		case a == "--data-dir" && i+1 < len(args):
-			dir = args[i+1]
-		}
-	}
+	dir := dataDir(args)
 	if dir == "" {
 		return nil
 	}
 	return []string{"--tikv-pd", "mock://" + dir}
+}
+
+// postgresArgs points a server started with --data-dir DIR (and not
+// --in-memory) at KURA_TEST_POSTGRES, in a namespace named after DIR.
+func postgresArgs(args []string) []string {
+	dir := dataDir(args)
+	if dir == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return []string{"--postgres", os.Getenv("KURA_TEST_POSTGRES"), "--postgres-namespace", "t" + hex.EncodeToString(sum[:12])}
+}
+
+// dataDir is the --data-dir of a server started on disk; "" for one
+// started --in-memory or without it.
+func dataDir(args []string) string {
+	dir := ""
+	for i, a := range args {
+		switch {
+		case a == "--in-memory":
+			return ""
+		case a == "--data-dir" && i+1 < len(args):
+			dir = args[i+1]
+		}
+	}
+	return dir
 }
 
 func freePort() (int, error) {

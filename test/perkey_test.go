@@ -73,8 +73,8 @@ func TestPerKeyDatabasesUnderLowFileLimit(t *testing.T) {
 	if err != nil {
 		t.Skip("prlimit (util-linux) not installed")
 	}
-	if onTiKV {
-		t.Skip("the TiKV backend keeps no files per database")
+	if onTiKV || onPostgres {
+		t.Skip("the TiKV and PostgreSQL backends keep no files per database")
 	}
 	dir := t.TempDir()
 	// A soft limit of 128, which Kura raises to the hard 256.

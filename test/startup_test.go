@@ -46,8 +46,8 @@ func TestBusyPortLeavesNoDataDir(t *testing.T) {
 
 // A second Kura on a data directory in use says which process holds it.
 func TestDataDirInUseNamesThePid(t *testing.T) {
-	if onTiKV {
-		t.Skip("on TiKV the namespace's lease refuses the second server")
+	if onTiKV || onPostgres {
+		t.Skip("on TiKV and PostgreSQL the namespace's lease refuses the second server")
 	}
 	for _, shared := range []string{"true", "false"} {
 		data := t.TempDir()

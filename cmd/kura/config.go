@@ -34,10 +34,14 @@ type config struct {
 	TiKVNamespace             string
 	TiKVGCLifetime            time.Duration
 	TiKVCA, TiKVCert, TiKVKey string
-	Sync                      bool
-	Region                    string
-	AccountID                 string
-	LogLevel                  slog.Level
+	// Postgres is a PostgreSQL connection URL: data goes there instead of
+	// DataDir. PostgresNamespace separates this deployment's keys.
+	Postgres          string
+	PostgresNamespace string
+	Sync              bool
+	Region            string
+	AccountID         string
+	LogLevel          slog.Level
 	// LogFormat is "text" (slog's key=value lines) or "json".
 	LogFormat   string
 	CreateDelay time.Duration
@@ -164,7 +168,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.TiKVCert, "tikv-cert", "", "with --tikv-pd: PEM certificate Kura presents to a TLS cluster (with --tikv-key)")
 	fs.StringVar(&c.TiKVKey, "tikv-key", "", "with --tikv-pd: PEM private key of --tikv-cert")
 	fs.DurationVar(&c.TiKVGCLifetime, "tikv-gc-life-time", 10*time.Minute, "with --tikv-pd: how long the cluster keeps overwritten and deleted versions; Kura moves the cluster's GC safe point to that long ago every 10 minutes, never past a transaction it has open (0: Kura runs no GC, for a cluster whose GC something else runs)")
-	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write")
+	fs.StringVar(&c.Postgres, "postgres", "", "store data in the PostgreSQL database at this URL (postgres://user:password@host:5432/database?sslmode=verify-full), instead of --data-dir; Kura creates its tables there (docs/running.md)")
+	fs.StringVar(&c.PostgresNamespace, "postgres-namespace", "default", "with --postgres: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the database; one Kura server per namespace")
+	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write (no effect with --tikv-pd or --postgres, whose commits are as durable as the cluster makes them)")
 	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -251,15 +257,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.MaxOpenDatabases < 1 {
 		return nil, fmt.Errorf("invalid --max-open-databases %d: want 1 or more", c.MaxOpenDatabases)
 	}
-	if dataDirSet(fs, getenv) && (c.InMemory || tikvPD != "") {
+	if dataDirSet(fs, getenv) && (c.InMemory || tikvPD != "" || c.Postgres != "") {
 		other := "--in-memory"
-		if tikvPD != "" {
+		switch {
+		case tikvPD != "":
 			other = "--tikv-pd"
+		case c.Postgres != "":
+			other = "--postgres"
 		}
 		c.Warnings = append(c.Warnings, fmt.Sprintf("--data-dir %s is not used: %s keeps the data elsewhere", c.DataDir, other))
 	}
-	if c.CheckpointDir != "" && (c.InMemory || tikvPD != "") {
-		return nil, errors.New("--checkpoint-dir copies the embedded store's files: not with --in-memory or --tikv-pd")
+	if c.CheckpointDir != "" && (c.InMemory || tikvPD != "" || c.Postgres != "") {
+		return nil, errors.New("--checkpoint-dir copies the embedded store's files: not with --in-memory, --tikv-pd or --postgres")
+	}
+	if err := checkPostgres(c.Postgres, c.PostgresNamespace, c.InMemory, tikvPD != ""); err != nil {
+		return nil, err
 	}
 	if err := checkS3Flags(c); err != nil {
 		return nil, err
@@ -328,6 +340,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	return c, nil
 }
 
+// checkPostgres checks that --postgres goes with the other storage flags.
+func checkPostgres(pgURL, namespace string, inMemory, onTiKV bool) error {
+	switch {
+	case pgURL == "":
+		return nil
+	case inMemory:
+		return errors.New("--postgres and --in-memory exclude each other")
+	case onTiKV:
+		return errors.New("--postgres and --tikv-pd exclude each other")
+	case !server.ValidNamespace(namespace):
+		return fmt.Errorf("invalid --postgres-namespace %q: want 1 to 64 letters, digits, '-' or '_'", namespace)
+	}
+	return nil
+}
+
 // checkS3Flags checks --s3-dir, --s3-endpoint and --s3-path-style go
 // together.
 func checkS3Flags(c *config) error {
@@ -373,7 +400,7 @@ func parseTiKV(list, namespace string, inMemory bool) ([]string, error) {
 		return nil, errors.New("--tikv-pd: this Kura binary was built without TiKV support; build it with `go build -tags tikv ./cmd/kura`")
 	case inMemory:
 		return nil, errors.New("--tikv-pd and --in-memory exclude each other")
-	case !server.ValidTiKVNamespace(namespace):
+	case !server.ValidNamespace(namespace):
 		return nil, fmt.Errorf("invalid --tikv-namespace %q: want 1 to 64 letters, digits, '-' or '_'", namespace)
 	}
 	return pd, nil

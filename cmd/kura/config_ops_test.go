@@ -24,7 +24,7 @@ func TestParseCheckpointFlag(t *testing.T) {
 	if err != nil || c.CheckpointDir != "/backups" {
 		t.Fatalf("%+v %v", c, err)
 	}
-	want := "--checkpoint-dir copies the embedded store's files: not with --in-memory or --tikv-pd"
+	want := "--checkpoint-dir copies the embedded store's files: not with --in-memory, --tikv-pd or --postgres"
 	if _, err := parseConfig([]string{"--checkpoint-dir", "/backups", "--in-memory"}, none, io.Discard); err == nil || err.Error() != want {
 		t.Errorf("with --in-memory: %v", err)
 	}

@@ -104,6 +104,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		TiKVCA:            cfg.TiKVCA,
 		TiKVCert:          cfg.TiKVCert,
 		TiKVKey:           cfg.TiKVKey,
+		Postgres:          cfg.Postgres,
+		PostgresNamespace: cfg.PostgresNamespace,
 		Sync:              cfg.Sync,
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,

@@ -12,7 +12,7 @@ import (
 
 // errNoCheckpoint answers a checkpoint request to a server whose storage
 // has no files of its own.
-var errNoCheckpoint = errors.New("checkpoints need the embedded store: this server keeps its data in memory or in TiKV")
+var errNoCheckpoint = errors.New("checkpoints need the embedded store: this server keeps its data in memory, in TiKV or in PostgreSQL")
 
 // Checkpoint writes a consistent, durable copy of every database into a
 // new folder under Config.CheckpointDir, named kura-<UTC time>, and returns
@@ -25,7 +25,7 @@ func (s *Server) Checkpoint() (string, error) {
 	if s.cfg.CheckpointDir == "" {
 		return "", errors.New("no checkpoint directory configured (--checkpoint-dir)")
 	}
-	if s.cfg.InMemory || s.tikv != nil {
+	if s.cfg.InMemory || s.tikv != nil || s.pg != nil {
 		return "", errNoCheckpoint
 	}
 	s.ckptMu.Lock() // one at a time: each names a new folder

@@ -67,10 +67,10 @@ const sharedKey = "shared"
 
 // limitOpenDatabases sets how many per-credential databases on disk may
 // stay open: Config.MaxOpenDatabases, lowered to what the open-file limit
-// leaves room for. In memory or in TiKV they hold no files and all stay
-// open (an in-memory database closed would be lost).
+// leaves room for. In memory, in TiKV or in PostgreSQL they hold no files
+// and all stay open (an in-memory database closed would be lost).
 func (s *Server) limitOpenDatabases() {
-	if s.cfg.InMemory || s.tikv != nil {
+	if s.cfg.InMemory || s.tikv != nil || s.pg != nil {
 		return
 	}
 	n := s.cfg.MaxOpenDatabases
@@ -279,7 +279,7 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 		if region != "" {
 			cfg.Region = region
 		}
-		if !cfg.InMemory && s.tikv == nil {
+		if !cfg.InMemory && s.tikv == nil && s.pg == nil {
 			if err := s.adoptLegacyFolder(name, cfg.DataDir); err != nil {
 				return nil, err
 			}
@@ -374,6 +374,12 @@ func (s *Server) closeDatabases() error {
 			errs = append(errs, fmt.Errorf("closing the TiKV connection: %w", err))
 		}
 		s.tikv = nil
+	}
+	if s.pg != nil {
+		if err := s.pg.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the PostgreSQL connection: %w", err))
+		}
+		s.pg = nil
 	}
 	if s.dirLock != nil {
 		if err := s.dirLock.release(); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
+	"github.com/kura-db/kura/internal/storage/postgres"
 	"github.com/kura-db/kura/internal/vector"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	// TiKVGCLifetime is how long TiKV keeps old versions: Kura moves the
 	// cluster's GC safe point to that long ago (0: Kura runs no GC).
 	TiKVGCLifetime time.Duration
+	// Postgres, when set, stores data in the PostgreSQL database at this
+	// URL under PostgresNamespace instead of DataDir.
+	Postgres          string
+	PostgresNamespace string
 	// Sync fsyncs every acknowledged write.
 	Sync        bool
 	Region      string
@@ -151,13 +156,14 @@ type Server struct {
 	done    chan error
 	log     *slog.Logger
 
-	dbs     databases      // the open databases (databases.go)
-	dirLock *dirLock       // on the data directory, while the server runs (lock.go)
-	tikv    tikvCluster    // with Config.TiKVPD: the connection every database's store shares
-	objects objstore.Store // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
-	ckptMu  sync.Mutex     // serialises Checkpoint
-	scheme  string         // of Endpoint: "https" with Config.TLSCert
-	certs   *certFiles     // with Config.TLSCert
+	dbs     databases         // the open databases (databases.go)
+	dirLock *dirLock          // on the data directory, while the server runs (lock.go)
+	tikv    tikvCluster       // with Config.TiKVPD: the connection every database's store shares
+	pg      *postgres.Cluster // with Config.Postgres: the pool every database's store shares
+	objects objstore.Store    // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
+	ckptMu  sync.Mutex        // serialises Checkpoint
+	scheme  string            // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles        // with Config.TLSCert
 	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
 	// raised to the hard one at start; 0 if unknown.
 	fileLimit uint64
@@ -232,7 +238,7 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// openStorage locks the data directory or connects to TiKV, and opens the
+// openStorage locks the data directory or connects to TiKV or PostgreSQL, and opens the
 // shared database, or sets opts up to pick one per credential.
 func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 	cfg := s.cfg
@@ -248,6 +254,14 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 			c.StartGC(cfg.TiKVGCLifetime)
 		}
 		s.log.Debug("storing data in TiKV", "pd", cfg.TiKVPD, "namespace", cfg.TiKVNamespace, "gc-life-time", cfg.TiKVGCLifetime)
+	case cfg.Postgres != "":
+		c, err := postgres.Connect(cfg.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		s.pg = c
+		c.StartGC(pgSweepInterval)
+		s.log.Debug("storing data in PostgreSQL", "namespace", cfg.PostgresNamespace)
 	case !cfg.InMemory:
 		l, err := lockDataDir(cfg.DataDir)
 		if err != nil {
@@ -415,15 +429,21 @@ func engineConfig(cfg Config, objects objstore.Store) engine.Config {
 	return ec
 }
 
+// pgSweepInterval is how often old PostgreSQL tombstones are swept.
+const pgSweepInterval = time.Minute
+
 // openStore opens the configured storage backend for the database key.
 func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 	if cfg.InMemory {
 		return memory.New(), nil
 	}
 	if s.tikv != nil {
-		// Neither part holds a '.' (ValidTiKVNamespace; folderName
+		// Neither part holds a '.' (ValidNamespace; folderName
 		// writes '.' as %2E) nor a '/' (%2F), which Store refuses.
 		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
+	}
+	if s.pg != nil {
+		return s.pg.Store(cfg.PostgresNamespace + "." + key)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)

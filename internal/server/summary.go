@@ -27,6 +27,8 @@ func (s *Server) storageSummary() string {
 	switch {
 	case s.tikv != nil:
 		where = fmt.Sprintf("TiKV cluster %s, namespace %s", strings.Join(cfg.TiKVPD, ","), cfg.TiKVNamespace)
+	case s.pg != nil:
+		where = fmt.Sprintf("PostgreSQL %s, namespace %s", s.pg, cfg.PostgresNamespace)
 	case cfg.InMemory:
 		where = "in memory (nothing survives a restart)"
 	default:

@@ -17,10 +17,11 @@ type tikvCluster interface {
 	Close() error
 }
 
-// ValidTiKVNamespace reports whether name suits --tikv-namespace: 1 to 64
-// letters, digits, '-' or '_' (no '.', which joins it to a database's
-// name, and no '/', which ends a namespace's key prefix).
-func ValidTiKVNamespace(name string) bool {
+// ValidNamespace reports whether name suits --tikv-namespace and
+// --postgres-namespace: 1 to 64 letters, digits, '-' or '_' (no '.', which
+// joins it to a database's name, and no '/', which ends a namespace's key
+// prefix).
+func ValidNamespace(name string) bool {
 	if name == "" || len(name) > 64 {
 		return false
 	}

@@ -10,7 +10,7 @@
 // since such a read is consistent by itself; the engine falls back to a
 // snapshot where a backend lacks them.
 //
-// Backends: pebble (default, durable), memory, and tikv (a TiKV cluster
-// through client-go's txnkv; the server links it only with the tikv build
-// tag). Every backend must pass the conformance suite in storage/storagetest.
+// Backends: pebble (default, durable), memory, postgres (a PostgreSQL
+// database through pgx), and tikv (a TiKV cluster through client-go's
+// txnkv; the server links it only with the tikv build tag). Every backend must pass the conformance suite in storage/storagetest.
 package storage

@@ -76,7 +76,7 @@ func (c *Cluster) Store(namespace string) (*Store, error) {
 	end := append([]byte(nil), prefix...)
 	end[len(end)-1]++
 	s := &Store{kv: c.kv, active: &c.active, prefix: prefix, end: end}
-	l, err := acquireLease(c.kv, namespace, s.loseLease)
+	l, err := acquireLease(c.kv, namespace, func(err error) { s.closed.Lose("TiKV", err) })
 	if err != nil {
 		return nil, err
 	}

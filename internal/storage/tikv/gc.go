@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/tikv/client-go/v2/oracle"
 	"github.com/tikv/pd/client/constants"
+
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 )
 
 // Garbage collection. TiKV keeps every version of a key until the
@@ -84,8 +85,8 @@ func gcSafePoint(now uint64, lifetime time.Duration, oldest uint64) uint64 {
 // StartGC runs the GC every gcInterval, keeping versions for lifetime,
 // until Close.
 func (c *Cluster) StartGC(lifetime time.Duration) {
-	host, _ := os.Hostname()
-	c.gcBarrier = fmt.Sprintf("kura-%s-%d-%s", host, os.Getpid(), randomOwner()[:8])
+	me := holder.Me()
+	c.gcBarrier = fmt.Sprintf("kura-%s-%d-%s", me.Host, me.PID, me.Owner[:8])
 	c.gcStop, c.gcDone = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(c.gcDone)

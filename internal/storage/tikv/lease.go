@@ -2,20 +2,18 @@ package tikv
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/oracle"
 	"github.com/tikv/client-go/v2/tikv"
+
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 )
 
 // One Kura server per namespace: the engine keeps table definitions,
@@ -24,14 +22,8 @@ import (
 // the first one's writes. A store therefore holds a lease on its
 // namespace, a key outside every namespace's range, renewed while it is
 // open and deleted when it closes. Time is the cluster's (the physical
-// part of a PD timestamp), so servers' clocks need not agree.
-var (
-	leaseTTL   = 10 * time.Second
-	leaseRenew = 3 * time.Second
-	// leaseWait bounds how long opening a store waits for another
-	// holder's lease to lapse before it gives up.
-	leaseWait = 15 * time.Second
-)
+// part of a PD timestamp), so servers' clocks need not agree. The timing
+// (holder.TTL, holder.Renew, holder.Wait) is shared with storage/postgres.
 
 // ErrNamespaceInUse is returned by Cluster.Store while another Kura server
 // holds the namespace.
@@ -55,34 +47,35 @@ type lease struct {
 	close sync.Once
 }
 
-// acquireLease takes the namespace's lease, waiting up to leaseWait for
+// acquireLease takes the namespace's lease, waiting up to holder.Wait for
 // another holder's lease to lapse. A lease whose holder ran on this host
 // and whose process is gone (a crash, kill -9) is taken over at once.
 // lost is called if the lease is later found taken by another server.
 func acquireLease(kvs *tikv.KVStore, namespace string, lost func(error)) (*lease, error) {
-	host, _ := os.Hostname()
+	me := holder.Me()
+	host := me.Host
 	l := &lease{
 		kv:   kvs,
 		key:  []byte("kura-lease/" + namespace),
-		me:   leaseRecord{Owner: randomOwner(), Host: host, PID: os.Getpid()},
+		me:   leaseRecord{Owner: me.Owner, Host: me.Host, PID: me.PID},
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
-	deadline := time.Now().Add(leaseWait)
+	deadline := time.Now().Add(holder.Wait)
 	for {
-		holder, err := l.write(func(cur *leaseRecord, now int64) bool {
-			return cur == nil || cur.Owner == l.me.Owner || cur.Expires <= now || cur.Host == host && !processAlive(cur.PID)
+		other, err := l.write(func(cur *leaseRecord, now int64) bool {
+			return cur == nil || cur.Owner == l.me.Owner || cur.Expires <= now || cur.Host == host && !holder.Alive(cur.PID)
 		})
 		if err != nil {
 			return nil, err
 		}
-		if holder == nil {
+		if other == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", ErrNamespaceInUse, namespace, holder.Host, holder.PID)
+			return nil, fmt.Errorf("%w: %q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", ErrNamespaceInUse, namespace, other.Host, other.PID)
 		}
-		time.Sleep(leaseRenew / 3)
+		time.Sleep(holder.Renew / 3)
 	}
 	go l.renew(lost)
 	return l, nil
@@ -115,7 +108,7 @@ func (l *lease) write(take func(cur *leaseRecord, now int64) bool) (*leaseRecord
 			return cur, nil
 		}
 		rec := l.me
-		rec.Expires = now + leaseTTL.Milliseconds()
+		rec.Expires = now + holder.TTL.Milliseconds()
 		b, _ := json.Marshal(rec)
 		if err := txn.Set(l.key, b); err != nil {
 			_ = txn.Rollback()
@@ -131,12 +124,12 @@ func (l *lease) write(take func(cur *leaseRecord, now int64) bool) (*leaseRecord
 	}
 }
 
-// renew extends the lease every leaseRenew until release. Finding the
+// renew extends the lease every holder.Renew until release. Finding the
 // lease taken by another server (this one stalled past its expiry) calls
 // lost once and stops; a failed renewal is retried at the next tick.
 func (l *lease) renew(lost func(error)) {
 	defer close(l.done)
-	t := time.NewTicker(leaseRenew)
+	t := time.NewTicker(holder.Renew)
 	defer t.Stop()
 	for {
 		select {
@@ -144,12 +137,12 @@ func (l *lease) renew(lost func(error)) {
 			return
 		case <-t.C:
 		}
-		holder, err := l.write(func(cur *leaseRecord, _ int64) bool { return cur == nil || cur.Owner == l.me.Owner })
+		other, err := l.write(func(cur *leaseRecord, _ int64) bool { return cur == nil || cur.Owner == l.me.Owner })
 		switch {
 		case err != nil:
 			slog.Warn("renewing the TiKV namespace lease", "key", string(l.key), "err", err)
-		case holder != nil:
-			lost(fmt.Errorf("%w: the lease %s was taken by the server on host %s (pid %d)", ErrNamespaceInUse, l.key, holder.Host, holder.PID))
+		case other != nil:
+			lost(fmt.Errorf("%w: the lease %s was taken by the server on host %s (pid %d)", ErrNamespaceInUse, l.key, other.Host, other.PID))
 			return
 		}
 	}
@@ -182,24 +175,4 @@ func (l *lease) release() error {
 		}
 	})
 	return err
-}
-
-// randomOwner names one store's hold on a lease.
-func randomOwner() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// processAlive reports whether a process with this ID runs on this host.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -13,15 +13,17 @@ import (
 	"github.com/tikv/client-go/v2/oracle"
 
 	"github.com/kura-db/kura/internal/storage"
+
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 )
 
 // leaseCluster starts a mock cluster with lease timings short enough for
 // tests (restored when the test ends).
 func leaseCluster(t *testing.T, ttl, renew, wait time.Duration) *Cluster {
 	t.Helper()
-	oldTTL, oldRenew, oldWait := leaseTTL, leaseRenew, leaseWait
-	leaseTTL, leaseRenew, leaseWait = ttl, renew, wait
-	t.Cleanup(func() { leaseTTL, leaseRenew, leaseWait = oldTTL, oldRenew, oldWait })
+	oldTTL, oldRenew, oldWait := holder.TTL, holder.Renew, holder.Wait
+	holder.TTL, holder.Renew, holder.Wait = ttl, renew, wait
+	t.Cleanup(func() { holder.TTL, holder.Renew, holder.Wait = oldTTL, oldRenew, oldWait })
 	return NewCluster(mockCluster(t))
 }
 

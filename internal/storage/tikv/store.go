@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"sync/atomic"
 
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/kv"
@@ -16,6 +14,7 @@ import (
 	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
 
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/storage/internal/holder"
 )
 
 // valueHeader starts every stored value: TiKV refuses empty values.
@@ -28,21 +27,12 @@ type Store struct {
 	prefix []byte // namespace of every key
 	end    []byte // first key after the namespace
 	lease  *lease
-	closed atomic.Bool
-	lost   atomic.Bool // the lease was taken by another server: closed since
-}
-
-// loseLease closes the store when another server has taken its namespace:
-// serving on would build on copies that server no longer keeps in step.
-func (s *Store) loseLease(err error) {
-	s.lost.Store(true)
-	s.closed.Store(true)
-	slog.Error("TiKV namespace taken over by another Kura server: this server's storage is closed", "err", err)
+	closed holder.Closing
 }
 
 // NewSnapshot implements storage.Store.
 func (s *Store) NewSnapshot() (storage.Snapshot, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	ts, err := s.kv.CurrentTimestamp(oracle.GlobalTxnScope)
@@ -55,7 +45,7 @@ func (s *Store) NewSnapshot() (storage.Snapshot, error) {
 
 // Begin implements storage.Store.
 func (s *Store) Begin() (storage.Txn, error) {
-	if s.closed.Load() {
+	if s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	t, err := s.kv.Begin()
@@ -69,11 +59,7 @@ func (s *Store) Begin() (storage.Txn, error) {
 // Close implements storage.Store: it releases the namespace's lease.
 // Snapshots, transactions and iterators report ErrClosed afterwards.
 func (s *Store) Close() error {
-	if s.closed.Swap(true) && !s.lost.Load() {
-		return storage.ErrClosed
-	}
-	s.lost.Store(false) // a second Close reports ErrClosed
-	return s.lease.release()
+	return s.closed.Close(s.lease.release)
 }
 
 // key is k inside the namespace.
@@ -91,7 +77,7 @@ type reader struct {
 }
 
 func (r reader) Get(k []byte) ([]byte, error) {
-	if r.s.closed.Load() {
+	if r.s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	v, err := r.snap.Get(context.Background(), r.s.key(k))
@@ -99,7 +85,7 @@ func (r reader) Get(k []byte) ([]byte, error) {
 }
 
 func (r reader) NewIterator(opts storage.IterOptions) (storage.Iterator, error) {
-	if r.s.closed.Load() {
+	if r.s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	lower, upper := r.s.prefix, r.s.end
@@ -172,7 +158,7 @@ type txn struct {
 // Get reads the transaction's own writes, then its snapshot, and marks the
 // key so that the commit fails if the key was committed since the start.
 func (x *txn) Get(k []byte) ([]byte, error) {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return nil, storage.ErrClosed
 	}
 	key := x.s.key(k)
@@ -184,14 +170,14 @@ func (x *txn) Get(k []byte) ([]byte, error) {
 }
 
 func (x *txn) Set(k, v []byte) error {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return storage.ErrClosed
 	}
 	return x.t.Set(x.s.key(k), encodeValue(v))
 }
 
 func (x *txn) Delete(k []byte) error {
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		return storage.ErrClosed
 	}
 	return x.t.Delete(x.s.key(k))
@@ -205,7 +191,7 @@ func (x *txn) Commit(storage.CommitOptions) error {
 	}
 	x.done = true
 	defer x.s.active.remove(x.t.StartTS())
-	if x.s.closed.Load() {
+	if x.s.closed.Closed() {
 		_ = x.t.Rollback()
 		return storage.ErrClosed
 	}
@@ -252,7 +238,7 @@ func (it *iterator) Next() bool {
 	if it.err != nil || it.src == nil {
 		return false
 	}
-	if it.s.closed.Load() {
+	if it.s.closed.Closed() {
 		it.err = storage.ErrClosed
 		return false
 	}

@@ -1,7 +1,6 @@
 package tikv
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -40,64 +39,11 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestNamespaces checks that stores of different namespaces on one cluster
-// see only their own keys, also in open-ended scans either way, and that a
-// namespace with a '/' (which would nest one prefix in another) is refused.
+// TestNamespaces checks that namespaces of one cluster keep their keys
+// apart (storagetest.Namespaces).
 func TestNamespaces(t *testing.T) {
 	c := NewCluster(mockCluster(t))
-	open := func(ns string) storage.Store {
-		s, err := c.Store(ns)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}
-	a, ab := open("a"), open("ab")
-	for _, w := range []struct {
-		s storage.Store
-		k string
-	}{{a, "k1"}, {a, "k2"}, {ab, "k0"}, {ab, "k3"}} {
-		tx, _ := w.s.Begin()
-		_ = tx.Set([]byte(w.k), []byte(w.k))
-		if err := tx.Commit(storage.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	keys := func(s storage.Store, reverse bool) []string {
-		sn, err := s.NewSnapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sn.Close()
-		it, err := sn.NewIterator(storage.IterOptions{Reverse: reverse})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer it.Close()
-		var out []string
-		for it.Next() {
-			out = append(out, string(it.Key()))
-		}
-		if it.Err() != nil {
-			t.Fatal(it.Err())
-		}
-		return out
-	}
-	if got := keys(a, false); !slices.Equal(got, []string{"k1", "k2"}) {
-		t.Errorf("a forward = %q", got)
-	}
-	if got := keys(a, true); !slices.Equal(got, []string{"k2", "k1"}) {
-		t.Errorf("a reverse = %q", got)
-	}
-	if got := keys(ab, true); !slices.Equal(got, []string{"k3", "k0"}) {
-		t.Errorf("ab reverse = %q", got)
-	}
-	for _, bad := range []string{"", "a/b"} {
-		if _, err := c.Store(bad); err == nil {
-			t.Errorf("namespace %q accepted", bad)
-		}
-	}
+	storagetest.Namespaces(t, func(ns string) (storage.Store, error) { return c.Store(ns) })
 }
 
 // TestConnectTLS checks that the TLS files reach client-go: missing ones

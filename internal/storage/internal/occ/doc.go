@@ -2,6 +2,9 @@
 // storage backends (memory and pebble): a timestamp Oracle that detects
 // conflicts at commit time, and Txn, the backend-independent part of a
 // read-write transaction (write buffer, Get read set, commit protocol).
+// The postgres backend also runs one per store, over that store's own
+// commits, for the window between BeginLazy and the snapshot that
+// PostgreSQL cannot see (its doc.go).
 //
 // # Conflict rule
 //

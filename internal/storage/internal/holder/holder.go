@@ -1,0 +1,87 @@
+// Package holder names the Kura server that holds a distributed backend's
+// namespace lease (storage/tikv, storage/postgres): a random owner per
+// store, the host and the process, and whether such a process still runs
+// on this host; and Closing, the closed state of a store that holds a
+// lease. It keeps no state of its own.
+package holder
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// The lease's timing, the same on every backend (docs/running.md): a
+// holder renews its lease every Renew, and a lease lapses TTL after its
+// last renewal. Opening a store waits up to Wait for another holder's
+// lease to lapse before it gives up. Variables, so tests can shorten them.
+var (
+	TTL   = 10 * time.Second
+	Renew = 3 * time.Second
+	Wait  = 15 * time.Second
+)
+
+// Record names one store's hold on a lease.
+type Record struct {
+	Owner string // random, per store
+	Host  string
+	PID   int
+}
+
+// Me is a new Record for a store of this process.
+func Me() Record {
+	host, _ := os.Hostname()
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return Record{Owner: hex.EncodeToString(b[:]), Host: host, PID: os.Getpid()}
+}
+
+// Alive reports whether a process with this ID runs on this host.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Closing is the closed state of a store that holds a lease: closed by
+// Close, or by losing the lease to another server, after which the store
+// serves nothing (it would build on copies that server no longer keeps in
+// step). The zero value is open.
+type Closing struct {
+	closed atomic.Bool
+	lost   atomic.Bool // closed by Lose, not yet by Close
+}
+
+// Closed reports whether the store is closed.
+func (c *Closing) Closed() bool { return c.closed.Load() }
+
+// Lose closes the store because the lease was lost, and logs why.
+func (c *Closing) Lose(backend string, err error) {
+	c.lost.Store(true)
+	c.closed.Store(true)
+	slog.Error(backend+" namespace taken over by another Kura server: this server's storage is closed", "err", err)
+}
+
+// Close closes the store and runs release (which gives the lease back).
+// A store closed by Lose still runs release once; a second Close reports
+// storage.ErrClosed.
+func (c *Closing) Close(release func() error) error {
+	if c.closed.Swap(true) && !c.lost.Load() {
+		return storage.ErrClosed
+	}
+	c.lost.Store(false)
+	return release()
+}
