@@ -47,7 +47,7 @@ func (in *putIn) member(d *fdec, key []byte) bool {
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "ExpressionAttributeValues":
-		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+		return d.once(4) && d.values(&in.ExpressionAttributeValues)
 	case "ReturnValues":
 		return d.once(5) && d.str(&in.ReturnValues)
 	}
@@ -66,7 +66,7 @@ func (in *deleteIn) member(d *fdec, key []byte) bool {
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "ExpressionAttributeValues":
-		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+		return d.once(4) && d.values(&in.ExpressionAttributeValues)
 	case "ReturnValues":
 		return d.once(5) && d.str(&in.ReturnValues)
 	}
@@ -85,7 +85,7 @@ func (in *updateIn) member(d *fdec, key []byte) bool {
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "ExpressionAttributeValues":
-		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+		return d.once(4) && d.values(&in.ExpressionAttributeValues)
 	case "ReturnValues":
 		return d.once(5) && d.str(&in.ReturnValues)
 	case "UpdateExpression":
@@ -118,7 +118,7 @@ func (in *queryIn) member(d *fdec, key []byte) bool {
 	case "KeyConditionExpression":
 		return d.once(1) && d.strPtr(&in.KeyConditionExpression)
 	case "ExpressionAttributeValues":
-		return d.once(2) && d.item(&in.ExpressionAttributeValues)
+		return d.once(2) && d.values(&in.ExpressionAttributeValues)
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "Limit":

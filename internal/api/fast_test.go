@@ -63,7 +63,7 @@ func TestFastDecodeMatchesEncodingJSON(t *testing.T) {
 	for _, body := range fastBodies {
 		for _, mk := range fresh {
 			fast, slow := mk(), mk()
-			if !fastDecode([]byte(body), fast) {
+			if ok, _ := fastDecode([]byte(body), fast); !ok {
 				if !reflect.DeepEqual(fast, mk()) {
 					t.Errorf("%T %s: declined but changed the input", fast, body)
 				}
@@ -95,7 +95,7 @@ func FuzzFastDecode(f *testing.F) {
 			func() any { return new(wire.BatchWriteItemInput) },
 		} {
 			fast, slow := mk(), mk()
-			if !fastDecode(body, fast) {
+			if ok, _ := fastDecode(body, fast); !ok {
 				continue
 			}
 			if err := decode(body, slow); err != nil {

@@ -93,7 +93,15 @@ func SubstitutionSize(names map[string]string, values attr.Item) int {
 // changed, and, like that text, it gives no size (the request decoder
 // refuses before it has read the whole map, see internal/api).
 func SubstitutionTooLarge() error {
-	return ddberr.RequestInvalid("ExpressionAttributeNames and ExpressionAttributeValues size has exceeded the maximum allowed size")
+	return ddberr.RequestInvalid(substitutionTooLarge)
+}
+
+const substitutionTooLarge = "ExpressionAttributeNames and ExpressionAttributeValues size has exceeded the maximum allowed size"
+
+// IsSubstitutionTooLarge reports whether err is SubstitutionTooLarge's.
+func IsSubstitutionTooLarge(err error) bool {
+	de, ok := err.(*ddberr.Error)
+	return ok && de.Message == ddberr.Detected1+substitutionTooLarge
 }
 
 // checkNameValues refuses an ExpressionAttributeNames value that is empty
