@@ -58,6 +58,12 @@ func fastDecodeInto(d *fdec, body []byte, in any) bool {
 			*v = x
 			return true
 		}
+	case *wire.ScanInput:
+		var x wire.ScanInput
+		if decodeFast(d, body, (*scanIn)(&x).member) {
+			*v = x
+			return true
+		}
 	case *wire.BatchWriteItemInput:
 		var x wire.BatchWriteItemInput
 		if decodeFast(d, body, (*batchWriteIn)(&x).member) {

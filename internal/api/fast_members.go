@@ -13,6 +13,7 @@ type (
 	deleteIn     wire.DeleteItemInput
 	updateIn     wire.UpdateItemInput
 	queryIn      wire.QueryInput
+	scanIn       wire.ScanInput
 	batchWriteIn wire.BatchWriteItemInput
 )
 
@@ -219,4 +220,38 @@ func (d *fdec) writeRequest(wr *wire.WriteRequest) bool {
 		}
 		return false
 	})
+}
+
+// Scan is here for its ExpressionAttributeValues, which the fast path
+// bounds as it reads them (values), more than for speed.
+func (in *scanIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(&in.TableName)
+	case "IndexName":
+		return d.once(1) && d.strPtr(&in.IndexName)
+	case "ExpressionAttributeValues":
+		return d.once(2) && d.values(&in.ExpressionAttributeValues)
+	case "ExpressionAttributeNames":
+		return d.once(3) && d.names(&in.ExpressionAttributeNames)
+	case "Limit":
+		return d.once(4) && d.int32Ptr(&in.Limit)
+	case "ExclusiveStartKey":
+		return d.once(5) && d.item(&in.ExclusiveStartKey)
+	case "FilterExpression":
+		return d.once(6) && d.strPtr(&in.FilterExpression)
+	case "ProjectionExpression":
+		return d.once(7) && d.strPtr(&in.ProjectionExpression)
+	case "ConsistentRead":
+		return d.once(8) && d.boolPtr(&in.ConsistentRead)
+	case "Select":
+		return d.once(9) && d.str(&in.Select)
+	case "ReturnConsumedCapacity":
+		return d.once(10) && d.str(&in.ReturnConsumedCapacity)
+	case "Segment":
+		return d.once(11) && d.int32Ptr(&in.Segment)
+	case "TotalSegments":
+		return d.once(12) && d.int32Ptr(&in.TotalSegments)
+	}
+	return false
 }

@@ -10,8 +10,14 @@ import (
 // bigValuesPut is a PutItem body with n unused ExpressionAttributeValues,
 // each a 6-byte string (about 14 bytes of placeholders and 24 of JSON).
 func bigValuesPut(n int) string {
+	return bigValues(`{"TableName":"t","Item":{"pk":{"S":"k"}},"ExpressionAttributeValues":{`, n)
+}
+
+// bigValues is head (a body up to its ExpressionAttributeValues' opening
+// brace) followed by n values as bigValuesPut has them.
+func bigValues(head string, n int) string {
 	var b strings.Builder
-	b.WriteString(`{"TableName":"t","Item":{"pk":{"S":"k"}},"ExpressionAttributeValues":{`)
+	b.WriteString(head)
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
@@ -44,6 +50,11 @@ func TestSubstitutionRefusedWhileDecoding(t *testing.T) {
 	t.Logf("%d bytes of body: %d MB allocated", len(body), alloc>>20)
 	if alloc > 200<<20 {
 		t.Errorf("refusing a %d MB request allocated %d MB", len(body)>>20, alloc>>20)
+	}
+	// Scan too (read by encoding/json before, whole).
+	r = do(t, s, tgt+"Scan", bigValues(`{"TableName":"t","FilterExpression":"a = :v0","ExpressionAttributeValues":{`, 500_000))
+	if _, msg := errOf(t, r); r.status != 400 || msg != "ExpressionAttributeNames and ExpressionAttributeValues size has exceeded the maximum allowed size" {
+		t.Errorf("Scan with 500,000 values: %d %.300s", r.status, msg)
 	}
 	// Names count against the same 2 MB.
 	var names strings.Builder
