@@ -109,6 +109,11 @@ type config struct {
 	// (SigV4) with one of them (--credentials and --credentials-file
 	// together).
 	Credentials []auth.Credential
+	// IAMFile switches authorization on (internal/iam); Principals maps
+	// the access keys of --credentials-file to the principal (an IAM
+	// user name or role ARN) in their third field.
+	IAMFile    string
+	Principals map[string]string
 	// SysmonSlack is the timer slack given to the Go runtime's monitor
 	// thread (sysmon_linux.go); 0 leaves it alone.
 	SysmonSlack time.Duration
@@ -192,7 +197,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.VectorEfSearch, "vector-ef-search", vector.DefaultEfSearch, "vector index search beam width (HNSW ef, raised to TopK): higher finds more of the true nearest neighbours at more CPU per SearchVectors; about 64 suits 100k vectors, 300+ suits 1M (see BENCHMARKS.md)")
 	var creds, credsFile string
 	fs.StringVar(&creds, "credentials", "", "switch authentication on: accept only requests signed (AWS Signature Version 4) with one of these credentials, a comma-separated list of ACCESS_KEY_ID:SECRET[:SESSION_TOKEN] (prefer --credentials-file or KURA_CREDENTIALS: a command line is visible to other users)")
-	fs.StringVar(&credsFile, "credentials-file", "", "switch authentication on with the credentials in this file: one ACCESS_KEY_ID:SECRET[:SESSION_TOKEN] per line, # comments")
+	fs.StringVar(&credsFile, "credentials-file", "", "switch authentication on with the credentials in this file: one ACCESS_KEY_ID:SECRET[:SESSION_TOKEN] per line, # comments; with --iam-file the third field is instead the PRINCIPAL the key acts as (an IAM user name or role ARN; none: the root user)")
+	fs.StringVar(&c.IAMFile, "iam-file", "", "switch authorization on: evaluate every authenticated request against the IAM policies in this file (the JSON of aws iam get-account-authorization-details) and the tables' resource-based policies; reloaded on SIGHUP and when the file changes (needs --credentials-file)")
 	var quant string
 	fs.StringVar(&quant, "vector-quantization", "none", "vector index graph traversal: none (float32) or sq8 (8-bit codes per dimension, a quarter of the bytes per distance; results re-scored exactly with float32; 1 more byte per dimension per vector)")
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
@@ -307,6 +313,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.Credentials, err = readCredentials(creds, credsFile); err != nil {
 		return nil, err
 	}
+	if c.IAMFile != "" {
+		c.Principals = principalsOf(c.Credentials, creds)
+	}
 	if requestMemMB <= 0 || c.HTTP.BodyTimeout <= 0 || c.HTTP.BodyMinRate < 0 {
 		return nil, fmt.Errorf("invalid --max-request-memory-mb %d, --body-timeout %v or --body-min-rate %d", requestMemMB, c.HTTP.BodyTimeout, c.HTTP.BodyMinRate)
 	}
@@ -368,6 +377,19 @@ func parseTiKV(list, namespace string, inMemory bool) ([]string, error) {
 		return nil, fmt.Errorf("invalid --tikv-namespace %q: want 1 to 64 letters, digits, '-' or '_'", namespace)
 	}
 	return pd, nil
+}
+
+// principalsOf takes, with --iam-file, the third field of each
+// credential from --credentials-file (those after the ones of list) as the
+// principal its key acts as rather than a session token.
+func principalsOf(creds []auth.Credential, list string) map[string]string {
+	fromList, _ := auth.ParseCredentials(list)
+	out := map[string]string{}
+	for i := len(fromList); i < len(creds); i++ {
+		out[creds[i].AccessKeyID] = creds[i].SessionToken
+		creds[i].SessionToken = ""
+	}
+	return out
 }
 
 // readCredentials gathers --credentials and --credentials-file. Either one

@@ -130,6 +130,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		MinFreeText:       fmt.Sprintf("%d MB, --min-free-space-mb", cfg.MinFreeSpaceMB),
 		DiskStallTimeout:  cfg.DiskStallTimeout,
 		Credentials:       cfg.Credentials,
+		IAMFile:           cfg.IAMFile,
+		Principals:        cfg.Principals,
 		HTTP:              cfg.HTTP,
 		Logger:            log,
 

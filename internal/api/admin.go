@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,11 +17,14 @@ import (
 //	POST /admin/ttl/expire               run one TTL expiry pass now → {"Deleted": n}
 //	POST /admin/clock/advance?by=<dur>   move the server clock forward (Go
 //	                                     duration, e.g. 15m) → {"Now": RFC 3339}
+//	POST /admin/iam/simulate             with --iam-file: would a key be allowed an
+//	                                     action (authorize_admin.go)
 //
 // They let tests and users exercise TTL expiry, shard-iterator expiry and
 // stream retention without waiting. With authentication on they take a
 // signed request like every DynamoDB operation: advancing the clock
-// expires items, so it is not for anyone who can reach the port.
+// expires items, so it is not for anyone who can reach the port. With
+// --iam-file the signer must also be allowed kura:Admin.
 const adminPrefix = "/admin/"
 
 // maxAdminBody bounds the body read to check an admin request's signature
@@ -61,6 +65,15 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out = map[string]int{"Deleted": n}
+	case adminPrefix + "iam/simulate":
+		if s.authz == nil {
+			http.Error(w, "authorization is off (no --iam-file)", http.StatusNotFound)
+			return
+		}
+		if out, err = s.simulate(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 	case adminPrefix + "clock/advance":
 		d, err := time.ParseDuration(r.URL.Query().Get("by"))
 		if err != nil || d < 0 {
@@ -91,6 +104,10 @@ func (s *Server) verifyAdmin(r *http.Request) error {
 		return ddberr.ErrRequestTooLarge
 	}
 	sr := signedRequest(r, body)
-	_, err = s.auth.Verify(&sr)
-	return err
+	key, err := s.auth.Verify(&sr)
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body)) // for the endpoint
+	return s.authorizeAdmin(key)
 }

@@ -85,6 +85,9 @@ func op[I, O any](call func(Backend, context.Context, *I) (*O, error), validate 
 			}
 		}
 		unmarkEmptyEnums(marked)
+		if err := authorize(ctx, b, in); err != nil {
+			return nil, err
+		}
 		out, err := call(b, ctx, in)
 		if err != nil {
 			return nil, err

@@ -86,6 +86,9 @@ type Options struct {
 	// (admin_checkpoint.go): it writes a copy of the data and returns
 	// where.
 	Checkpoint func() (string, error)
+	// Authorize, when set, checks every authenticated request against
+	// IAM policies (authorize.go); it needs Auth.
+	Authorize *Authorizer
 	// MaxBufferedBytes caps the memory that request bodies (and their
 	// decoding) hold at once, over every connection (httpbody.go); 0 means
 	// DefaultMaxBufferedBytes.
@@ -118,6 +121,7 @@ type Server struct {
 	requests  *metrics.Requests
 	logReqs   bool
 	ckpt      func() (string, error)
+	authz     *Authorizer
 
 	bodies      budget
 	largeSlots  chan struct{} // requests with large bodies decoding (httpbody.go)
@@ -131,7 +135,7 @@ type Server struct {
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
 		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests,
-		ckpt: opts.Checkpoint, health: opts.Health}
+		ckpt: opts.Checkpoint, authz: opts.Authorize, health: opts.Health}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -160,6 +164,9 @@ type exchange struct {
 	// head what checking its head found (checkHead).
 	signed auth.Request
 	head   auth.Head
+	// caller is the principal that signed it, with --iam-file
+	// (authorize.go); set by checkSignature for each request.
+	caller *caller
 	// errType is the type of the error answered ("" for none), and
 	// started when serve began (zero: not observed), for Server.requests
 	// and the request log.
@@ -335,7 +342,11 @@ func (s *Server) checkSignature(x *exchange) error {
 	if s.auth == nil {
 		return nil
 	}
-	_, err := s.auth.CheckSignature(&x.signed, x.head)
+	key, err := s.auth.CheckSignature(&x.signed, x.head)
+	if err != nil {
+		return err
+	}
+	x.caller, err = s.callerFor(key, x)
 	return err
 }
 
@@ -503,7 +514,7 @@ func (s *Server) dispatch(x *exchange, h handler, body []byte) {
 		return
 	}
 	defer release()
-	out, err := h(x.ctx, b, body)
+	out, err := h(x.authorizing(), b, body)
 	if err != nil {
 		s.writeError(x, wordedFor(x.target, err), 0)
 		return

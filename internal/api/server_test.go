@@ -184,7 +184,9 @@ func TestHealthReportsStore(t *testing.T) {
 			t.Fatalf("%s / with a problem: %d %q", method, rec.Code, rec.Body.String())
 		}
 	}
-	f.putItem = func(*wire.PutItemInput) (*wire.PutItemOutput, error) { return nil, fmt.Errorf("committing: %w", problem) }
+	f.putItem = func(*wire.PutItemInput) (*wire.PutItemOutput, error) {
+		return nil, fmt.Errorf("committing: %w", problem)
+	}
 	r := do(t, s, tgt+"PutItem", `{"TableName":"tab","Item":{"k":{"S":"a"}}}`)
 	typ, msg := errOf(t, r)
 	if r.status != 500 || typ != "com.amazonaws.dynamodb.v20120810#InternalServerError" ||

@@ -489,3 +489,22 @@ func As(err error) *Error {
 	// (aws/aws-sdk-java #1881, 2019; Sleavely/dynamo-plus #16, 2020).
 	return Internal("Internal server error")
 }
+
+// NotAuthorized is the AccessDeniedException of a request the caller's
+// IAM policies do not allow (--iam-file). who, action and resource are
+// ARNs and the action's name ("dynamodb:GetItem"); the reasons' wording is
+// DynamoDB's as AWS's IAM User Guide ("Troubleshoot access denied error
+// messages") and answers quoted in public issues (anomalyco/sst 4469,
+// praetorian-inc/chariot-ui 565, 2024) give it.
+func NotAuthorized(who, action, resource string, explicit, inResource bool) *Error {
+	msg := "User: " + who + " is not authorized to perform: " + action + " on resource: " + resource
+	switch {
+	case explicit && inResource:
+		msg += " with an explicit deny in a resource-based policy"
+	case explicit:
+		msg += " with an explicit deny in an identity-based policy"
+	default:
+		msg += " because no identity-based policy allows the " + action + " action"
+	}
+	return AccessDenied(msg)
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/iam"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -15,9 +16,10 @@ import (
 // changes with the document and lets a caller update or delete it
 // conditionally. Kura keeps them with the table's record and answers as
 // DynamoDB does (the texts are those of moto's tests that are run against
-// DynamoDB, 2024). Kura has no IAM: its authentication checks a request's
-// signature against its configured keys, and a policy grants or denies
-// nothing (docs/compatibility.md).
+// DynamoDB, 2024). The engine only stores them: with --iam-file, api's
+// authorization (internal/api/authorize.go, internal/iam) reads them
+// through GetResourcePolicy and evaluates them; without it they grant or
+// deny nothing (docs/compatibility.md).
 
 // policyRecord is one attached policy.
 type policyRecord struct {
@@ -65,6 +67,13 @@ func checkPolicy(doc string) error {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(doc), &obj) != nil {
 		return ddberr.Validation("Resource-based policy document is not a valid JSON object")
+	}
+	// A document that is not a policy: DynamoDB's prefix (its answer to
+	// an invalid action name, quoted in aws-controllers-k8s/
+	// dynamodb-controller PR 176, 2026), then what is wrong in Kura's own
+	// words (internal/iam).
+	if err := iam.CheckResourcePolicy([]byte(doc)); err != nil {
+		return ddberr.Validation("One or more parameter values were invalid: Invalid policy document: " + err.Error())
 	}
 	return nil
 }

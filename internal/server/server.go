@@ -115,6 +115,12 @@ type Config struct {
 	// Credentials, when any, switch authentication on: every request must
 	// be signed (SigV4) with one of them, for Region (internal/auth).
 	Credentials []auth.Credential
+	// IAMFile, when set, switches authorization on (iam.go): the
+	// get-account-authorization-details JSON whose policies decide what
+	// each principal may do; Principals maps access key IDs to the IAM
+	// user name or role ARN they act as (absent: the root user).
+	IAMFile    string
+	Principals map[string]string
 	// HTTP bounds request bodies and guards against browsers (api.Options,
 	// api.OriginPolicy; its ListenHosts is filled from Listen).
 	HTTP   HTTPLimits
@@ -138,11 +144,12 @@ type HTTPLimits struct {
 
 // Server is a running instance.
 type Server struct {
-	cfg  Config
-	ln   net.Listener
-	http *api.HTTPServer
-	done chan error
-	log  *slog.Logger
+	cfg     Config
+	stopIAM func() // nil: authorization off
+	ln      net.Listener
+	http    *api.HTTPServer
+	done    chan error
+	log     *slog.Logger
 
 	dbs     databases      // the open databases (databases.go)
 	dirLock *dirLock       // on the data directory, while the server runs (lock.go)
@@ -199,6 +206,14 @@ func Start(cfg Config) (*Server, error) {
 		if s.metricsSrv != nil {
 			s.metricsSrv.Close()
 		}
+		return nil, err
+	}
+	if err := s.startIAM(&opts); err != nil {
+		ln.Close()
+		if s.metricsSrv != nil {
+			s.metricsSrv.Close()
+		}
+		s.closeDatabases()
 		return nil, err
 	}
 	hs := api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
@@ -339,6 +354,9 @@ func (s *Server) Done() <-chan error { return s.done }
 // (until ctx ends, then closes connections), and closes every engine and
 // store cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.stopIAM != nil {
+		s.stopIAM()
+	}
 	if s.metricsSrv != nil {
 		s.metricsSrv.Close()
 	}

@@ -100,8 +100,11 @@ async function countItems(client, names) {
       try {
         const { Table } = await client.call("DescribeTable", { TableName: name });
         showCount(Table);
-      } catch {
-        // deleted meanwhile: the list shows it until the next refresh
+      } catch (err) {
+        if (err.type === "AccessDeniedException") {
+          markDenied(name, err.message); // --iam-file: this key may not see it
+        }
+        // else deleted meanwhile: the list shows it until the next refresh
       }
     }
   };
@@ -112,6 +115,17 @@ function showCount(t) {
   const count = tableButton(t.TableName)?.querySelector(".count");
   if (count) {
     count.textContent = String(t.ItemCount ?? 0);
+  }
+}
+
+// markDenied marks a table the signed-in key may not describe (Kura's
+// --iam-file refused it), with the refusal as the tooltip.
+function markDenied(name, message) {
+  const button = tableButton(name);
+  if (button) {
+    button.classList.add("denied");
+    button.title = message;
+    button.querySelector(".count").textContent = "no access";
   }
 }
 

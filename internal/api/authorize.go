@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kura-db/kura/internal/auth"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/iam"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Authorization (--iam-file, internal/iam): once a request is
+// authenticated (dispatch) the principal its access key acts as goes into
+// the request's context; op then asks authorize, after the request's own
+// checks and before the operation touches any resource, whether every IAM
+// action the request needs (authorize_actions.go) is allowed. A refusal
+// names only what the request itself named, so it reveals nothing about a
+// resource.
+
+// Authorizer configures authorization: the policies and principals
+// (internal/iam), and what a request's ARNs are made of.
+type Authorizer struct {
+	IAM     *iam.Authorizer
+	Region  string // "" takes each request's credential-scope region
+	Account string
+	// Secure says the listener speaks TLS (aws:SecureTransport).
+	Secure bool
+	// Now is the clock for aws:CurrentTime (nil: time.Now).
+	Now func() time.Time
+}
+
+type callerKey struct{}
+
+// caller is an authenticated request's principal and what its condition
+// keys are made of.
+type caller struct {
+	az      *Authorizer
+	p       *iam.Principal
+	region  string
+	remote  string
+	log     *slog.Logger
+	logReqs bool
+}
+
+// callerFor is the principal of access key id and what its condition
+// keys are made of (nil when authorization is off). A key whose principal
+// the IAM file lacks is refused.
+func (s *Server) callerFor(id string, x *exchange) (*caller, error) {
+	if s.authz == nil {
+		return nil, nil
+	}
+	p, err := s.authz.IAM.Principal(id)
+	if err != nil {
+		return nil, ddberr.Service("UnrecognizedClientException", "The security token included in the request is invalid.")
+	}
+	c := &caller{az: s.authz, p: p, region: s.authz.Region, remote: x.remote, log: s.log, logReqs: s.logReqs}
+	if c.region == "" {
+		if scope := auth.CredentialScope(x.authorization); len(scope) > 2 {
+			c.region = scope[2]
+		}
+	}
+	return c, nil
+}
+
+// authorizing is the context an operation runs in: the exchange's, with
+// its caller for authorize (a context derived per request, never stored
+// back: a connection's exchange serves many requests).
+func (x *exchange) authorizing() context.Context {
+	if x.caller == nil {
+		return x.ctx
+	}
+	return context.WithValue(x.ctx, callerKey{}, x.caller)
+}
+
+// authorize checks that the caller in ctx (none: authorization off) may
+// make request in.
+func authorize(ctx context.Context, b Backend, in any) error {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	if c == nil || c.p.Root {
+		return nil
+	}
+	for _, ch := range checksFor(in, c.arns()) {
+		if err := c.decide(ctx, b, &ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decide answers one check, logging the decision with --log-requests.
+func (c *caller) decide(ctx context.Context, b Backend, ch *check) error {
+	var rp *iam.Policy
+	if ch.policyARN != "" {
+		if out, err := b.GetResourcePolicy(ctx, &wire.GetResourcePolicyInput{ResourceArn: &ch.policyARN}); err == nil && out.Policy != nil {
+			var perr error
+			if rp, perr = c.az.IAM.ResourcePolicy(*out.Policy); perr != nil {
+				c.log.Warn("iam: a resource-based policy does not parse; it grants nothing", "resource", ch.policyARN, "err", perr)
+			}
+		}
+	}
+	r := &iam.Request{Principal: c.p, Action: ch.action, Resource: ch.resource, Context: c.context(ctx, b, ch)}
+	d := c.az.IAM.Decide(r, rp)
+	if c.logReqs {
+		c.log.Info("authorization", "principal", c.p.ARN, "action", ch.action, "resource", ch.resource,
+			"allowed", d.Allowed, "explicitDeny", d.ExplicitDeny, "policy", d.Policy, "sid", d.Sid)
+	}
+	if d.Allowed {
+		return nil
+	}
+	return ddberr.NotAuthorized(c.p.ARN, ch.action, ch.resource, d.ExplicitDeny, d.InResource)
+}
+
+// context is the condition-key context of one check: the request's own
+// keys, then the global keys of the connection and the clock;
+// dynamodb:LeadingKeys is worked out only when a policy asks for it.
+func (c *caller) context(ctx context.Context, b Backend, ch *check) iam.Context {
+	m := ch.keys
+	if m == nil {
+		m = iam.MapContext{}
+	}
+	now := time.Now
+	if c.az.Now != nil {
+		now = c.az.Now
+	}
+	t := now().UTC()
+	m["aws:currenttime"] = []string{t.Format(time.RFC3339)}
+	m["aws:epochtime"] = []string{strconv.FormatInt(t.Unix(), 10)}
+	m["aws:securetransport"] = []string{strconv.FormatBool(c.az.Secure)}
+	m["aws:requestedregion"] = []string{c.region}
+	if host, _, err := net.SplitHostPort(c.remote); err == nil {
+		m["aws:sourceip"] = []string{host}
+	}
+	return &lazyContext{m: m, ctx: ctx, b: b, ch: ch}
+}
+
+// lazyContext answers dynamodb:LeadingKeys and aws:ResourceTag/ from the
+// table (its key schema, its tags) the first time a policy asks.
+type lazyContext struct {
+	m   iam.MapContext
+	ctx context.Context
+	b   Backend
+	ch  *check
+}
+
+func (l *lazyContext) Get(key string) ([]string, bool) {
+	k := strings.ToLower(key)
+	if v, ok := l.m[k]; ok {
+		return v, true
+	}
+	switch {
+	case k == "dynamodb:leadingkeys" && l.ch.leading != nil:
+		vals, ok := l.ch.leading(l.ctx, l.b)
+		if ok {
+			l.m[k] = vals
+		}
+		return vals, ok
+	case strings.HasPrefix(k, "aws:resourcetag/") && l.ch.tagsARN != "":
+		out, err := l.b.ListTagsOfResource(l.ctx, &wire.ListTagsOfResourceInput{ResourceArn: &l.ch.tagsARN})
+		if err != nil {
+			return nil, false
+		}
+		for _, t := range out.Tags {
+			if t.Key != nil && t.Value != nil {
+				l.m["aws:resourcetag/"+strings.ToLower(*t.Key)] = []string{*t.Value}
+			}
+		}
+		v, ok := l.m[k]
+		return v, ok
+	}
+	return nil, false
+}
