@@ -663,15 +663,7 @@ func TestRestoreToPointInTime(t *testing.T) {
 func TestRestoreOnDemandAsProvisioned(t *testing.T) {
 	c := ddb()
 	table := uniqueTable("bkod")
-	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}); err != nil {
-		t.Fatal(err)
-	}
+	createGTable(t, c, table)
 	out, err := c.CreateBackup(bg, &dynamodb.CreateBackupInput{TableName: aws.String(table), BackupName: aws.String("ondemand")})
 	if err != nil {
 		t.Fatal(err)

@@ -331,11 +331,7 @@ func projected(projection *string, toGet []string, names map[string]string) []st
 }
 
 func itemNames(it attr.Item) []string {
-	out := make([]string, 0, len(it))
-	for _, k := range sortedKeys(it) {
-		out = append(out, k)
-	}
-	return out
+	return sortedKeys(it) // a new slice: callers append to it
 }
 
 // updated is the top-level attributes an UpdateItem writes, with its key.
@@ -398,6 +394,17 @@ func controlChecks(in any, a arns) []check {
 		return []check{a.arnOf("DescribeImport", str(in.ImportArn))}
 	case *wire.ListImportsInput:
 		return []check{anywhere("ListImports")}
+	// Bulk operations: actions named as the operations, on the table and
+	// on the operation's ARN, as for imports and exports (the service
+	// authorization reference's rows for them were not at hand).
+	case *wire.StartBulkPutItemsInput:
+		return []check{a.on("StartBulkPutItems", in.TableName, nil)}
+	case *wire.DescribeBulkOperationInput:
+		return []check{a.arnOf("DescribeBulkOperation", str(in.BulkOperationArn))}
+	case *wire.CancelBulkOperationInput:
+		return []check{a.arnOf("CancelBulkOperation", str(in.BulkOperationArn))}
+	case *wire.ListBulkOperationsInput:
+		return []check{anywhere("ListBulkOperations")}
 	case *wire.DescribeLimitsInput:
 		return []check{anywhere("DescribeLimits")}
 	case *wire.DescribeEndpointsInput:

@@ -97,10 +97,12 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk       backupState // on-demand backups (backup_store.go)
-	exp      exportLog   // exports to S3 (export.go)
-	imp      importLog   // imports from S3 (import.go)
-	pitrTime pitrClock   // times of point-in-time recovery entries (pitr_log.go)
+	bk         backupState // on-demand backups (backup_store.go)
+	exp        exportLog   // exports to S3 (export.go)
+	imp        importLog   // imports from S3 (import.go)
+	bulk       bulkLog     // bulk operations from S3 (bulk.go)
+	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
+	pitrTime   pitrClock   // times of point-in-time recovery entries (pitr_log.go)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -147,6 +149,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.loadImports(); err != nil {
+		return nil, err
+	}
+	if err := e.loadBulk(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {

@@ -217,7 +217,7 @@ func (e *Engine) exportByToken(in *wire.ExportTableToPointInTimeInput) (*wire.Ex
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	r, ok := e.exp.withToken(*in.ClientToken)
+	r, ok := e.exp.withToken(*in.ClientToken, nil)
 	if !ok {
 		return nil, nil
 	}

@@ -120,7 +120,7 @@ func (e *Engine) importByToken(in *wire.ImportTableInput) (*wire.ImportTableDesc
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	r, ok := e.imp.withToken(*in.ClientToken)
+	r, ok := e.imp.withToken(*in.ClientToken, nil)
 	if !ok {
 		return nil, nil
 	}

@@ -95,12 +95,14 @@ func (l *jobLog[T, P]) get(arn string) (P, bool) {
 	return r, ok
 }
 
-// withToken is the first record started with this ClientToken.
-func (l *jobLog[T, P]) withToken(token string) (P, bool) {
+// withToken is the first record started with this ClientToken (of those
+// live accepts, when it is not nil: a token may name a job for a while
+// only).
+func (l *jobLog[T, P]) withToken(token string, live func(P) bool) (P, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, arn := range l.all {
-		if r := l.byID[arn]; r.jobToken() == token {
+		if r := l.byID[arn]; r.jobToken() == token && (live == nil || live(r)) {
 			return r, true
 		}
 	}
@@ -111,18 +113,28 @@ func (l *jobLog[T, P]) withToken(token string) (P, bool) {
 // ARN is next ("": from the first); the returned token is the last ARN
 // of the page when more may follow.
 func (l *jobLog[T, P]) page(next string, limit int, keep func(P) bool) ([]P, string, error) {
+	return l.pageIn(false, next, limit, keep)
+}
+
+// pageIn is page, newest first when newestFirst.
+func (l *jobLog[T, P]) pageIn(newestFirst bool, next string, limit int, keep func(P) bool) ([]P, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	all := l.all
+	if newestFirst {
+		all = slices.Clone(all)
+		slices.Reverse(all)
+	}
 	start := 0
 	if next != "" {
-		i := slices.Index(l.all, next)
+		i := slices.Index(all, next)
 		if i < 0 {
 			return nil, "", ddberr.Validation("Invalid NextToken")
 		}
 		start = i + 1
 	}
 	var out []P
-	for _, arn := range l.all[start:] {
+	for _, arn := range all[start:] {
 		r := l.byID[arn]
 		if !keep(r) {
 			continue

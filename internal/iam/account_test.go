@@ -132,7 +132,9 @@ func TestAuthorizerReload(t *testing.T) {
 		}
 		return a.Decide(&Request{Principal: p, Action: "dynamodb:GetItem", Resource: table, Context: MapContext{}}, nil).Allowed
 	}
-	if !get() || !get() { // the second from the cache
+	first := get()
+	second := get() // from the cache
+	if !first || !second {
 		t.Fatal("alice GetItem denied")
 	}
 	os.WriteFile(file, []byte("{not json"), 0o600)

@@ -1,7 +1,7 @@
 // Package objstore is where Kura reads and writes the Amazon S3 objects of
-// DynamoDB's S3 features (ExportTableToPointInTime, ImportTable): a Store
-// of buckets and keys, with two implementations that pass one conformance
-// suite (objstoretest):
+// DynamoDB's S3 features (ExportTableToPointInTime, ImportTable,
+// StartBulkPutItems): a Store of buckets and keys, with two implementations
+// that pass one conformance suite (objstoretest):
 //
 //   - Dir keeps objects in a local folder (--s3-dir), one subfolder per
 //     bucket, so exports land, and imports are read, where a laptop or a CI
