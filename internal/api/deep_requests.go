@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -47,11 +48,13 @@ func jsonDepth(body []byte) int {
 // ConditionalOperator beats an Expected value nested 33, 40 or 100 levels;
 // same suite). Past olderLayerDepth the member faults take their older
 // wording and olderRule (the ReturnValues rule) runs before the values too.
-// The body is read again, without its values, only when a value failed.
+// The body is read again, without its values, only when a value failed,
+// and never after the decoder refused placeholders past their 2 MB (the
+// read would build the very map the refusal spared).
 func membersFirst[I any](validate func(*I) error, olderRule func(*I) error, h handler) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		out, err := h(ctx, b, body)
-		if err == nil || !bodyValueFault(err, body, new(I)) {
+		if err == nil || expr.IsSubstitutionTooLarge(err) || !bodyValueFault(err, body, new(I)) {
 			return out, err
 		}
 		in := new(I)

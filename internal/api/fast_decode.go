@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -19,41 +20,53 @@ import (
 // fastDecode decodes body into in when in is one of the hot inputs and the
 // body has the common form. It reports whether it did; on false in is
 // untouched.
-func fastDecode(body []byte, in any) bool {
+func fastDecode(body []byte, in any) (bool, error) {
+	var d fdec
+	ok := fastDecodeInto(&d, body, in)
+	return ok, d.err
+}
+
+func fastDecodeInto(d *fdec, body []byte, in any) bool {
 	switch v := in.(type) {
 	case *wire.GetItemInput:
 		var x wire.GetItemInput
-		if decodeFast(body, (*getIn)(&x).member) {
+		if decodeFast(d, body, (*getIn)(&x).member) {
 			*v = x
 			return true
 		}
 	case *wire.PutItemInput:
 		var x wire.PutItemInput
-		if decodeFast(body, (*putIn)(&x).member) {
+		if decodeFast(d, body, (*putIn)(&x).member) {
 			*v = x
 			return true
 		}
 	case *wire.DeleteItemInput:
 		var x wire.DeleteItemInput
-		if decodeFast(body, (*deleteIn)(&x).member) {
+		if decodeFast(d, body, (*deleteIn)(&x).member) {
 			*v = x
 			return true
 		}
 	case *wire.UpdateItemInput:
 		var x wire.UpdateItemInput
-		if decodeFast(body, (*updateIn)(&x).member) {
+		if decodeFast(d, body, (*updateIn)(&x).member) {
 			*v = x
 			return true
 		}
 	case *wire.QueryInput:
 		var x wire.QueryInput
-		if decodeFast(body, (*queryIn)(&x).member) {
+		if decodeFast(d, body, (*queryIn)(&x).member) {
+			*v = x
+			return true
+		}
+	case *wire.ScanInput:
+		var x wire.ScanInput
+		if decodeFast(d, body, (*scanIn)(&x).member) {
 			*v = x
 			return true
 		}
 	case *wire.BatchWriteItemInput:
 		var x wire.BatchWriteItemInput
-		if decodeFast(body, (*batchWriteIn)(&x).member) {
+		if decodeFast(d, body, (*batchWriteIn)(&x).member) {
 			*v = x
 			return true
 		}
@@ -67,12 +80,18 @@ type fdec struct {
 	b    []byte
 	i    int
 	seen uint64 // members already decoded, by the member function's bit
+	// subst is the length of the placeholders read so far, as
+	// expr.MaxSubstitutionSize counts it; past that limit err is set and
+	// the decoder stops, so that a body of millions of placeholders is
+	// refused after 2 MB of them rather than decoded whole.
+	subst int
+	err   error
 }
 
 // decodeFast reads body as one JSON object whose members member decodes.
-func decodeFast(body []byte, member func(d *fdec, key []byte) bool) bool {
-	d := fdec{b: body}
-	if !d.object(func(key []byte) bool { return member(&d, key) }) {
+func decodeFast(d *fdec, body []byte, member func(d *fdec, key []byte) bool) bool {
+	*d = fdec{b: body}
+	if !d.object(func(key []byte) bool { return member(d, key) }) {
 		return false
 	}
 	d.ws()
@@ -257,11 +276,44 @@ func (d *fdec) names(dst *map[string]string) bool {
 		v, ok := d.rawString()
 		if ok {
 			m[string(key)] = string(v)
+			ok = d.charge(len(key) + len(v))
 		}
 		return ok
 	})
 	*dst = m
 	return ok
+}
+
+// values reads ExpressionAttributeValues entry by entry, charging each to
+// the placeholders' budget; a repeated key declines (encoding/json's path
+// decides what it means).
+func (d *fdec) values(dst *attr.Item) bool {
+	m := make(attr.Item)
+	ok := d.object(func(key []byte) bool {
+		if _, dup := m[string(key)]; dup {
+			return false
+		}
+		v, end, ok := attr.DecodeJSONAt(d.b, d.i)
+		if ok {
+			m[string(key)] = v
+			d.i = end
+			ok = d.charge(len(key) + attr.ValueSize(v))
+		}
+		return ok
+	})
+	*dst = m
+	return ok
+}
+
+// charge adds n bytes of placeholders, stopping the decoder with DynamoDB's
+// error once they pass expr.MaxSubstitutionSize.
+func (d *fdec) charge(n int) bool {
+	d.subst += n
+	if d.subst > expr.MaxSubstitutionSize {
+		d.err = expr.SubstitutionTooLarge()
+		return false
+	}
+	return true
 }
 
 func (d *fdec) strList(dst *[]string) bool {

@@ -1,6 +1,9 @@
 package api
 
-import "github.com/kura-db/kura/internal/wire"
+import (
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/wire"
+)
 
 // Member decoders of the fast path (see fast_decode.go). Each decodes the
 // members it knows once and declines every other member, among them the
@@ -13,6 +16,7 @@ type (
 	deleteIn     wire.DeleteItemInput
 	updateIn     wire.UpdateItemInput
 	queryIn      wire.QueryInput
+	scanIn       wire.ScanInput
 	batchWriteIn wire.BatchWriteItemInput
 )
 
@@ -47,7 +51,7 @@ func (in *putIn) member(d *fdec, key []byte) bool {
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "ExpressionAttributeValues":
-		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+		return d.once(4) && d.values(&in.ExpressionAttributeValues)
 	case "ReturnValues":
 		return d.once(5) && d.str(&in.ReturnValues)
 	}
@@ -66,7 +70,7 @@ func (in *deleteIn) member(d *fdec, key []byte) bool {
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "ExpressionAttributeValues":
-		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+		return d.once(4) && d.values(&in.ExpressionAttributeValues)
 	case "ReturnValues":
 		return d.once(5) && d.str(&in.ReturnValues)
 	}
@@ -85,7 +89,7 @@ func (in *updateIn) member(d *fdec, key []byte) bool {
 	case "ExpressionAttributeNames":
 		return d.once(3) && d.names(&in.ExpressionAttributeNames)
 	case "ExpressionAttributeValues":
-		return d.once(4) && d.item(&in.ExpressionAttributeValues)
+		return d.once(4) && d.values(&in.ExpressionAttributeValues)
 	case "ReturnValues":
 		return d.once(5) && d.str(&in.ReturnValues)
 	case "UpdateExpression":
@@ -113,36 +117,58 @@ func (d *fdec) writeEnum(key []byte, condOp, rcc, ricm, rvccf *string) bool {
 
 func (in *queryIn) member(d *fdec, key []byte) bool {
 	switch string(key) {
-	case "TableName":
-		return d.once(0) && d.strPtr(&in.TableName)
 	case "KeyConditionExpression":
 		return d.once(1) && d.strPtr(&in.KeyConditionExpression)
-	case "ExpressionAttributeValues":
-		return d.once(2) && d.item(&in.ExpressionAttributeValues)
-	case "ExpressionAttributeNames":
-		return d.once(3) && d.names(&in.ExpressionAttributeNames)
-	case "Limit":
-		return d.once(4) && d.int32Ptr(&in.Limit)
-	case "ExclusiveStartKey":
-		return d.once(5) && d.item(&in.ExclusiveStartKey)
-	case "IndexName":
-		return d.once(6) && d.strPtr(&in.IndexName)
-	case "FilterExpression":
-		return d.once(7) && d.strPtr(&in.FilterExpression)
-	case "ProjectionExpression":
-		return d.once(8) && d.strPtr(&in.ProjectionExpression)
 	case "ScanIndexForward":
 		return d.once(9) && d.boolPtr(&in.ScanIndexForward)
-	case "ConsistentRead":
-		return d.once(10) && d.boolPtr(&in.ConsistentRead)
-	case "Select":
-		return d.once(11) && d.str(&in.Select)
-	case "ReturnConsumedCapacity":
-		return d.once(12) && d.str(&in.ReturnConsumedCapacity)
 	case "AttributesToGet":
 		return d.once(13) && d.strList(&in.AttributesToGet)
 	case "ConditionalOperator":
 		return d.once(14) && d.str(&in.ConditionalOperator)
+	}
+	return d.readMember(key, readMembers{&in.TableName, &in.IndexName, &in.ExpressionAttributeValues,
+		&in.ExpressionAttributeNames, &in.Limit, &in.ExclusiveStartKey, &in.FilterExpression,
+		&in.ProjectionExpression, &in.ConsistentRead, &in.Select, &in.ReturnConsumedCapacity})
+}
+
+// readMembers are the members Query and Scan share.
+type readMembers struct {
+	table, index   **string
+	values         *attr.Item
+	names          *map[string]string
+	limit          **int32
+	startKey       *attr.Item
+	filter, proj   **string
+	consistentRead **bool
+	sel, rcc       *string
+}
+
+// readMember decodes one of the shared members (member bits 0, 2..8 and
+// 10..12).
+func (d *fdec) readMember(key []byte, m readMembers) bool {
+	switch string(key) {
+	case "TableName":
+		return d.once(0) && d.strPtr(m.table)
+	case "ExpressionAttributeValues":
+		return d.once(2) && d.values(m.values)
+	case "ExpressionAttributeNames":
+		return d.once(3) && d.names(m.names)
+	case "Limit":
+		return d.once(4) && d.int32Ptr(m.limit)
+	case "ExclusiveStartKey":
+		return d.once(5) && d.item(m.startKey)
+	case "IndexName":
+		return d.once(6) && d.strPtr(m.index)
+	case "FilterExpression":
+		return d.once(7) && d.strPtr(m.filter)
+	case "ProjectionExpression":
+		return d.once(8) && d.strPtr(m.proj)
+	case "ConsistentRead":
+		return d.once(10) && d.boolPtr(m.consistentRead)
+	case "Select":
+		return d.once(11) && d.str(m.sel)
+	case "ReturnConsumedCapacity":
+		return d.once(12) && d.str(m.rcc)
 	}
 	return false
 }
@@ -219,4 +245,18 @@ func (d *fdec) writeRequest(wr *wire.WriteRequest) bool {
 		}
 		return false
 	})
+}
+
+// Scan is here for its ExpressionAttributeValues, which the fast path
+// bounds as it reads them (values), more than for speed.
+func (in *scanIn) member(d *fdec, key []byte) bool {
+	switch string(key) {
+	case "Segment":
+		return d.once(13) && d.int32Ptr(&in.Segment)
+	case "TotalSegments":
+		return d.once(14) && d.int32Ptr(&in.TotalSegments)
+	}
+	return d.readMember(key, readMembers{&in.TableName, &in.IndexName, &in.ExpressionAttributeValues,
+		&in.ExpressionAttributeNames, &in.Limit, &in.ExclusiveStartKey, &in.FilterExpression,
+		&in.ProjectionExpression, &in.ConsistentRead, &in.Select, &in.ReturnConsumedCapacity})
 }

@@ -35,6 +35,10 @@ var fastBodies = []string{
 	`{"TableName":"t","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"A"}},"Limit":025}`,
 	`{"TableName":"t","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"A"}},"Limit":99999999999}`,
 	`{"TableName":"t","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"A"}},"Limit":-3,"ScanIndexForward":false,"Select":"COUNT","IndexName":"gsi1","ExclusiveStartKey":{"pk":{"S":"A"}}}`,
+	`{"TableName":"t","FilterExpression":"#a > :v","ExpressionAttributeNames":{"#a":"a"},"ExpressionAttributeValues":{":v":{"N":"1"}},"Segment":1,"TotalSegments":4,"Limit":10,"ConsistentRead":true,"Select":"ALL_ATTRIBUTES"}`,
+	`{"TableName":"t","ScanFilter":{"a":{"ComparisonOperator":"NULL"}},"ConditionalOperator":"AND"}`,
+	`{"TableName":"t","Segment":1.5,"TotalSegments":4,"ProjectionExpression":"a","ReturnConsumedCapacity":"TOTAL","IndexName":"gsi1","ExclusiveStartKey":{"pk":{"S":"A"}}}`,
+	`{"TableName":"t","FilterExpression":"a = :v","ExpressionAttributeValues":{":v":{"S":"x"},":v":{"S":"y"}}}`,
 	`{"TableName":"t","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"a"}]}}}`,
 	`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"b"}}}}],"u":[]}}`,
 	`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"}}},"DeleteRequest":{"Key":{"pk":{"S":"b"}}}},{},{"PutRequest":{}}]},"ReturnConsumedCapacity":"TOTAL"}`,
@@ -57,13 +61,14 @@ func TestFastDecodeMatchesEncodingJSON(t *testing.T) {
 		func() any { return new(wire.DeleteItemInput) },
 		func() any { return new(wire.UpdateItemInput) },
 		func() any { return new(wire.QueryInput) },
+		func() any { return new(wire.ScanInput) },
 		func() any { return new(wire.BatchWriteItemInput) },
 	}
 	accepted := 0
 	for _, body := range fastBodies {
 		for _, mk := range fresh {
 			fast, slow := mk(), mk()
-			if !fastDecode([]byte(body), fast) {
+			if ok, _ := fastDecode([]byte(body), fast); !ok {
 				if !reflect.DeepEqual(fast, mk()) {
 					t.Errorf("%T %s: declined but changed the input", fast, body)
 				}
@@ -92,10 +97,11 @@ func FuzzFastDecode(f *testing.F) {
 		for _, mk := range []func() any{
 			func() any { return new(wire.PutItemInput) },
 			func() any { return new(wire.QueryInput) },
+			func() any { return new(wire.ScanInput) },
 			func() any { return new(wire.BatchWriteItemInput) },
 		} {
 			fast, slow := mk(), mk()
-			if !fastDecode(body, fast) {
+			if ok, _ := fastDecode(body, fast); !ok {
 				continue
 			}
 			if err := decode(body, slow); err != nil {

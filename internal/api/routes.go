@@ -75,7 +75,9 @@ func Operations() []string { return sortedKeys(routes) }
 func op[I, O any](call func(Backend, context.Context, *I) (*O, error), validate func(*I) error) handler {
 	return func(ctx context.Context, b Backend, body []byte) (any, error) {
 		in := new(I)
-		if !fastDecode(body, in) {
+		if ok, err := fastDecode(body, in); err != nil {
+			return nil, err
+		} else if !ok {
 			if err := decode(body, in); err != nil {
 				return nil, err
 			}

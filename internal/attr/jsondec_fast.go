@@ -22,3 +22,20 @@ func DecodeItemJSONAt(b []byte, i int) (it Item, end int, ok bool) {
 	}
 	return Item(m), d.i, true
 }
+
+// DecodeJSONAt is DecodeItemJSONAt for one AttributeValue: it decodes the
+// JSON object that starts at b[i] (after optional whitespace) and returns
+// it with the offset just past it, declining (ok=false) in the same cases.
+// A decoder that must bound a map as it is built (the request's
+// ExpressionAttributeValues) reads the map itself and each value with it.
+func DecodeJSONAt(b []byte, i int) (v Value, end int, ok bool) {
+	d := decoder{b: b, i: i}
+	if d.peek() != '{' {
+		return Value{}, i, false
+	}
+	v = d.value(0, 0)
+	if d.serr != nil || d.verr != nil || d.loose {
+		return Value{}, i, false
+	}
+	return v, d.i, true
+}

@@ -40,6 +40,9 @@ func fields(t *testing.T, input string) map[string]string {
 }
 
 func errText(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
 	if de, ok := err.(*ddberr.Error); ok {
 		return "error: " + de.Message
 	}

@@ -29,6 +29,9 @@ func NewParams(names map[string]string, values attr.Item) *Params {
 // valueExpr whether it has one that can use values (any but
 // ProjectionExpression).
 func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExpr bool) error {
+	if SubstitutionSize(names, values) > MaxSubstitutionSize {
+		return SubstitutionTooLarge()
+	}
 	if names != nil && !anyExpr {
 		return ddberr.RequestInvalid("ExpressionAttributeNames can only be specified when using expressions")
 	}
@@ -62,6 +65,43 @@ func ValidateParams(names map[string]string, values attr.Item, anyExpr, valueExp
 		}
 	}
 	return nil
+}
+
+// MaxSubstitutionSize bounds the placeholders of one request: "The
+// maximum length of all substitution variables in an expression is 2 MB.
+// This is the sum of the lengths of all ExpressionAttributeNames and
+// ExpressionAttributeValues" (Developer Guide, Constraints, "Expression
+// parameters"). A name counts its placeholder's and its value's bytes, a
+// value its placeholder's bytes and its size as an attribute value
+// (attr.ValueSize), as an item's attributes are counted.
+const MaxSubstitutionSize = 2 << 20
+
+// SubstitutionSize is the length of a request's placeholders as
+// MaxSubstitutionSize counts it.
+func SubstitutionSize(names map[string]string, values attr.Item) int {
+	n := attr.ItemSize(values)
+	for k, v := range names {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// SubstitutionTooLarge is the error for placeholders over
+// MaxSubstitutionSize. No answer of DynamoDB to such a request has been
+// captured; source: the text is its "Item size has exceeded the maximum
+// allowed size" (the nearest limit of the same kind) with the subject
+// changed, and, like that text, it gives no size (the request decoder
+// refuses before it has read the whole map, see internal/api).
+func SubstitutionTooLarge() error {
+	return ddberr.RequestInvalid(substitutionTooLarge)
+}
+
+const substitutionTooLarge = "ExpressionAttributeNames and ExpressionAttributeValues size has exceeded the maximum allowed size"
+
+// IsSubstitutionTooLarge reports whether err is SubstitutionTooLarge's.
+func IsSubstitutionTooLarge(err error) bool {
+	de, ok := err.(*ddberr.Error)
+	return ok && de.Message == ddberr.Detected1+substitutionTooLarge
 }
 
 // checkNameValues refuses an ExpressionAttributeNames value that is empty
@@ -169,7 +209,7 @@ func (p *Params) CheckUnused() error {
 		}
 	}
 	if len(unused) > 0 {
-		return ddberr.RequestInvalidf("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", strings.Join(unused, ", "))
+		return ddberr.RequestInvalidf("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", listKeys(unused))
 	}
 	for _, k := range sortedKeys(p.values) {
 		if !p.usedValues[k] {
@@ -177,9 +217,24 @@ func (p *Params) CheckUnused() error {
 		}
 	}
 	if len(unused) > 0 {
-		return ddberr.RequestInvalidf("Value provided in ExpressionAttributeValues unused in expressions: keys: {%s}", strings.Join(unused, ", "))
+		return ddberr.RequestInvalidf("Value provided in ExpressionAttributeValues unused in expressions: keys: {%s}", listKeys(unused))
 	}
 	return nil
+}
+
+// maxListedKeys is how many placeholders an "unused in expressions" error
+// names. DynamoDB's own bound is not known: no capture or public report
+// shows it answering with more than a few keys. Kura names the first
+// maxListedKeys in sorted order and then "..." (docs/compatibility.md), so
+// that 2 MB of one-byte placeholders cannot make a multi-megabyte message.
+const maxListedKeys = 100
+
+// listKeys joins keys as the unused-placeholder errors list them.
+func listKeys(keys []string) string {
+	if len(keys) <= maxListedKeys {
+		return strings.Join(keys, ", ")
+	}
+	return strings.Join(keys[:maxListedKeys], ", ") + ", ..."
 }
 
 func sortedKeys[V any](m map[string]V) []string {
