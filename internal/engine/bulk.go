@@ -58,7 +58,7 @@ type bulkRecord struct {
 	// starts, and stored apart under "mbulkobj/"+ARN (bulkObjectsKey: a
 	// listing can be long, the record is saved at every checkpoint), so
 	// that a resumed run reads the same ones. objects is that listing.
-	Listed  bool              `json:"listed,omitempty"`
+	Listed  bool `json:"listed,omitempty"`
 	objects []objstore.Object
 	// Object and Line are the resume point: the objects before Object are
 	// done, and so are the first Line records of Object.
