@@ -1,11 +1,12 @@
 package robustness
 
-// A minimal process starter for the storage-fault tests (disk_test.go):
-// every identifier here starts with "disk" so that it never clashes with
-// the package's general harness.
+// The process starter of the storage-fault tests (disk_test.go): unlike
+// startServer (harness_test.go) it watches for the process to exit by
+// itself and waits for any answer, not a healthy one, since these tests
+// stop or degrade the server on purpose. The binary and the log type are
+// the harness's.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,72 +27,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-var (
-	diskBinOnce sync.Once
-	diskBinPath string
-	diskBinErr  error
-)
-
-// diskKuraBin builds the kura binary once per test process, into a folder
-// that outlives the test that asked first. Without a TestMain of its own
-// (the package's harness owns that) nothing removes the folder at the
-// end, so each build first removes those of earlier runs that are more
-// than an hour old.
-func diskKuraBin(t *testing.T) string {
-	t.Helper()
-	diskBinOnce.Do(func() {
-		diskRemoveOldBins()
-		dir, err := os.MkdirTemp("", "kura-disk-bin-")
-		if err != nil {
-			diskBinErr = err
-			return
-		}
-		diskBinPath = filepath.Join(dir, "kura")
-		out, err := exec.Command("go", "build", "-o", diskBinPath, "../../cmd/kura").CombinedOutput()
-		if err != nil {
-			diskBinErr = fmt.Errorf("building kura: %v\n%s", err, out)
-		}
-	})
-	if diskBinErr != nil {
-		t.Fatal(diskBinErr)
-	}
-	return diskBinPath
-}
-
-// diskRemoveOldBins removes the binary folders of test runs that started
-// more than an hour ago.
-func diskRemoveOldBins() {
-	old, _ := filepath.Glob(filepath.Join(os.TempDir(), "kura-disk-bin-*"))
-	for _, dir := range old {
-		if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > time.Hour {
-			os.RemoveAll(dir)
-		}
-	}
-}
-
-// diskLog is a process's output, readable while the process writes it.
-type diskLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *diskLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *diskLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // diskServer is one kura process.
 type diskServer struct {
 	cmd      *exec.Cmd
 	endpoint string
-	log      *diskLog
+	log      *lockedLog
 	exited   chan struct{}
 	waitErr  error
 }
@@ -108,8 +47,8 @@ func diskStart(t *testing.T, args ...string) *diskServer {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	s := &diskServer{endpoint: "http://" + addr, log: &diskLog{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(diskKuraBin(t), append([]string{"--listen", addr, "--log-level", "warn"}, args...)...)
+	s := &diskServer{endpoint: "http://" + addr, log: &lockedLog{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(kuraBin, append([]string{"--listen", addr, "--log-level", "warn"}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
