@@ -285,13 +285,13 @@ func (d *fdec) names(dst *map[string]string) bool {
 }
 
 // values reads ExpressionAttributeValues entry by entry, charging each to
-// the placeholders' budget; a repeated key declines (encoding/json's path
-// decides what it means).
+// the placeholders' budget; a repeated, empty or over-long key declines
+// (encoding/json's path decides what it means).
 func (d *fdec) values(dst *attr.Item) bool {
 	m := make(attr.Item)
 	ok := d.object(func(key []byte) bool {
-		if _, dup := m[string(key)]; dup {
-			return false
+		if _, dup := m[string(key)]; dup || len(key) == 0 || len(key) > attr.MaxNameSize {
+			return false // encoding/json's path refuses these names in DynamoDB's words
 		}
 		v, end, ok := attr.DecodeJSONAt(d.b, d.i)
 		if ok {
