@@ -1,6 +1,3 @@
-// Package objstoretest is the conformance suite every objstore.Store
-// passes: what the engine's exports and imports rely on, checked the same
-// way against the folder store and against a real S3-compatible server.
 package objstoretest
 
 import (

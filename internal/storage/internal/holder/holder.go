@@ -1,8 +1,3 @@
-// Package holder names the Kura server that holds a distributed backend's
-// namespace lease (storage/tikv, storage/postgres): a random owner per
-// store, the host and the process, and whether such a process still runs
-// on this host; and Closing, the closed state of a store that holds a
-// lease. It keeps no state of its own.
 package holder
 
 import (
