@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -182,8 +183,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		types[cpDeref(d.AttributeName)] = attrType(d.AttributeType)
 	}
 	t := &Table{
-		Name:        rec.Name,
-		ID:          rec.ID,
+		Table:       change.Table{Name: rec.Name, ID: rec.ID},
 		Desc:        rec.Desc,
 		Status:      rec.Status,
 		BillingMode: rec.BillingMode,

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -77,6 +78,10 @@ type Engine struct {
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
+	// subs are offered every item change inside its transaction and told
+	// when it committed (subsystems.go); the write path knows only them.
+	subs change.Subsystems
+
 	thr throttleState // capacity token buckets (throttle.go)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
@@ -134,6 +139,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := e.loadCatalog(); err != nil {

@@ -18,7 +18,7 @@ import (
 // suffix is the item's storage key without the table's prefix; flag is 1
 // when the item existed before the change (its stored form follows) and 0
 // when the change created it. The entry commits with the change
-// (derivedWrites), so the table as it was at any time T of the recovery
+// (the write path's subsystems), so the table as it was at any time T of the recovery
 // window is the table now with each item changed since T replaced by the
 // image its first change after T replaced (pitrState).
 const prefixPITR = 'p'
