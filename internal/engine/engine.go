@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -107,7 +108,7 @@ type Engine struct {
 	imp        importLog   // imports from S3 (import.go)
 	bulk       bulkLog     // bulk operations from S3 (bulk.go)
 	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
-	pitrTime   pitrClock   // times of point-in-time recovery entries (pitr_log.go)
+	pitr       *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -136,6 +137,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(cfg.ItemCacheBytes),
+		pitr:     pitr.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}

@@ -11,7 +11,7 @@ import (
 // wireSubsystems builds the list at Open; stageWrite and writeStats know
 // only the list.
 func (e *Engine) wireSubsystems() {
-	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, pitrSubsystem{e}, streamSubsystem{e}}
+	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, streamSubsystem{e}}
 }
 
 // tableOf is the engine's table behind a change.
@@ -36,15 +36,6 @@ func (s vectorSubsystem) Stage(txn storage.Txn, c change.Change) error {
 }
 
 func (s vectorSubsystem) Committed(c change.Change) { s.e.vectorApply(tableOf(c), c.Old, c.New) }
-
-// pitrSubsystem records the images changes replace (pitr_log.go).
-type pitrSubsystem struct{ e *Engine }
-
-func (s pitrSubsystem) Stage(txn storage.Txn, c change.Change) error {
-	return s.e.pitrWrites(txn, tableOf(c), c.Key, c.Old)
-}
-
-func (pitrSubsystem) Committed(change.Change) {}
 
 // streamSubsystem appends stream records (stream_write.go); the commit
 // itself releases their sequence numbers (stream_store.go).

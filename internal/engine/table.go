@@ -114,9 +114,6 @@ type tableStats struct {
 	// indexes holds each index's statistics by index ID.
 	live    atomic.Pointer[liveIndexes]
 	indexes sync.Map
-	// pitr is whether item changes write point-in-time recovery images
-	// (pitr_log.go), for every version of the table at once.
-	pitr atomic.Bool
 	// capacity counts consumed capacity (capacity_meter.go).
 	capacity capacityMeters
 }
