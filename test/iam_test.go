@@ -33,8 +33,8 @@ func tableARN(name string) string {
 // "Notes" whose partition key is her user name; bob may do anything but
 // delete tables (an explicit deny); carol anything but Delete* (NotAction);
 // ops may use the operator endpoints (kura:Admin); nobody has no policy;
-// the role app has none either (a table's resource-based policy grants it
-// GetItem).
+// the role app may only list tags (a table's resource-based policy grants
+// it GetItem).
 func iamDetails(nobodyPolicy string) string {
 	return `{
  "UserDetailList": [
@@ -61,7 +61,8 @@ func iamDetails(nobodyPolicy string) string {
   {"GroupName":"admins","AttachedManagedPolicies":[{"PolicyName":"AllButDrop","PolicyArn":"` + iamARN("policy", "AllButDrop") + `"}]}
  ],
  "RoleDetailList": [
-  {"RoleName":"app","RoleId":"AROAAPP","Arn":"` + iamARN("role", "app") + `"}
+  {"RoleName":"app","RoleId":"AROAAPP","Arn":"` + iamARN("role", "app") + `",
+   "RolePolicyList":[{"PolicyName":"tags","PolicyDocument":{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:ListTagsOfResource","Resource":"*"}}}]}
  ],
  "Policies": [
   {"PolicyName":"AllButDrop","Arn":"` + iamARN("policy", "AllButDrop") + `","DefaultVersionId":"v1","PolicyVersionList":[
