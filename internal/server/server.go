@@ -174,8 +174,8 @@ type Server struct {
 	metricsLn  net.Listener
 	// apiSrv is the API server, once Start has made it (the metrics
 	// listener asks it to authorize scrapes).
-	apiSrv atomic.Pointer[api.Server]
-	started    time.Time
+	apiSrv  atomic.Pointer[api.Server]
+	started time.Time
 
 	// failure is the storage fault that stopped the server (fail), nil
 	// while it runs. httpMu guards http for fail, which may run while
