@@ -230,22 +230,6 @@ func waitFor(t *testing.T, ok func() bool) {
 	}
 }
 
-// PutResourcePolicy refuses a document that is not a resource-based
-// policy, with or without --iam-file.
-func TestResourcePolicyGrammar(t *testing.T) {
-	c := shared.client()
-	arn := tableARN(createTable(t, c, "pk", "", ""))
-	const prefix = "One or more parameter values were invalid: Invalid policy document: "
-	for doc, why := range map[string]string{
-		`{"Version":"2012-10-17","Statement":{"Effect":"Maybe","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}}`: `statement 1: Effect: Effect "Maybe" is neither Allow nor Deny`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*"}]}`:               "statement 1: a resource-based policy statement needs a Principal",
-		`{"Version":"2012-10-17"}`: "no Statement",
-	} {
-		_, err := c.PutResourcePolicy(bg, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn), Policy: aws.String(doc)})
-		wantAPIError(t, err, "ValidationException", prefix+why)
-	}
-}
-
 // With --iam-file the operator endpoints need kura:Admin (the root user
 // has it; bob's dynamodb:* does not cover it), and /admin/iam/simulate
 // answers whether a key would be allowed an action.
