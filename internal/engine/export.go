@@ -184,7 +184,7 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 	if err := e.exp.save(e, rec); err != nil {
 		return nil, err
 	}
-	snap, err := e.store.NewSnapshot() // now: a DeleteTable right after cannot take the items away
+	snap, err := e.openSnapshot() // now: a DeleteTable right after cannot take the items away
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 	"io"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/objstore"
-	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -37,10 +37,10 @@ import (
 // snapshot the request took and filter its FilterSpecification parsed
 // (nil both after a restart: a snapshot is taken now, and the filter
 // parsed against the table); snap is closed here.
-func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exportFilter) {
+func (e *Engine) runExport(rec *exportRecord, snap *snapshot.Reader, filter *exportFilter) {
 	if snap == nil {
 		var err error
-		if snap, err = e.store.NewSnapshot(); err != nil {
+		if snap, err = e.openSnapshot(); err != nil {
 			return // still IN_PROGRESS: the next start runs it again
 		}
 	}
@@ -76,7 +76,7 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 
 // writeExport writes _started, the data file and manifest-files.json, and
 // returns the items exported and their billed size.
-func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storage.Snapshot, filter *exportFilter) (count, billed int64, err error) {
+func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap *snapshot.Reader, filter *exportFilter) (count, billed int64, err error) {
 	d := &rec.Desc
 	objects, bucket, prefix := e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)
 	if err := putObject(ctx, objects, bucket, prefix+"_started", nil); err != nil {
@@ -100,7 +100,7 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 	zw := gzip.NewWriter(io.MultiWriter(f, sum))
 	bw := bufio.NewWriterSize(zw, 64<<10)
 	line := make([]byte, 0, 1024)
-	done, err := itemsAt(snap, rec.TableID, d.ExportTime.Time, func(stored []byte) (bool, error) {
+	done, err := snap.ItemsAt(rec.TableID, d.ExportTime.Time, func(_, stored []byte) (bool, error) {
 		select {
 		case <-e.closing:
 			return false, errStopped

@@ -266,7 +266,7 @@ func TestExportRunsAgainInPlace(t *testing.T) {
 	d := waitExport(t, e, cpDeref(out.ExportDescription.ExportArn))
 	rec, _ := e.exp.get(cpDeref(d.ExportArn))
 	again := *rec
-	snap, err := e.store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
