@@ -13,6 +13,7 @@ import (
 	"io"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/wire"
@@ -45,17 +46,17 @@ func (e *Engine) runExport(rec *exportRecord, snap *snapshot.Reader, filter *exp
 		}
 	}
 	defer snap.Close()
-	ctx, cancel := e.jobContext()
+	ctx, cancel := jobs.Context(e.closing)
 	defer cancel()
 	d := &rec.Desc
 	count, billed, err := e.writeExport(ctx, rec, snap, filter)
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
 		return
 	}
 	d.EndTime = wire.NewTime(e.clock.Now())
 	if err != nil {
 		d.ExportStatus = exportFailed
-		code, msg := jobFailure(err)
+		code, msg := jobs.Failure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
 	} else {
 		d.ExportStatus = exportCompleted
@@ -66,12 +67,12 @@ func (e *Engine) runExport(rec *exportRecord, snap *snapshot.Reader, filter *exp
 				return
 			}
 			d.ExportStatus = exportFailed
-			code, msg := jobFailure(err)
+			code, msg := jobs.Failure(err)
 			d.FailureCode, d.FailureMessage = &code, &msg
 			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
 		}
 	}
-	_ = e.exp.save(e, rec) // on error the export stays IN_PROGRESS and runs again at the next start
+	_ = e.exp.Save(rec) // on error the export stays IN_PROGRESS and runs again at the next start
 }
 
 // writeExport writes _started, the data file and manifest-files.json, and
@@ -103,7 +104,7 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap *snaps
 	done, err := snap.ItemsAt(rec.TableID, d.ExportTime.Time, func(_, stored []byte) (bool, error) {
 		select {
 		case <-e.closing:
-			return false, errStopped
+			return false, jobs.ErrStopped
 		default:
 		}
 		it, err := attr.DecodeItem(stored)
@@ -121,7 +122,7 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap *snaps
 		return err == nil, err
 	})
 	if err == nil && !done {
-		err = errStopped
+		err = jobs.ErrStopped
 	}
 	if err == nil {
 		err = bw.Flush()
