@@ -337,10 +337,10 @@ func (s *Server) apiOptions() api.Options {
 	}
 	if cfg.Console {
 		region := cfg.Region
-		if cfg.PerCredential || len(cfg.Regions) > 0 {
+		if cfg.PerCredential && len(cfg.Regions) == 0 {
 			region = "" // the console asks for one
 		}
-		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential})
+		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential, Regions: cfg.Regions})
 	}
 	return opts
 }
