@@ -615,34 +615,25 @@ func (e *Engine) recount(ids []uint64) {
 	for _, id := range ids {
 		s := e.statsFor(id)
 		i0, b0 := s.items.Load(), s.bytes.Load()
-		snap, err := e.store.NewSnapshot()
+		snap, err := e.openSnapshot()
 		if err != nil {
 			return
 		}
 		var items, size int64
-		it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(id), Upper: itemPrefix(id + 1)})
-		if err != nil {
-			snap.Close()
-			return
-		}
-		stopped := false
-		for it.Next() {
+		done, err := snap.Items(id, func(_, stored []byte) (bool, error) {
 			items++
-			size += itemSizeFromStored(it.Value())
+			size += itemSizeFromStored(stored)
 			if items%4096 == 0 {
 				select {
 				case <-e.closing:
-					stopped = true
+					return false, nil
 				default:
 				}
-				if stopped {
-					break
-				}
 			}
-		}
-		it.Close()
+			return true, nil
+		})
 		snap.Close()
-		if stopped {
+		if err != nil || !done { // the next start counts again
 			e.statsDirty.Store(true)
 			return
 		}
