@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 )
 
 // The report of a bulk operation: the records it could not write, in the
@@ -100,7 +101,7 @@ func (e *Engine) flushBulkReport(ctx context.Context, rec *bulkRecord, rep *bulk
 		if rec.Parts == nil {
 			rec.Parts = map[string]int{}
 		}
-		if err := putObject(ctx, e.cfg.Objects, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
+		if err := jobs.PutObject(ctx, e.cfg.Objects, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
 			return err
 		}
 		rec.Parts[typ]++
@@ -140,5 +141,5 @@ func (e *Engine) finishBulkReport(ctx context.Context, rec *bulkRecord, rep *bul
 	if err != nil {
 		return err
 	}
-	return putObject(ctx, e.cfg.Objects, cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
+	return jobs.PutObject(ctx, e.cfg.Objects, cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -98,11 +99,12 @@ type Engine struct {
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
 	bk         backupState // on-demand backups (backup_store.go)
-	exp        exportLog   // exports to S3 (export.go)
 	imp        importLog   // imports from S3 (import.go)
 	bulk       bulkLog     // bulk operations from S3 (bulk.go)
 	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
 	pitrTime   pitrClock   // times of point-in-time recovery entries (pitr_log.go)
+
+	exp *export.Exports // exports to S3 (export.go, package export)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -145,7 +147,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.openVectors(); err != nil {
 		return nil, err
 	}
-	if err := e.loadExports(); err != nil {
+	if err := e.openExports(); err != nil {
 		return nil, err
 	}
 	if err := e.loadImports(); err != nil {

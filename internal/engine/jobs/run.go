@@ -55,3 +55,16 @@ func Failure(err error) (code, msg string) {
 	}
 	return code, msg
 }
+
+// PutObject writes one whole object.
+func PutObject(ctx context.Context, objects objstore.Store, bucket, key string, body []byte) error {
+	w, err := objects.Create(ctx, bucket, key)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(body); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
