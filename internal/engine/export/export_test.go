@@ -79,7 +79,9 @@ func newFixture(t *testing.T, items ...attr.Item) *fixture {
 // onlyPK exports the item with that partition key only.
 type onlyPK string
 
-func (o onlyPK) Keep(it attr.Item) (attr.Item, bool, error) { return it, it["pk"].Str == string(o), nil }
+func (o onlyPK) Keep(it attr.Item) (attr.Item, bool, error) {
+	return it, it["pk"].Str == string(o), nil
+}
 
 func record(bucket string) *Record {
 	now := time.Now()
@@ -261,4 +263,3 @@ func TestByTokenAndList(t *testing.T) {
 		t.Fatalf("Describe unknown: %v", err)
 	}
 }
-
