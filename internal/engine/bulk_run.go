@@ -140,7 +140,7 @@ func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, r
 		return fmt.Errorf("%s: %w", obj.Key, err)
 	}
 	defer f.Close()
-	cr := &countingReader{r: f}
+	cr := &jobs.CountingReader{R: f}
 	r, err := decompressed(src.InputCompressionType, cr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj.Key, err)
@@ -169,7 +169,7 @@ func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, r
 			return err
 		}
 		if line%bulkCheckpoint == 0 {
-			rec.Line, rec.Desc.ProcessedInputBytes = line, cpPtr(done+cr.n)
+			rec.Line, rec.Desc.ProcessedInputBytes = line, cpPtr(done+cr.N)
 			if err := e.bulkCheckpoint(ctx, rec, rep); err != nil {
 				return err
 			}

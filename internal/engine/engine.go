@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
+	"github.com/kura-db/kura/internal/engine/imports"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
@@ -105,12 +106,12 @@ type Engine struct {
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
 	bk         backupState // on-demand backups (backup_store.go)
-	imp        importLog   // imports from S3 (import.go)
 	bulk       bulkLog     // bulk operations from S3 (bulk.go)
 	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
 	pitr       *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
 
-	exp *export.Exports // exports to S3 (export.go, package export)
+	exp *export.Exports  // exports to S3 (export.go, package export)
+	imp *imports.Imports // imports from S3 (import.go, package imports)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -158,7 +159,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.openExports(); err != nil {
 		return nil, err
 	}
-	if err := e.loadImports(); err != nil {
+	if err := e.openImports(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBulk(); err != nil {

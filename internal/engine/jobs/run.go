@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/kura-db/kura/internal/objstore"
 )
@@ -67,4 +68,17 @@ func PutObject(ctx context.Context, objects objstore.Store, bucket, key string, 
 		return err
 	}
 	return w.Close()
+}
+
+// CountingReader counts the bytes read through it (a job's processed
+// size).
+type CountingReader struct {
+	R io.Reader
+	N int64
+}
+
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
 }
