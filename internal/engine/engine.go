@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/bulk"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
@@ -105,13 +106,12 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk         backupState // on-demand backups (backup_store.go)
-	bulk       bulkLog     // bulk operations from S3 (bulk.go)
-	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
-	pitr       *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
+	bk   backupState // on-demand backups (backup_store.go)
+	pitr *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
 
-	exp *export.Exports  // exports to S3 (export.go, package export)
-	imp *imports.Imports // imports from S3 (import.go, package imports)
+	exp  *export.Exports  // exports to S3 (export.go, package export)
+	imp  *imports.Imports // imports from S3 (import.go, package imports)
+	bulk *bulk.Operations // bulk operations from S3 (bulk.go, package bulk)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -162,7 +162,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.openImports(); err != nil {
 		return nil, err
 	}
-	if err := e.loadBulk(); err != nil {
+	if err := e.openBulk(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {
