@@ -31,4 +31,3 @@ func TestWriteRatePaces(t *testing.T) {
 		t.Fatalf("no rate waits %v", w)
 	}
 }
-
