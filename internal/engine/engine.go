@@ -10,6 +10,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
 	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -86,7 +87,7 @@ type Engine struct {
 	// when it committed (subsystems.go); the write path knows only them.
 	subs change.Subsystems
 
-	thr throttleState // capacity token buckets (throttle.go)
+	thr *throttle.Buckets // capacity token buckets (throttle.go, package throttle)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
 	metering bool
@@ -140,6 +141,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(cfg.ItemCacheBytes),
+		thr:      throttle.New(cfg.Throttle.Burst),
 		pitr:     pitr.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
