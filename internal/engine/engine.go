@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/kinesisdest"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -52,6 +53,10 @@ type Config struct {
 	// Objects is where exports to S3 are written (export.go); nil: no
 	// S3 here, and ExportTableToPointInTime is refused.
 	Objects objstore.Store
+	// Kinesis is where Kinesis streaming destinations put the tables'
+	// changes (internal/kinesisdest); nil: none, and
+	// EnableKinesisStreamingDestination is refused.
+	Kinesis kinesisdest.Client
 }
 
 // Engine is one Kura database.
@@ -97,12 +102,13 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk         backupState // on-demand backups (backup_store.go)
-	exp        exportLog   // exports to S3 (export.go)
-	imp        importLog   // imports from S3 (import.go)
-	bulk       bulkLog     // bulk operations from S3 (bulk.go)
-	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
-	pitrTime   pitrClock   // times of point-in-time recovery entries (pitr_log.go)
+	bk         backupState       // on-demand backups (backup_store.go)
+	exp        exportLog         // exports to S3 (export.go)
+	imp        importLog         // imports from S3 (import.go)
+	bulk       bulkLog           // bulk operations from S3 (bulk.go)
+	bulkCancel bulkCancels       // the bulk operations cancelled (bulk.go)
+	pitrTime   pitrClock         // times of point-in-time recovery entries (pitr_log.go)
+	kin        *kinesisdest.Feed // Kinesis streaming destinations (kinesis_dest.go)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -157,6 +163,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.loadBackups(); err != nil {
 		return nil, err
 	}
+	if err := e.openKinesis(store); err != nil {
+		return nil, err
+	}
 	e.startPITRTrim()
 	e.startTTL()
 	return e, nil
@@ -174,6 +183,7 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.ddl.Unlock()
 	e.bg.Wait()
+	e.kin.Close()
 	if err := e.closeVectors(); err != nil {
 		return err
 	}

@@ -359,7 +359,8 @@ func (e *Engine) writeStats(t *Table, res writeResult) {
 // derivedWrites is the hook where writes derived from an item change join
 // the item's own transaction: secondary-index entries (index_write.go),
 // vector index marks (vector_write.go), point-in-time recovery images
-// (pitr_log.go) and stream records (stream_write.go). key is the item's
+// (pitr_log.go), stream records (stream_write.go) and Kinesis streaming
+// destinations' outbox records (kinesis_dest.go). key is the item's
 // storage key; old and new are the item before and after w (nil when
 // absent).
 func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, key []byte, old, new attr.Item) error {
@@ -373,7 +374,10 @@ func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, key []byte, old, ne
 	if err := e.pitrWrites(txn, t, key, old); err != nil {
 		return err
 	}
-	return e.streamWrites(txn, t, old, new, w.ttl)
+	if err := e.streamWrites(txn, t, old, new, w.ttl); err != nil {
+		return err
+	}
+	return e.kinesisWrites(txn, t, old, new, w.ttl)
 }
 
 // itemCountDelta is the change in a table's item count from old to new.
