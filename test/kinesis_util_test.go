@@ -69,6 +69,7 @@ func createKinesisStream(t *testing.T, kc *kinesis.Client, n int32) (name, arn s
 	if _, err := kc.CreateStream(bg, &kinesis.CreateStreamInput{StreamName: aws.String(name), ShardCount: aws.Int32(n)}); err != nil {
 		t.Fatalf("CreateStream: %v", err)
 	}
+	t.Cleanup(func() { kc.DeleteStream(bg, &kinesis.DeleteStreamInput{StreamName: aws.String(name)}) })
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		out, err := kc.DescribeStream(bg, &kinesis.DescribeStreamInput{StreamName: aws.String(name)})

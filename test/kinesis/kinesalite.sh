@@ -39,7 +39,8 @@ start() {
 	install
 	mkdir -p "$data"
 	[ -n "$port" ] || port=$(freeport)
-	# serve.js: on loopback only; streams ACTIVE 50 ms after CreateStream (500 ms by default).
+	# serve.js: on loopback only; streams ACTIVE 50 ms after CreateStream (500 ms by default), and no
+	# shard limit to speak of (10 by default; every test creates streams).
 	(cd "$HERE" && exec node serve.js "$port" "$data/db") >>"$data/kinesalite.log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 1 100); do
