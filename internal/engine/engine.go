@@ -5,7 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kura-db/kura/internal/kinesisdest"
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/kinesisdest"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -54,7 +56,7 @@ type Config struct {
 	// S3 here, and ExportTableToPointInTime is refused.
 	Objects objstore.Store
 	// Kinesis is where Kinesis streaming destinations put the tables'
-	// changes (internal/kinesisdest); nil: none, and
+	// changes (internal/engine/kinesisdest); nil: none, and
 	// EnableKinesisStreamingDestination is refused.
 	Kinesis kinesisdest.Client
 }
@@ -82,6 +84,10 @@ type Engine struct {
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
+	// subs are offered every item change inside its transaction and told
+	// when it committed (subsystems.go); the write path knows only them.
+	subs change.Subsystems
+
 	thr throttleState // capacity token buckets (throttle.go)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
@@ -107,8 +113,8 @@ type Engine struct {
 	imp        importLog         // imports from S3 (import.go)
 	bulk       bulkLog           // bulk operations from S3 (bulk.go)
 	bulkCancel bulkCancels       // the bulk operations cancelled (bulk.go)
-	pitrTime   pitrClock         // times of point-in-time recovery entries (pitr_log.go)
-	kin        *kinesisdest.Feed // Kinesis streaming destinations (kinesis_dest.go)
+	pitr       *pitr.Log         // the point-in-time recovery history (internal/engine/pitr)
+	kin        *kinesisdest.Feed // Kinesis streaming destinations (internal/engine/kinesisdest)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -137,9 +143,14 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(cfg.ItemCacheBytes),
+		pitr:     pitr.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	if err := e.openKinesis(store); err != nil { // a subsystem: before the list is wired
+		return nil, err
+	}
+	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := e.loadCatalog(); err != nil {
@@ -161,9 +172,6 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {
-		return nil, err
-	}
-	if err := e.openKinesis(store); err != nil {
 		return nil, err
 	}
 	e.startPITRTrim()

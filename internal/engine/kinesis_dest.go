@@ -3,13 +3,12 @@ package engine
 import (
 	"context"
 
-	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/kinesisdest"
+	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// The Kinesis streaming destinations are internal/kinesisdest's: the
+// The Kinesis streaming destinations are internal/engine/kinesisdest's: the
 // engine opens its Feed (openKinesis), offers it every item change inside
 // the item's transaction (kinesisWrites, from derivedWrites) and answers
 // the four operations once the table is known.
@@ -23,23 +22,6 @@ func (e *Engine) openKinesis(store storage.Store) error {
 	})
 	e.kin = f
 	return err
-}
-
-// kinesisWrites adds the Kinesis outbox records of one item change to
-// txn, the item's own transaction (ttl: the TTL expirer's deletion).
-func (e *Engine) kinesisWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl bool) error {
-	if old == nil && new == nil {
-		return nil
-	}
-	keys := new
-	if keys == nil {
-		keys = old
-	}
-	return e.kin.Stage(txn, &kinesisdest.Change{
-		TableID: t.ID, Table: t.Name, HashKey: t.Hash.Name,
-		Keys: t.keyItem(keys), Old: old, New: new,
-		Time: e.clock.Now(), TTL: ttl,
-	})
 }
 
 // kinesisTable looks up the table of a destination operation: one still

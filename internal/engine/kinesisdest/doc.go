@@ -5,11 +5,12 @@
 // Kinesis record, and its durability.
 //
 // It does not depend on the table's DynamoDB stream, and it does not
-// import internal/engine: the engine offers each item change (Change: the
-// table, the old and new images, the time, whether the TTL expirer made it)
-// to Feed.Stage inside the item's own storage transaction, and Stage adds
-// one outbox record per live destination to that transaction, so a change
-// is in the outbox exactly when the item commits. A forwarder goroutine
+// import internal/engine: a Feed is one of the write path's subsystems
+// (change.Subsystem). The engine offers it each item change (the table,
+// the old and new images, whether the TTL expirer made it) inside the
+// item's own storage transaction, and Stage adds one outbox record per
+// live destination to that transaction, so a change is in the outbox
+// exactly when the item commits; Committed wakes the forwarder. A forwarder goroutine
 // drains the outbox to Kinesis (PutRecords, at most 500 records a call, in
 // key order, which is the order the item's changes committed in: writers of
 // one item are serialised by the engine's item lock, which they hold while

@@ -12,23 +12,8 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/change"
 )
-
-// Change is one item change, as the write path offers it to Stage.
-type Change struct {
-	TableID uint64
-	Table   string
-	// HashKey is the name of the table's partition key attribute; Keys the
-	// changed item's key attributes.
-	HashKey string
-	Keys    attr.Item
-	Old     attr.Item // nil when the item did not exist
-	New     attr.Item // nil when the item was deleted
-	Time    time.Time
-	// TTL marks a deletion made by the TTL expirer: its record names the
-	// service as the user (userIdentity), as DynamoDB's does.
-	TTL bool
-}
 
 // kinesisRecord is DynamoDB's Kinesis record (the data of each Kinesis
 // record), member for member in DynamoDB's order. userIdentity is null
@@ -61,25 +46,25 @@ type recordBody struct {
 // encodeRecord is the Kinesis data of change c for a destination of the
 // given precision: ApproximateCreationDateTime in milliseconds, or in
 // microseconds for MICROSECOND, since the epoch.
-func encodeRecord(region string, c *Change, precision string) ([]byte, error) {
+func encodeRecord(region string, c *change.Change, at time.Time, precision string) ([]byte, error) {
 	r := kinesisRecord{
 		AwsRegion:    region,
 		EventID:      newEventID(),
 		RecordFormat: "application/json",
-		TableName:    c.Table,
+		TableName:    c.Table.Def().Name,
 		EventSource:  "aws:dynamodb",
 		Dynamodb: recordBody{
-			Keys:                                 c.Keys,
+			Keys:                                 keys(c),
 			NewImage:                             c.New,
 			OldImage:                             c.Old,
-			SizeBytes:                            int64(size(c.Keys) + size(c.New) + size(c.Old)),
+			SizeBytes:                            int64(size(keys(c)) + size(c.New) + size(c.Old)),
 			ApproximateCreationDateTimePrecision: precision,
 		},
 	}
 	if precision == "MICROSECOND" {
-		r.Dynamodb.ApproximateCreationDateTime = c.Time.UnixMicro()
+		r.Dynamodb.ApproximateCreationDateTime = at.UnixMicro()
 	} else {
-		r.Dynamodb.ApproximateCreationDateTime = c.Time.UnixMilli()
+		r.Dynamodb.ApproximateCreationDateTime = at.UnixMilli()
 	}
 	switch {
 	case c.Old == nil:
@@ -95,6 +80,14 @@ func encodeRecord(region string, c *Change, precision string) ([]byte, error) {
 	return json.Marshal(&r)
 }
 
+// keys is the changed item's key attributes.
+func keys(c *change.Change) attr.Item {
+	if c.New != nil {
+		return c.Table.Def().KeyItem(c.New)
+	}
+	return c.Table.Def().KeyItem(c.Old)
+}
+
 func size(it attr.Item) int {
 	if it == nil {
 		return 0
@@ -106,8 +99,12 @@ func size(it attr.Item) int {
 // 32 upper-case hexadecimal digits of a hash of the item's partition key
 // value, so every change of one item (and of one item collection) goes to
 // the same shard, in order.
-func partitionKey(c *Change) string {
-	sum := md5.Sum(attr.AppendKey(nil, c.Keys[c.HashKey]))
+func partitionKey(c *change.Change) string {
+	it := c.New
+	if it == nil {
+		it = c.Old
+	}
+	sum := md5.Sum(attr.AppendKey(nil, it[c.Table.Def().Hash.Name]))
 	return strings.ToUpper(hex.EncodeToString(sum[:]))
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -104,18 +105,19 @@ func (f *Feed) Close() {
 
 // Stage adds the outbox records of change c, one per live destination of
 // its table, to txn: the item's own transaction, so they commit exactly
-// when the item does. A write that changed nothing adds none.
-func (f *Feed) Stage(txn storage.Txn, c *Change) error {
-	ds := (*f.byTable.Load())[c.TableID]
+// when the item does (change.Subsystem). A write that changed nothing adds
+// none. Sequence numbers of attempts that do not commit are only skipped.
+func (f *Feed) Stage(txn storage.Txn, c change.Change) error {
+	ds := (*f.byTable.Load())[c.Table.Def().ID]
 	if len(ds) == 0 || (c.Old == nil && c.New == nil) {
 		return nil
 	}
 	if c.Old != nil && c.New != nil && attr.ItemsEqual(c.Old, c.New) {
 		return nil
 	}
-	pk := partitionKey(c)
+	pk, at := partitionKey(&c), f.cfg.Clock()
 	for _, d := range ds {
-		data, err := encodeRecord(f.cfg.Region, c, d.precision())
+		data, err := encodeRecord(f.cfg.Region, &c, at, d.precision())
 		if err != nil {
 			return err
 		}
@@ -123,8 +125,16 @@ func (f *Feed) Stage(txn storage.Txn, c *Change) error {
 			return err
 		}
 	}
-	f.wake()
 	return nil
+}
+
+// Committed wakes the forwarder when the change's table has a live
+// destination (change.Subsystem): its outbox records are now there to be
+// read.
+func (f *Feed) Committed(c change.Change) {
+	if len((*f.byTable.Load())[c.Table.Def().ID]) > 0 {
+		f.wake()
+	}
 }
 
 // Refused is the error of EnableKinesisStreamingDestination when Kura has
