@@ -55,7 +55,13 @@ type Feed struct {
 	nextDest uint64
 	byTable  atomic.Pointer[map[uint64][]*dest] // live destinations by table ID, for Stage
 
-	seq     atomic.Uint64 // the last outbox sequence number drawn
+	seq atomic.Uint64 // the last outbox sequence number drawn
+	// dirty marks the destinations whose outbox may hold records, each with
+	// the generation it was last marked in (guarded by mu): a drain that
+	// found the outbox empty clears the mark only if nothing marked it
+	// since the drain began.
+	dirty   map[uint64]uint64
+	gen     uint64
 	wakeCh  chan struct{}
 	closing chan struct{}
 	done    chan struct{}
@@ -75,7 +81,7 @@ func Open(store storage.Store, cfg Config) (*Feed, error) {
 		cfg: cfg, store: store,
 		dests: make(map[uint64]*dest), nextDest: 1,
 		wakeCh: make(chan struct{}, 1), closing: make(chan struct{}), done: make(chan struct{}),
-		retry: make(map[uint64]*backoff),
+		retry: make(map[uint64]*backoff), dirty: make(map[uint64]uint64),
 	}
 	if err := f.loadDests(); err != nil {
 		return nil, err
@@ -87,6 +93,7 @@ func Open(store storage.Store, cfg Config) (*Feed, error) {
 	f.seq.Store(last)
 	f.mu.Lock()
 	f.reindex()
+	f.markAll() // what the outbox holds from before
 	f.mu.Unlock()
 	go f.run()
 	return f, nil
@@ -132,8 +139,25 @@ func (f *Feed) Stage(txn storage.Txn, c change.Change) error {
 // destination (change.Subsystem): its outbox records are now there to be
 // read.
 func (f *Feed) Committed(c change.Change) {
-	if len((*f.byTable.Load())[c.Table.Def().ID]) > 0 {
-		f.wake()
+	ds := (*f.byTable.Load())[c.Table.Def().ID]
+	if len(ds) == 0 {
+		return
+	}
+	f.mu.Lock()
+	f.gen++
+	for _, d := range ds {
+		f.dirty[d.ID] = f.gen
+	}
+	f.mu.Unlock()
+	f.wake()
+}
+
+// markAll marks every destination's outbox as possibly holding records.
+// The caller holds mu.
+func (f *Feed) markAll() {
+	f.gen++
+	for id := range f.dests {
+		f.dirty[id] = f.gen
 	}
 }
 
@@ -187,6 +211,10 @@ func (f *Feed) lastSeq() (uint64, error) {
 	return last, it.Err()
 }
 
+// sweepEvery is how many wake-ups or polls pass between looks at every
+// destination's outbox (about 5 s at the default poll).
+const sweepEvery = 50
+
 // run is the forwarder: on every wake-up or poll it moves destinations on
 // through their states and drains the outbox.
 func (f *Feed) run() {
@@ -195,12 +223,19 @@ func (f *Feed) run() {
 	go func() { <-f.closing; cancel() }()
 	tick := time.NewTicker(f.cfg.Poll)
 	defer tick.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-f.closing:
 			return
 		case <-f.wakeCh:
 		case <-tick.C:
+		}
+		if n%sweepEvery == 0 {
+			// A commit whose outcome the store could not report was not
+			// told to Committed: look at every outbox now and then.
+			f.mu.Lock()
+			f.markAll()
+			f.mu.Unlock()
 		}
 		f.settleAll()
 		f.checkEnabling(ctx)

@@ -41,15 +41,15 @@ func (b *backoff) fail() {
 // live) deliver.
 func (f *Feed) drain(ctx context.Context) {
 	f.mu.Lock()
-	ds := make([]*dest, 0, len(f.dests))
-	for _, d := range f.dests {
-		ds = append(ds, d)
+	ds := make([]*dest, 0, len(f.dirty))
+	gens := make([]uint64, 0, len(f.dirty))
+	for id, g := range f.dirty {
+		if d := f.dests[id]; d != nil && d.Status != Enabling { // ENABLING: kept until ACTIVE
+			ds, gens = append(ds, d), append(gens, g)
+		}
 	}
 	f.mu.Unlock()
-	for _, d := range ds {
-		if d.Status == Enabling {
-			continue
-		}
+	for i, d := range ds {
 		b := f.retry[d.ID]
 		if b != nil && time.Now().Before(b.until) {
 			continue
@@ -58,6 +58,11 @@ func (f *Feed) drain(ctx context.Context) {
 		switch {
 		case err == nil:
 			delete(f.retry, d.ID)
+			f.mu.Lock()
+			if f.dirty[d.ID] == gens[i] {
+				delete(f.dirty, d.ID)
+			}
+			f.mu.Unlock()
 		case ctx.Err() != nil:
 			return
 		default:
