@@ -272,7 +272,8 @@ func TestKinesisRecords(t *testing.T) {
 }
 
 // TestKinesisMicrosecondPrecision: a destination enabled with MICROSECOND
-// gives ApproximateCreationDateTime in microseconds.
+// gives ApproximateCreationDateTime in microseconds; a change made while
+// it is still ENABLING arrives once it is ACTIVE.
 func TestKinesisMicrosecondPrecision(t *testing.T) {
 	ep := kinesisEndpoint(t)
 	k := startKuraKinesis(t, ep, "--in-memory")
@@ -280,10 +281,17 @@ func TestKinesisMicrosecondPrecision(t *testing.T) {
 	kc := kinesisClient(ep)
 	stream, arn := createKinesisStream(t, kc, 1)
 	table := createTable(t, c, "pk", "", "")
-	enableAndWait(t, c, table, arn, &types.EnableKinesisStreamingConfiguration{ApproximateCreationDateTimePrecision: types.ApproximateCreationDateTimePrecisionMicrosecond})
+	if _, err := c.EnableKinesisStreamingDestination(bg, &dynamodb.EnableKinesisStreamingDestinationInput{TableName: aws.String(table), StreamArn: aws.String(arn),
+		EnableKinesisStreamingConfiguration: &types.EnableKinesisStreamingConfiguration{ApproximateCreationDateTimePrecision: types.ApproximateCreationDateTimePrecisionMicrosecond}}); err != nil {
+		t.Fatal(err)
+	}
 	before := time.Now().Add(-time.Second)
 	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S("a")}}); err != nil {
 		t.Fatal(err)
+	}
+	d := waitDestination(t, c, table, arn, types.DestinationStatusActive)
+	if d.ApproximateCreationDateTimePrecision != types.ApproximateCreationDateTimePrecisionMicrosecond {
+		t.Fatalf("destination precision %q", d.ApproximateCreationDateTimePrecision)
 	}
 	r := waitKinesis(t, kc, stream, 1, 10*time.Second)[0]
 	at := time.UnixMicro(r.Dynamodb.ApproximateCreationDateTime)

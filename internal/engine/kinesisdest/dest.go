@@ -97,6 +97,18 @@ func (f *Feed) saveDest(d *dest) error {
 	return txn.Commit(storage.CommitOptions{Sync: f.cfg.Sync})
 }
 
+// replace stores d as its destination's new state, on disk and in
+// memory, and wakes the forwarder. The caller holds mu.
+func (f *Feed) replace(d *dest) error {
+	if err := f.saveDest(d); err != nil {
+		return err
+	}
+	f.dests[d.ID] = d
+	f.reindex()
+	f.wake()
+	return nil
+}
+
 // loadDests reads every destination at Open.
 func (f *Feed) loadDests() error {
 	it, err := f.store.NewSnapshot()
@@ -151,14 +163,12 @@ func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKine
 	}
 	d.Status, d.Precision, d.Pending, d.Reason = Enabling, precision, "", ""
 	d.Due = f.cfg.Clock().Add(enablingFor)
-	if err := f.saveDest(d); err != nil {
+	if err := f.replace(d); err != nil {
 		return nil, err
 	}
 	if same == nil {
 		f.nextDest++
 	}
-	f.dests[d.ID] = d
-	f.wake()
 	out := &wire.EnableKinesisStreamingDestinationOutput{
 		TableName:                           &t.Name,
 		StreamArn:                           &streamARN,
@@ -181,11 +191,9 @@ func (f *Feed) Disable(t TableRef, streamARN string) (*wire.DisableKinesisStream
 	}
 	c := *d
 	c.Status, c.Due = Disabling, f.cfg.Clock().Add(disablingFor)
-	if err := f.saveDest(&c); err != nil {
+	if err := f.replace(&c); err != nil {
 		return nil, err
 	}
-	f.dests[c.ID] = &c
-	f.wake()
 	return &wire.DisableKinesisStreamingDestinationOutput{
 		TableName:         &t.Name,
 		StreamArn:         &streamARN,
@@ -212,11 +220,9 @@ func (f *Feed) Update(t TableRef, streamARN, precision string) (*wire.UpdateKine
 	}
 	c := *d
 	c.Status, c.Pending, c.Due = Updating, precision, f.cfg.Clock().Add(updatingFor)
-	if err := f.saveDest(&c); err != nil {
+	if err := f.replace(&c); err != nil {
 		return nil, err
 	}
-	f.dests[c.ID] = &c
-	f.wake()
 	return &wire.UpdateKinesisStreamingDestinationOutput{
 		TableName:                           &t.Name,
 		StreamArn:                           &streamARN,
@@ -266,10 +272,9 @@ func (f *Feed) DropTable(tableID uint64) error {
 		if c.live() {
 			c.Status = Disabled
 		}
-		if err := f.saveDest(&c); err != nil {
+		if err := f.replace(&c); err != nil {
 			return err
 		}
-		f.dests[c.ID] = &c
 	}
 	return nil
 }

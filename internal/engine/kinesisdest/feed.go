@@ -248,7 +248,6 @@ func (f *Feed) settleAll() {
 	now := f.cfg.Clock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	changed := false
 	for _, d := range f.dests {
 		if (d.Status != Disabling && d.Status != Updating) || now.Before(d.Due) {
 			continue
@@ -259,14 +258,9 @@ func (f *Feed) settleAll() {
 		} else {
 			c.Status, c.Precision, c.Pending = Active, c.Pending, ""
 		}
-		if err := f.saveDest(&c); err != nil {
+		if err := f.replace(&c); err != nil {
 			slog.Warn("kinesis destination: saving its state", "table", c.Table, "stream", c.StreamARN, "error", err)
-			continue
 		}
-		f.dests[c.ID], changed = &c, true
-	}
-	if changed {
-		f.reindex()
 	}
 }
 
@@ -296,11 +290,8 @@ func (f *Feed) checkEnabling(ctx context.Context) {
 			if status == EnableFailed {
 				c.Reason = noPermission
 			}
-			if err := f.saveDest(&c); err != nil {
+			if err := f.replace(&c); err != nil {
 				slog.Warn("kinesis destination: saving its state", "table", c.Table, "stream", c.StreamARN, "error", err)
-			} else {
-				f.dests[c.ID] = &c
-				f.reindex()
 			}
 		}
 		f.mu.Unlock()
