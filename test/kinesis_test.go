@@ -2,6 +2,8 @@ package test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"reflect"
 	"strconv"
 	"testing"
@@ -338,4 +340,21 @@ func cut(path string) (head, rest string, more bool) {
 		}
 	}
 	return path, "", false
+}
+
+// TestBoto3Kinesis runs the Kinesis destination flow of
+// test/clients/python/test_boto3_kinesis.py (boto3's dynamodb and kinesis
+// clients) against Kura and kinesalite.
+func TestBoto3Kinesis(t *testing.T) {
+	ep := kinesisEndpoint(t)
+	if exec.Command("python3", "-c", "import boto3").Run() != nil {
+		t.Skip("python3 with boto3 not available")
+	}
+	k := startKuraKinesis(t, ep, "--in-memory")
+	cmd := exec.Command("python3", "-m", "unittest", "-v", "test_boto3_kinesis")
+	cmd.Dir = "clients/python"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint, "KURA_KINESIS_ENDPOINT="+ep, "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("boto3 Kinesis flow failed: %v\n%s", err, out)
+	}
 }
