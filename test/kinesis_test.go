@@ -358,3 +358,39 @@ func TestBoto3Kinesis(t *testing.T) {
 		t.Fatalf("boto3 Kinesis flow failed: %v\n%s", err, out)
 	}
 }
+
+// TestKinesisDeletedTable: DeleteTable is accepted with an ACTIVE
+// destination (as DynamoDB's); the changes made before arrive, and a table
+// created again under the name has no destination.
+func TestKinesisDeletedTable(t *testing.T) {
+	ep := kinesisEndpoint(t)
+	k := startKuraKinesis(t, ep, "--in-memory")
+	c := k.client()
+	kc := kinesisClient(ep)
+	stream, arn := createKinesisStream(t, kc, 1)
+	table := createTable(t, c, "pk", "", "")
+	enableAndWait(t, c, table, arn, nil)
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteTable(bg, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+		t.Fatal(err)
+	}
+	waitKinesis(t, kc, stream, 1, 10*time.Second)
+	if _, err := c.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.DescribeKinesisStreamingDestination(bg, &dynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String(table)})
+	if err != nil || len(out.KinesisDataStreamDestinations) != 0 {
+		t.Fatalf("the new table's destinations: %v %s", err, describeDests(out.KinesisDataStreamDestinations))
+	}
+	if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": S("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if recs := readKinesis(t, kc, stream); len(recs) != 1 {
+		t.Fatalf("%d records, want only the old table's one", len(recs))
+	}
+}
