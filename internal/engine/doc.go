@@ -21,6 +21,8 @@
 //	          a jobs.Log), read into memory at Open; a running one is resumed
 //	          (a bulk operation from its checkpoint, over its listing of input
 //	          objects under "mbulkobj/" + ARN)
+//	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
+//	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
 //
 // hash(pk) spreads partitions like DynamoDB's hashing, so Scan order is not
 // key order, and parallel Scan segments are contiguous hash ranges.
