@@ -17,9 +17,12 @@
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
-//	          operation's record (JSON, package jobs), read into memory at Open; a
-//	          running one is resumed (a bulk operation from its checkpoint,
-//	          over its listing of input objects under "mbulkobj/" + ARN)
+//	          operation's record (JSON; packages export, imports and bulk, over
+//	          a jobs.Log), read into memory at Open; a running one is resumed
+//	          (a bulk operation from its checkpoint, over its listing of input
+//	          objects under "mbulkobj/" + ARN)
+//	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
+//	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
 //
 // hash(pk) spreads partitions like DynamoDB's hashing, so Scan order is not
 // key order, and parallel Scan segments are contiguous hash ranges.

@@ -5,9 +5,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/bulk"
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/export"
+	"github.com/kura-db/kura/internal/engine/imports"
+	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -55,6 +60,10 @@ type Config struct {
 	// Objects is where exports to S3 are written (export.go); nil: no
 	// S3 here, and ExportTableToPointInTime is refused.
 	Objects objstore.Store
+	// Kinesis is where Kinesis streaming destinations put the tables'
+	// changes (internal/engine/kinesisdest); nil: none, and
+	// EnableKinesisStreamingDestination is refused.
+	Kinesis kinesisdest.Client
 }
 
 // Engine is one Kura database.
@@ -84,7 +93,7 @@ type Engine struct {
 	// when it committed (subsystems.go); the write path knows only them.
 	subs change.Subsystems
 
-	thr throttleState // capacity token buckets (throttle.go)
+	thr *throttle.Buckets // capacity token buckets (throttle.go, package throttle)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
 	metering bool
@@ -104,12 +113,13 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk         backupState // on-demand backups (backup_store.go)
-	exp        exportLog   // exports to S3 (export.go)
-	imp        importLog   // imports from S3 (import.go)
-	bulk       bulkLog     // bulk operations from S3 (bulk.go)
-	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
-	pitr       *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
+	bk   backupState // on-demand backups (backup_store.go)
+	pitr *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
+
+	exp  *export.Exports   // exports to S3 (export.go, package export)
+	imp  *imports.Imports  // imports from S3 (import.go, package imports)
+	bulk *bulk.Operations  // bulk operations from S3 (bulk.go, package bulk)
+	kin  *kinesisdest.Feed // Kinesis streaming destinations (internal/engine/kinesisdest)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -138,11 +148,15 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(cfg.ItemCacheBytes),
+		thr:      throttle.New(cfg.Throttle.Burst),
 		pitr:     pitr.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
 	e.streams = streams.New(e.streamsConfig())
+	if err := e.openKinesis(store); err != nil { // a subsystem: before the list is wired
+		return nil, err
+	}
 	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
@@ -155,13 +169,13 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.openVectors(); err != nil {
 		return nil, err
 	}
-	if err := e.loadExports(); err != nil {
+	if err := e.openExports(); err != nil {
 		return nil, err
 	}
-	if err := e.loadImports(); err != nil {
+	if err := e.openImports(); err != nil {
 		return nil, err
 	}
-	if err := e.loadBulk(); err != nil {
+	if err := e.openBulk(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {
@@ -184,6 +198,7 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.ddl.Unlock()
 	e.bg.Wait()
+	e.kin.Close()
 	if err := e.closeVectors(); err != nil {
 		return err
 	}
