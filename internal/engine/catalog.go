@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -182,8 +184,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		types[cpDeref(d.AttributeName)] = attrType(d.AttributeType)
 	}
 	t := &Table{
-		Name:        rec.Name,
-		ID:          rec.ID,
+		Table:       change.Table{Name: rec.Name, ID: rec.ID},
 		Desc:        rec.Desc,
 		Status:      rec.Status,
 		BillingMode: rec.BillingMode,
@@ -216,7 +217,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, err
 	}
 	t.stats.live.Store(newLiveIndexes(t))
-	t.stats.pitr.Store(rec.PITR.Enabled)
+	e.pitr.SetRecording(rec.ID, rec.PITR.Enabled)
 	return t, nil
 }
 
@@ -531,7 +532,7 @@ var purgeKeepItems = []byte{1}
 func (e *Engine) purge(id uint64, keepItems bool) {
 	ranges := [][2][]byte{
 		{indexRangePrefix(id), indexRangePrefix(id + 1)},
-		{pitrPrefix(id), pitrPrefix(id + 1)},
+		{pitr.Prefix(id), pitr.Prefix(id + 1)},
 	}
 	if !keepItems {
 		ranges = append(ranges, [2][]byte{itemPrefix(id), itemPrefix(id + 1)})

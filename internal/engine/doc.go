@@ -15,7 +15,7 @@
 //	index:    "x" + tableID(8) + indexID(4) + ...     → index entries (indexes issue)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (stream_store.go)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
-//	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (pitr_log.go)
+//	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
 //	          operation's record (JSON, jobs.go), read into memory at Open; a
 //	          running one is resumed (a bulk operation from its checkpoint,

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -77,6 +79,10 @@ type Engine struct {
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
+	// subs are offered every item change inside its transaction and told
+	// when it committed (subsystems.go); the write path knows only them.
+	subs change.Subsystems
+
 	thr throttleState // capacity token buckets (throttle.go)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
@@ -102,7 +108,7 @@ type Engine struct {
 	imp        importLog   // imports from S3 (import.go)
 	bulk       bulkLog     // bulk operations from S3 (bulk.go)
 	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
-	pitrTime   pitrClock   // times of point-in-time recovery entries (pitr_log.go)
+	pitr       *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -131,9 +137,11 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(cfg.ItemCacheBytes),
+		pitr:     pitr.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := migrateLayout(store); err != nil {

@@ -151,7 +151,7 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 	now := e.clock.Now()
 	// Now, as a change time: after every change already logged, so that
 	// all of them are in the export whatever the clock's resolution.
-	at := time.Unix(0, e.pitrTime.next(now)).UTC()
+	at := time.Unix(0, e.pitr.Next(now)).UTC()
 	if in.ExportTime != nil {
 		at = in.ExportTime.Time
 		earliest, _ := pitrWindow(t.rec.PITR, now)

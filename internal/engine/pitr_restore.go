@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -178,14 +179,14 @@ func itemsAt(snap storage.Snapshot, tableID uint64, at time.Time, add func(store
 // image its first change after `at` replaced (nil: the item did not exist
 // at `at`).
 func pitrState(r storage.Reader, tableID uint64, at time.Time) (map[string][]byte, error) {
-	it, err := r.NewIterator(storage.IterOptions{Lower: pitrKey(tableID, at.UnixNano()+1), Upper: pitrPrefix(tableID + 1)})
+	it, err := r.NewIterator(storage.IterOptions{Lower: pitr.Key(tableID, at.UnixNano()+1), Upper: pitr.Prefix(tableID + 1)})
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close()
 	then := map[string][]byte{}
 	for it.Next() {
-		suffix, stored, err := decodePITR(it.Value())
+		suffix, stored, err := pitr.DecodeEntry(it.Value())
 		if err != nil {
 			return nil, err
 		}
