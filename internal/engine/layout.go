@@ -10,7 +10,9 @@ import (
 	"log/slog"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
 )
 
 // Key-layout versions. The keys that begin with a partition hash (items,
@@ -82,7 +84,12 @@ var hashedRanges = [][2][]byte{
 	{{prefixItem}, {prefixItem + 1}},
 	{{prefixIndex}, {prefixIndex + 1}},
 	{{prefixBackupItem}, {prefixBackupItem + 1}},
-	{{prefixPITR}, {prefixPITR + 1}},
+	pitrRange(),
+}
+
+func pitrRange() [2][]byte {
+	lower, upper := pitr.Range()
+	return [2][]byte{lower, upper}
 }
 
 // migrateLayout brings store to the current layout. The migration is
@@ -298,33 +305,70 @@ func moveBatch(store storage.Store, lower, upper []byte, step byte, move func(k,
 // backup records (which the migration does not move).
 type rekeyer struct {
 	from, to layout
-	tables   map[uint64]*Table // by table ID; system backups' sources too
-	backups  map[uint64]*Table // a backup's source, by backup ID
+	tables   map[uint64]*keySchema // by table ID; system backups' sources too
+	backups  map[uint64]*keySchema // a backup's source, by backup ID
 	dropped  int
 }
 
+// keySchema is what the rewrite needs of a table record.
+type keySchema struct {
+	name    string
+	hash    KeyAttr
+	indexes map[uint32][]KeyAttr // GSIs' and LSIs' hash attributes by index ID
+	vectors map[uint32]bool      // vector index IDs
+}
+
+func newKeySchema(rec *tableRecord) (*keySchema, error) {
+	types := map[string]attr.Type{}
+	for _, d := range rec.Desc.AttributeDefinitions {
+		types[cpDeref(d.AttributeName)] = attrType(d.AttributeType)
+	}
+	h, _, err := parseKeySchema(rec.Desc.KeySchema, types)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", rec.Name, err)
+	}
+	ks := &keySchema{name: rec.Name, hash: h, indexes: map[uint32][]KeyAttr{}, vectors: map[uint32]bool{}}
+	add := func(name string, schema []wire.KeySchemaElement) error {
+		ix, err := buildIndex(rec, name, schema, nil, types)
+		if err == nil {
+			ks.indexes[ix.ID] = ix.Hashes
+		}
+		return err
+	}
+	for _, g := range rec.Desc.GlobalSecondaryIndexes {
+		if err := add(cpDeref(g.IndexName), g.KeySchema); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range rec.Desc.LocalSecondaryIndexes {
+		if err := add(cpDeref(l.IndexName), l.KeySchema); err != nil {
+			return nil, err
+		}
+	}
+	vxs, err := buildVectorIndexes(rec, types)
+	if err != nil {
+		return nil, err
+	}
+	for _, vx := range vxs {
+		ks.vectors[vx.ID] = true
+	}
+	return ks, nil
+}
+
 func newRekeyer(store storage.Store, from, to layout) (*rekeyer, error) {
-	rw := &rekeyer{from: from, to: to, tables: map[uint64]*Table{}, backups: map[uint64]*Table{}}
-	scratch := &Engine{stats: map[uint64]*tableStats{}}
+	rw := &rekeyer{from: from, to: to, tables: map[uint64]*keySchema{}, backups: map[uint64]*keySchema{}}
 	snap, err := store.NewSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	build := func(rec *tableRecord) (*Table, error) {
-		t, err := scratch.buildTable(rec)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", rec.Name, err)
-		}
-		return t, nil
-	}
 	err = eachRecord(snap, prefixCatalog, func(v []byte) error {
 		var rec tableRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return err
 		}
-		t, err := build(&rec)
-		rw.tables[rec.ID] = t
+		ks, err := newKeySchema(&rec)
+		rw.tables[rec.ID] = ks
 		return err
 	})
 	if err != nil {
@@ -335,10 +379,10 @@ func newRekeyer(store storage.Store, from, to layout) (*rekeyer, error) {
 		if err := json.Unmarshal(v, &b); err != nil {
 			return err
 		}
-		t, err := build(&b.Source)
-		rw.backups[b.ID] = t
+		ks, err := newKeySchema(&b.Source)
+		rw.backups[b.ID] = ks
 		if _, ok := rw.tables[b.Source.ID]; !ok && b.System {
-			rw.tables[b.Source.ID] = t // a deleted table's items its system backup keeps
+			rw.tables[b.Source.ID] = ks // a deleted table's items its system backup keeps
 		}
 		return err
 	})
@@ -375,7 +419,7 @@ func (rw *rekeyer) rewrite(k, v []byte) (nk, nv []byte, keep bool, err error) {
 	case prefixBackupItem:
 		nk, err = rw.suffixed(rw.backups[id], k, 9)
 		return nk, v, nk != nil, err
-	case prefixPITR:
+	case pitrRange()[0][0]:
 		nv, err = rw.pitrValue(rw.tables[id], v)
 		return k, nv, nv != nil, err
 	case prefixIndex:
@@ -385,20 +429,20 @@ func (rw *rekeyer) rewrite(k, v []byte) (nk, nv []byte, keep bool, err error) {
 }
 
 // itemKey rewrites a table item key (nil: the table is gone).
-func (rw *rekeyer) itemKey(t *Table, k []byte) ([]byte, error) {
+func (rw *rekeyer) itemKey(t *keySchema, k []byte) ([]byte, error) {
 	return rw.suffixed(t, k, itemPrefixLen)
 }
 
 // suffixed rewrites a key whose bytes from at on are an item suffix:
 // hash(pk) + key(pk) + key(sk). nil when t is nil (the owner is gone).
-func (rw *rekeyer) suffixed(t *Table, k []byte, at int) ([]byte, error) {
+func (rw *rekeyer) suffixed(t *keySchema, k []byte, at int) ([]byte, error) {
 	if t == nil {
 		rw.dropped++
 		return nil, nil
 	}
-	out, err := rw.rehash(k[:at], k[at:], []KeyAttr{t.Hash})
+	out, err := rw.rehash(k[:at], k[at:], []KeyAttr{t.hash})
 	if err != nil {
-		return nil, fmt.Errorf("key %x of table %s: %w", k, t.Name, err)
+		return nil, fmt.Errorf("key %x of table %s: %w", k, t.name, err)
 	}
 	return out, nil
 }
@@ -427,27 +471,25 @@ func (rw *rekeyer) rehash(head, rest []byte, attrs []KeyAttr) ([]byte, error) {
 }
 
 // pitrValue rewrites the item key inside a point-in-time entry.
-func (rw *rekeyer) pitrValue(t *Table, v []byte) ([]byte, error) {
+func (rw *rekeyer) pitrValue(t *keySchema, v []byte) ([]byte, error) {
 	if t == nil {
 		rw.dropped++
 		return nil, nil
 	}
-	suffix, stored, err := decodePITR(v)
+	suffix, _, err := pitr.DecodeEntry(v)
 	if err != nil {
 		return nil, err
 	}
-	ns, err := rw.rehash(nil, suffix, []KeyAttr{t.Hash})
+	ns, err := rw.rehash(nil, suffix, []KeyAttr{t.hash})
 	if err != nil {
-		return nil, fmt.Errorf("point-in-time entry of table %s: %w", t.Name, err)
+		return nil, fmt.Errorf("point-in-time entry of table %s: %w", t.name, err)
 	}
-	out := append([]byte{v[0]}, binary.AppendUvarint(nil, uint64(len(ns)))...)
-	out = append(out, ns...)
-	return append(out, stored...), nil
+	return pitr.WithSuffix(v, ns)
 }
 
 // indexKey rewrites an index entry or a vector-index mapping, and keeps
 // an item collection's size counter (index_collection.go) as it is.
-func (rw *rekeyer) indexKey(t *Table, k, v []byte) ([]byte, []byte, bool, error) {
+func (rw *rekeyer) indexKey(t *keySchema, k, v []byte) ([]byte, []byte, bool, error) {
 	if t == nil || len(k) < 13 {
 		rw.dropped++
 		return nil, nil, false, nil
@@ -456,16 +498,14 @@ func (rw *rekeyer) indexKey(t *Table, k, v []byte) ([]byte, []byte, bool, error)
 	if id == collectionIndexID {
 		return k, v, true, nil // item collection sizes: keyed by key(pk), no hash
 	}
-	for _, ix := range append(t.GSIs, t.LSIs...) {
-		if ix.ID == id {
-			nk, err := rw.rehash(k[:13], k[13:], ix.Hashes)
-			if err != nil {
-				return nil, nil, false, fmt.Errorf("entry %x of index %s of %s: %w", k, ix.Name, t.Name, err)
-			}
-			return nk, v, true, nil
+	if hashes, ok := t.indexes[id]; ok {
+		nk, err := rw.rehash(k[:13], k[13:], hashes)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("entry %x of index %d of %s: %w", k, id, t.name, err)
 		}
+		return nk, v, true, nil
 	}
-	if vectorByID(t, id) == nil || len(k) < 14 {
+	if !t.vectors[id] || len(k) < 14 {
 		rw.dropped++
 		return nil, nil, false, nil
 	}
