@@ -106,7 +106,7 @@ func migrateLayout(store storage.Store) error {
 		return err
 	}
 	if version > layoutCurrent.version {
-		return fmt.Errorf("engine: the store's key layout %d is newer than this version of Kura reads (%d)", version, layoutCurrent.version)
+		return fmt.Errorf("engine: the store's key layout %d is newer than this Kura reads (%d): run a Kura at least as new as the one that last wrote it", version, layoutCurrent.version)
 	}
 	if version == 0 {
 		empty, err := storeEmpty(store)

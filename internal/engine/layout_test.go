@@ -538,3 +538,23 @@ func TestLayoutMigrationResumes(t *testing.T) {
 		})
 	}
 }
+
+// A new store gets the current layout; one in a newer layout is refused.
+func TestLayoutVersionRecorded(t *testing.T) {
+	store := memory.New()
+	e, err := Open(store, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if v, step, err := readLayout(store); err != nil || v != layoutCurrent.version || step != 0 {
+		t.Fatalf("new store: layout %d, step %d, %v", v, step, err)
+	}
+	if err := commitLayout(store, func(txn storage.Txn) error { return txn.Set(metaLayoutKey, []byte{9}) }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(store, Config{})
+	if want := "engine: the store's key layout 9 is newer than this Kura reads (2): run a Kura at least as new as the one that last wrote it"; err == nil || err.Error() != want {
+		t.Fatalf("newer layout: %v, want %q", err, want)
+	}
+}
