@@ -241,29 +241,34 @@ func relayout(store storage.Store, from, to layout, step byte) (int, error) {
 
 // moveRange moves every key of [lower, upper) to where move says (keep
 // false: drops it), in bounded batches, until the range is empty. It
-// returns how many keys it kept.
+// returns how many keys it kept. Each batch starts after the last key of
+// the one before (not at lower, which would step over the deletions of
+// every batch before); the keys before it are gone, so a restart that
+// begins at lower again misses nothing.
 func moveRange(store storage.Store, lower, upper []byte, step byte, move func(k, v []byte) ([]byte, []byte, bool, error)) (int, error) {
 	kept := 0
+	from := lower
 	for {
-		n, more, err := moveBatch(store, lower, upper, step, move)
+		n, last, err := moveBatch(store, from, upper, step, move)
 		kept += n
-		if err != nil || !more {
+		if err != nil || last == nil {
 			return kept, err
 		}
+		from = append(last, 0)
 	}
 }
 
-// moveBatch is one transaction of moveRange; more is false once the range
-// was found empty.
-func moveBatch(store storage.Store, lower, upper []byte, step byte, move func(k, v []byte) ([]byte, []byte, bool, error)) (kept int, more bool, err error) {
+// moveBatch is one transaction of moveRange, over the keys from lower on;
+// last is the last key it moved (nil: it found none).
+func moveBatch(store storage.Store, lower, upper []byte, step byte, move func(k, v []byte) ([]byte, []byte, bool, error)) (kept int, last []byte, err error) {
 	txn, err := store.Begin()
 	if err != nil {
-		return 0, false, err
+		return 0, nil, err
 	}
 	defer txn.Rollback()
 	it, err := txn.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
 	if err != nil {
-		return 0, false, err
+		return 0, nil, err
 	}
 	var keys, vals [][]byte
 	size := 0
@@ -275,29 +280,32 @@ func moveBatch(store storage.Store, lower, upper []byte, step byte, move func(k,
 	err = it.Err()
 	it.Close()
 	if err != nil || len(keys) == 0 {
-		return 0, false, err
+		return 0, nil, err
 	}
 	for i, k := range keys {
 		nk, nv, keep, err := move(k, vals[i])
 		if err != nil {
-			return 0, false, err
+			return 0, nil, err
 		}
 		if err := txn.Delete(k); err != nil {
-			return 0, false, err
+			return 0, nil, err
 		}
 		if keep {
 			if err := txn.Set(nk, nv); err != nil {
-				return 0, false, err
+				return 0, nil, err
 			}
 			kept++
 		}
 	}
 	if layoutBatchHook != nil {
 		if err := layoutBatchHook(step); err != nil {
-			return 0, false, err
+			return 0, nil, err
 		}
 	}
-	return kept, true, txn.Commit(storage.CommitOptions{})
+	if err := txn.Commit(storage.CommitOptions{}); err != nil {
+		return 0, nil, err
+	}
+	return kept, keys[len(keys)-1], nil
 }
 
 // rekeyer rewrites hashed keys from one layout to another, knowing the
