@@ -143,7 +143,17 @@ func newLayoutFixture(t *testing.T) *layoutFixture {
 	setPITR(t, e, "s", true, 0)
 	lsiTable(t, e, "n")
 	dpTable(t, e, "b", "pk:B")
-	dpTable(t, e, "num", "pk:N", "sk:N")
+	// A table keyed by numbers, with a GSI whose partition is two
+	// attributes (a string and a number).
+	if _, err := e.CreateTable(dpCtx, &wire.CreateTableInput{
+		TableName: dpStr("num"), BillingMode: BillingPayPerRequest,
+		AttributeDefinitions: ixDefs("pk", "N", "sk", "N", "m1", "S", "m2", "N"),
+		KeySchema:            ixKS("pk", "HASH", "sk", "RANGE"),
+		GlobalSecondaryIndexes: []wire.GlobalSecondaryIndex{{IndexName: dpStr("M"), KeySchema: ixKS("m1", "HASH", "m2", "HASH", "sk", "RANGE"),
+			Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	vsCreate(t, e)
 	for i := 0; i < 40; i++ {
 		k := fmt.Sprint("k", i)
@@ -152,7 +162,7 @@ func newLayoutFixture(t *testing.T) *layoutFixture {
 		f.sChanges++
 		dpPut(t, e, "n", attr.Item{"pk": dpS(fmt.Sprint("p", i%5)), "sk": dpS(k), "l": dpS(fmt.Sprint("l", i)), "n": dpN(fmt.Sprint(i))})
 		dpPut(t, e, "b", attr.Item{"pk": dpB([]byte{byte(i), 0, byte(i * 7)})})
-		dpPut(t, e, "num", attr.Item{"pk": dpN(fmt.Sprint(i-20, ".5")), "sk": dpN(fmt.Sprint(-i))})
+		dpPut(t, e, "num", attr.Item{"pk": dpN(fmt.Sprint(i-20, ".5")), "sk": dpN(fmt.Sprint(-i)), "m1": dpS(fmt.Sprint("m", i%2)), "m2": dpN(fmt.Sprint(i % 3))})
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 25; i++ {
@@ -362,6 +372,11 @@ func (f *layoutFixture) checkReads(t *testing.T, e *Engine, store storage.Store)
 	}
 	if it := dpGet(t, e, "num", attr.Item{"pk": dpN("-3.5"), "sk": dpN("-17")}); it == nil {
 		t.Fatal("number-keyed item lost")
+	}
+	q, err = e.Query(dpCtx, &wire.QueryInput{TableName: dpStr("num"), IndexName: dpStr("M"), KeyConditionExpression: dpStr("m1 = :a AND m2 = :b"),
+		ExpressionAttributeValues: attr.Item{":a": dpS("m1"), ":b": dpN("2")}})
+	if err != nil || len(q.Items) != 6 { // i odd with i%3 == 2: 5, 11, 17, 23, 29, 35
+		t.Fatalf("multi-attribute GSI query: %d items, %v (want 6)", len(q.Items), err)
 	}
 	vsAgrees(t, e, store)
 
