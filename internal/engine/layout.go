@@ -98,8 +98,8 @@ func pitrRange() [2][]byte {
 // every staged key is written back rewritten, batch by batch, each batch
 // deleting what it wrote back. Each batch commits atomically, so after a
 // crash each key is either still staged or written back, never both; the
-// step key says which phase to resume, and the version key is written
-// with the last deletion.
+// step key says which phase to resume, and once nothing is staged one
+// last commit records the version and drops the step key.
 func migrateLayout(store storage.Store) error {
 	version, step, err := readLayout(store)
 	if err != nil || version == layoutCurrent.version {
