@@ -13,6 +13,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -24,7 +25,7 @@ import (
 // see it as any other write), under the record's own condition expression
 // when it has one (bulk_run.go). Items that cannot be written are reported
 // to the output bucket (bulk_report.go). The operation's record is kept in
-// the job log (jobs.go) with a resume point, so that one a stop
+// the job log (package jobs) with a resume point, so that one a stop
 // interrupted goes on from there at the next start.
 //
 // Sources: the SDK's doc comments (aws-sdk-go-v2/service/dynamodb v1.74.0:
@@ -73,12 +74,12 @@ type bulkRecord struct {
 	LSIBytes   map[string]int64 `json:"lsiBytes,omitempty"`
 }
 
-func (r *bulkRecord) jobARN() string      { return cpDeref(r.Desc.BulkOperationArn) }
-func (r *bulkRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *bulkRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
+func (r *bulkRecord) JobARN() string      { return cpDeref(r.Desc.BulkOperationArn) }
+func (r *bulkRecord) JobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *bulkRecord) JobToken() string    { return cpDeref(r.Desc.ClientToken) }
 
-// bulkLog keeps the bulk operations (jobs.go).
-type bulkLog = jobLog[bulkRecord, *bulkRecord]
+// bulkLog keeps the bulk operations (package jobs).
+type bulkLog = jobs.Log[bulkRecord, *bulkRecord]
 
 // bulkCancels are the operations a CancelBulkOperation stopped; mu orders
 // a cancellation against a run's saving of its record (which must not put
@@ -134,7 +135,7 @@ func (e *Engine) StartBulkPutItems(ctx context.Context, in *wire.StartBulkPutIte
 		ProcessedInputBytes:   cpPtr[int64](0),
 		TableDetails:          []wire.BulkOperationTableDetail{{TableId: t.Desc.TableId, TableName: cpPtr(t.Name)}},
 	}}
-	if err := e.bulk.save(e, rec); err != nil {
+	if err := e.bulk.Save(rec); err != nil {
 		return nil, err
 	}
 	d := rec.Desc
@@ -156,8 +157,8 @@ func (e *Engine) bulkByToken(in *wire.StartBulkPutItemsInput) (*wire.BulkOperati
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	r, ok := e.bulk.withToken(*in.ClientToken, func(r *bulkRecord) bool {
-		return e.clock.Now().Sub(r.jobStart()) < bulkTokenWindow
+	r, ok := e.bulk.WithToken(*in.ClientToken, func(r *bulkRecord) bool {
+		return e.clock.Now().Sub(r.JobStart()) < bulkTokenWindow
 	})
 	if !ok {
 		return nil, nil
@@ -171,7 +172,7 @@ func (e *Engine) bulkByToken(in *wire.StartBulkPutItemsInput) (*wire.BulkOperati
 		cpDeref(in.MaxWriteRequestUnits) == cpDeref(d.MaxWriteRequestUnits) &&
 		cmp.Or(in.PerformanceTier, "STANDARD") == d.PerformanceTier
 	if !same {
-		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another bulk operation: " + r.jobARN())
+		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another bulk operation: " + r.JobARN())
 	}
 	return &d, nil
 }
@@ -179,8 +180,7 @@ func (e *Engine) bulkByToken(in *wire.StartBulkPutItemsInput) (*wire.BulkOperati
 // loadBulk reads the stored bulk operations and goes on with the ones a
 // stop interrupted.
 func (e *Engine) loadBulk() error {
-	e.bulk.prefix = "mbulk/"
-	recs, err := e.bulk.load(e)
+	recs, err := e.bulk.Load(e.store, "mbulk/")
 	if err != nil {
 		return err
 	}
@@ -190,14 +190,14 @@ func (e *Engine) loadBulk() error {
 		}
 		c := r.clone()
 		if c.Desc.BulkOperationStatus == bulkCancelling {
-			e.bulkCancel.mark(c.jobARN())
+			e.bulkCancel.mark(c.JobARN())
 		}
 		t, ok := e.tableByID(c.TableID)
 		if !ok {
 			c.Desc.BulkOperationStatus = bulkFailed
 			code, msg := "TableNotFound", "The table was deleted while the bulk operation ran"
 			c.Desc.FailureCode, c.Desc.FailureMessage, c.Desc.EndTime = &code, &msg, wire.NewTime(e.clock.Now())
-			if err := e.bulk.save(e, c); err != nil {
+			if err := e.bulk.Save(c); err != nil {
 				return err
 			}
 			continue
@@ -221,7 +221,7 @@ func (e *Engine) bulkRecordOf(action string, arn *string) (*bulkRecord, error) {
 	if err := e.authorizeARN(action, cpDeref(arn)); err != nil {
 		return nil, err
 	}
-	r, ok := e.bulk.get(cpDeref(arn))
+	r, ok := e.bulk.Get(cpDeref(arn))
 	if !ok {
 		return nil, ddberr.ResourceNotFound("Bulk operation not found: " + cpDeref(arn))
 	}
@@ -299,8 +299,8 @@ func (e *Engine) ListBulkOperations(ctx context.Context, in *wire.ListBulkOperat
 		limit = int(*in.MaxResults)
 	}
 	since := e.clock.Now().Add(-bulkListWindow)
-	recs, next, err := e.bulk.pageIn(true, cpDeref(in.NextToken), limit, func(r *bulkRecord) bool {
-		return !r.jobStart().Before(since)
+	recs, next, err := e.bulk.Page(true, cpDeref(in.NextToken), limit, func(r *bulkRecord) bool {
+		return !r.JobStart().Before(since)
 	})
 	if err != nil {
 		return nil, err
@@ -327,7 +327,7 @@ func (e *Engine) CancelBulkOperation(ctx context.Context, in *wire.CancelBulkOpe
 	}
 	e.bulkCancel.mu.Lock()
 	defer e.bulkCancel.mu.Unlock()
-	if cur, _ := e.bulk.get(r.jobARN()); cur != nil {
+	if cur, _ := e.bulk.Get(r.JobARN()); cur != nil {
 		r = cur
 	}
 	switch r.Desc.BulkOperationStatus {
@@ -335,14 +335,14 @@ func (e *Engine) CancelBulkOperation(ctx context.Context, in *wire.CancelBulkOpe
 	case bulkCancelling:
 		return &wire.CancelBulkOperationOutput{BulkOperationArn: r.Desc.BulkOperationArn, BulkOperationStatus: bulkCancelling}, nil
 	default:
-		return nil, ddberr.Validation("Bulk operation " + r.jobARN() + " cannot be cancelled: its status is " + r.Desc.BulkOperationStatus)
+		return nil, ddberr.Validation("Bulk operation " + r.JobARN() + " cannot be cancelled: its status is " + r.Desc.BulkOperationStatus)
 	}
 	c := r.clone()
 	c.Desc.BulkOperationStatus = bulkCancelling
-	if err := e.bulk.save(e, c); err != nil {
+	if err := e.bulk.Save(c); err != nil {
 		return nil, err
 	}
-	e.bulkCancel.markLocked(c.jobARN())
+	e.bulkCancel.markLocked(c.JobARN())
 	return &wire.CancelBulkOperationOutput{BulkOperationArn: c.Desc.BulkOperationArn, BulkOperationStatus: bulkCancelling}, nil
 }
 
@@ -373,10 +373,10 @@ func (c *bulkCancels) cancelled(arn string) bool {
 func (e *Engine) saveBulk(rec *bulkRecord) error {
 	e.bulkCancel.mu.Lock()
 	defer e.bulkCancel.mu.Unlock()
-	if e.bulkCancel.set[rec.jobARN()] && rec.Desc.BulkOperationStatus == bulkInProgress {
+	if e.bulkCancel.set[rec.JobARN()] && rec.Desc.BulkOperationStatus == bulkInProgress {
 		rec.Desc.BulkOperationStatus = bulkCancelling
 	}
-	return e.bulk.save(e, rec)
+	return e.bulk.Save(rec)
 }
 
 // bulkOperationID is the last part of the operation's ARN (the folder of

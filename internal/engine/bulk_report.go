@@ -76,7 +76,7 @@ func bulkConditionLine(key string, line int64, item, existing attr.Item) []byte 
 
 // bulkReportDir is the folder of rec's report in the output bucket.
 func bulkReportDir(rec *bulkRecord) string {
-	dir := "AWSDynamoDB/" + bulkOperationID(rec.jobARN())
+	dir := "AWSDynamoDB/" + bulkOperationID(rec.JobARN())
 	if p := strings.TrimSuffix(cpDeref(rec.Desc.OutputS3Configuration.S3KeyPrefix), "/"); p != "" {
 		dir = p + "/" + dir
 	}
@@ -127,7 +127,7 @@ func (e *Engine) finishBulkReport(ctx context.Context, rec *bulkRecord, rep *bul
 		return err
 	}
 	d := &rec.Desc
-	m := bulkManifest{BulkOperationArn: rec.jobARN(), TableName: cpDeref(d.TableDetails[0].TableName),
+	m := bulkManifest{BulkOperationArn: rec.JobARN(), TableName: cpDeref(d.TableDetails[0].TableName),
 		InputBucket: cpDeref(d.InputS3Configuration.S3Bucket), InputPrefix: cpDeref(d.InputS3Configuration.S3KeyPrefix),
 		ProcessedItemCount: cpDeref(d.ProcessedItemCount), FailedItemCount: cpDeref(d.FailedItemCount),
 		OutputTypes: slices.Clone(d.OutputS3Configuration.OutputType), Files: []string{}}

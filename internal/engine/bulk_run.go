@@ -15,6 +15,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -29,7 +30,7 @@ const bulkCheckpoint = 100
 // runBulk puts rec's records into t, writes its report and records how it
 // ended.
 func (e *Engine) runBulk(rec *bulkRecord, t *Table) {
-	ctx, cancel := e.jobContext()
+	ctx, cancel := jobs.Context(e.closing)
 	defer cancel()
 	rep := newBulkReport(rec)
 	err := e.putBulk(ctx, rec, t, rep)
@@ -38,7 +39,7 @@ func (e *Engine) runBulk(rec *bulkRecord, t *Table) {
 			err = rerr
 		}
 	}
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
 		return // it goes on at the next start
 	}
 	d := &rec.Desc
@@ -65,7 +66,7 @@ func bulkFailure(err error) (code, msg string) {
 	if errors.As(err, &de) {
 		return de.Type, de.Message
 	}
-	return jobFailure(err)
+	return jobs.Failure(err)
 }
 
 // putBulk lists the input objects (once) and puts the records of each in
@@ -96,7 +97,7 @@ func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bu
 		if err := e.saveBulk(rec); err != nil {
 			return err
 		}
-	} else if err := e.loadMeta(bulkObjectsKey(rec), func(v []byte) error { return json.Unmarshal(v, &rec.objects) }); err != nil {
+	} else if err := jobs.ReadAll(e.store, bulkObjectsKey(rec), func(v []byte) error { return json.Unmarshal(v, &rec.objects) }); err != nil {
 		return err
 	}
 	rate := newWriteRate(rec.Desc.MaxWriteRequestUnits)
@@ -118,7 +119,7 @@ func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bu
 }
 
 // bulkObjectsKey is where rec's listing of input objects is stored.
-func bulkObjectsKey(rec *bulkRecord) []byte { return []byte("mbulkobj/" + rec.jobARN()) }
+func bulkObjectsKey(rec *bulkRecord) []byte { return []byte("mbulkobj/" + rec.JobARN()) }
 
 // bulkCheckpoint writes the report lines gathered so far and saves the
 // resume point.
@@ -158,10 +159,10 @@ func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, r
 		}
 		select {
 		case <-e.closing:
-			return errStopped
+			return jobs.ErrStopped
 		default:
 		}
-		if e.bulkCancel.cancelled(rec.jobARN()) {
+		if e.bulkCancel.cancelled(rec.JobARN()) {
 			return errCancelled
 		}
 		if err := e.putBulkRecord(rec, t, rep, rate, obj.Key, line, sc.Bytes()); err != nil {
@@ -250,7 +251,7 @@ func (e *Engine) putBulkRecord(rec *bulkRecord, t *Table, rep *bulkReport, rate 
 	}
 	size := attr.ItemSize(in.Item)
 	if wait := rate.reserve(e.clock.Now(), writeUnits(size)); !e.sleep(wait) {
-		return errStopped
+		return jobs.ErrStopped
 	}
 	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
 		_, err = e.PutItem(context.Background(), in)
@@ -259,7 +260,7 @@ func (e *Engine) putBulkRecord(rec *bulkRecord, t *Table, rep *bulkReport, rate 
 			break
 		}
 		if !e.sleep(backoff) {
-			return errStopped
+			return jobs.ErrStopped
 		}
 	}
 	var de *ddberr.Error

@@ -196,6 +196,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, fmt.Errorf("engine: table %s: %w", rec.Name, err)
 	}
 	t.Hash, t.Range = h, r
+	t.Stream = streamSpec(&rec.Desc)
 	for _, g := range rec.Desc.GlobalSecondaryIndexes {
 		ix, err := buildIndex(rec, cpDeref(g.IndexName), g.KeySchema, g.Projection, types)
 		if err != nil {
@@ -614,34 +615,25 @@ func (e *Engine) recount(ids []uint64) {
 	for _, id := range ids {
 		s := e.statsFor(id)
 		i0, b0 := s.items.Load(), s.bytes.Load()
-		snap, err := e.store.NewSnapshot()
+		snap, err := e.openSnapshot()
 		if err != nil {
 			return
 		}
 		var items, size int64
-		it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(id), Upper: itemPrefix(id + 1)})
-		if err != nil {
-			snap.Close()
-			return
-		}
-		stopped := false
-		for it.Next() {
+		done, err := snap.Items(id, func(_, stored []byte) (bool, error) {
 			items++
-			size += itemSizeFromStored(it.Value())
+			size += itemSizeFromStored(stored)
 			if items%4096 == 0 {
 				select {
 				case <-e.closing:
-					stopped = true
+					return false, nil
 				default:
 				}
-				if stopped {
-					break
-				}
 			}
-		}
-		it.Close()
+			return true, nil
+		})
 		snap.Close()
-		if stopped {
+		if err != nil || !done { // the next start counts again
 			e.statsDirty.Store(true)
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -42,12 +43,12 @@ type exportRecord struct {
 	Filter  *wire.FilterSpecification `json:"filter,omitempty"`
 }
 
-func (r *exportRecord) jobARN() string      { return cpDeref(r.Desc.ExportArn) }
-func (r *exportRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *exportRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
+func (r *exportRecord) JobARN() string      { return cpDeref(r.Desc.ExportArn) }
+func (r *exportRecord) JobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *exportRecord) JobToken() string    { return cpDeref(r.Desc.ClientToken) }
 
-// exportLog keeps the exports (jobs.go).
-type exportLog = jobLog[exportRecord, *exportRecord]
+// exportLog keeps the exports (package jobs).
+type exportLog = jobs.Log[exportRecord, *exportRecord]
 
 // exportFilter is a FilterSpecification parsed and resolved.
 type exportFilter struct {
@@ -181,10 +182,10 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		ExportType:          exportFull,
 		FilterSpecification: in.FilterSpecification,
 	}}
-	if err := e.exp.save(e, rec); err != nil {
+	if err := e.exp.Save(rec); err != nil {
 		return nil, err
 	}
-	snap, err := e.store.NewSnapshot() // now: a DeleteTable right after cannot take the items away
+	snap, err := e.openSnapshot() // now: a DeleteTable right after cannot take the items away
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +218,13 @@ func (e *Engine) exportByToken(in *wire.ExportTableToPointInTimeInput) (*wire.Ex
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	r, ok := e.exp.withToken(*in.ClientToken, nil)
+	r, ok := e.exp.WithToken(*in.ClientToken, nil)
 	if !ok {
 		return nil, nil
 	}
 	if cpDeref(r.Desc.TableArn) != cpDeref(in.TableArn) || cpDeref(r.Desc.S3Bucket) != cpDeref(in.S3Bucket) ||
 		cpDeref(r.Desc.S3Prefix) != cpDeref(in.S3Prefix) {
-		return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + r.jobARN())
+		return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + r.JobARN())
 	}
 	d := r.Desc
 	return &d, nil
@@ -232,8 +233,7 @@ func (e *Engine) exportByToken(in *wire.ExportTableToPointInTimeInput) (*wire.Ex
 // loadExports reads the stored exports and runs again the ones a stop
 // interrupted.
 func (e *Engine) loadExports() error {
-	e.exp.prefix = "mexport/"
-	recs, err := e.exp.load(e)
+	recs, err := e.exp.Load(e.store, "mexport/")
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (e *Engine) DescribeExport(ctx context.Context, in *wire.DescribeExportInpu
 	if err := e.authorizeARN("DescribeExport", cpDeref(in.ExportArn)); err != nil {
 		return nil, err
 	}
-	r, ok := e.exp.get(cpDeref(in.ExportArn))
+	r, ok := e.exp.Get(cpDeref(in.ExportArn))
 	if !ok {
 		return nil, ddberr.ExportNotFound("Export not found: " + cpDeref(in.ExportArn))
 	}
@@ -267,7 +267,7 @@ func (e *Engine) ListExports(ctx context.Context, in *wire.ListExportsInput) (*w
 	if in.MaxResults != nil {
 		limit = int(*in.MaxResults)
 	}
-	recs, next, err := e.exp.page(cpDeref(in.NextToken), limit, func(r *exportRecord) bool {
+	recs, next, err := e.exp.Page(false, cpDeref(in.NextToken), limit, func(r *exportRecord) bool {
 		return in.TableArn == nil || cpDeref(r.Desc.TableArn) == *in.TableArn
 	})
 	if err != nil {
@@ -276,7 +276,7 @@ func (e *Engine) ListExports(ctx context.Context, in *wire.ListExportsInput) (*w
 	out := &wire.ListExportsOutput{ExportSummaries: []wire.ExportSummary{}}
 	for _, r := range recs {
 		out.ExportSummaries = append(out.ExportSummaries, wire.ExportSummary{
-			ExportArn: cpPtr(r.jobARN()), ExportStatus: r.Desc.ExportStatus, ExportType: r.Desc.ExportType})
+			ExportArn: cpPtr(r.JobARN()), ExportStatus: r.Desc.ExportStatus, ExportType: r.Desc.ExportType})
 	}
 	if next != "" {
 		out.NextToken = &next

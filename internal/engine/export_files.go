@@ -13,8 +13,9 @@ import (
 	"io"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/objstore"
-	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -37,25 +38,25 @@ import (
 // snapshot the request took and filter its FilterSpecification parsed
 // (nil both after a restart: a snapshot is taken now, and the filter
 // parsed against the table); snap is closed here.
-func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exportFilter) {
+func (e *Engine) runExport(rec *exportRecord, snap *snapshot.Reader, filter *exportFilter) {
 	if snap == nil {
 		var err error
-		if snap, err = e.store.NewSnapshot(); err != nil {
+		if snap, err = e.openSnapshot(); err != nil {
 			return // still IN_PROGRESS: the next start runs it again
 		}
 	}
 	defer snap.Close()
-	ctx, cancel := e.jobContext()
+	ctx, cancel := jobs.Context(e.closing)
 	defer cancel()
 	d := &rec.Desc
 	count, billed, err := e.writeExport(ctx, rec, snap, filter)
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
 		return
 	}
 	d.EndTime = wire.NewTime(e.clock.Now())
 	if err != nil {
 		d.ExportStatus = exportFailed
-		code, msg := jobFailure(err)
+		code, msg := jobs.Failure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
 	} else {
 		d.ExportStatus = exportCompleted
@@ -66,17 +67,17 @@ func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exp
 				return
 			}
 			d.ExportStatus = exportFailed
-			code, msg := jobFailure(err)
+			code, msg := jobs.Failure(err)
 			d.FailureCode, d.FailureMessage = &code, &msg
 			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
 		}
 	}
-	_ = e.exp.save(e, rec) // on error the export stays IN_PROGRESS and runs again at the next start
+	_ = e.exp.Save(rec) // on error the export stays IN_PROGRESS and runs again at the next start
 }
 
 // writeExport writes _started, the data file and manifest-files.json, and
 // returns the items exported and their billed size.
-func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storage.Snapshot, filter *exportFilter) (count, billed int64, err error) {
+func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap *snapshot.Reader, filter *exportFilter) (count, billed int64, err error) {
 	d := &rec.Desc
 	objects, bucket, prefix := e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)
 	if err := putObject(ctx, objects, bucket, prefix+"_started", nil); err != nil {
@@ -100,10 +101,10 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 	zw := gzip.NewWriter(io.MultiWriter(f, sum))
 	bw := bufio.NewWriterSize(zw, 64<<10)
 	line := make([]byte, 0, 1024)
-	done, err := itemsAt(snap, rec.TableID, d.ExportTime.Time, func(stored []byte) (bool, error) {
+	done, err := snap.ItemsAt(rec.TableID, d.ExportTime.Time, func(_, stored []byte) (bool, error) {
 		select {
 		case <-e.closing:
-			return false, errStopped
+			return false, jobs.ErrStopped
 		default:
 		}
 		it, err := attr.DecodeItem(stored)
@@ -121,7 +122,7 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 		return err == nil, err
 	})
 	if err == nil && !done {
-		err = errStopped
+		err = jobs.ErrStopped
 	}
 	if err == nil {
 		err = bw.Flush()

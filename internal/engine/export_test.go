@@ -264,9 +264,9 @@ func TestExportRunsAgainInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := waitExport(t, e, cpDeref(out.ExportDescription.ExportArn))
-	rec, _ := e.exp.get(cpDeref(d.ExportArn))
+	rec, _ := e.exp.Get(cpDeref(d.ExportArn))
 	again := *rec
-	snap, err := e.store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

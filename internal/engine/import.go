@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -40,12 +41,12 @@ type importRecord struct {
 	TableID uint64                      `json:"tableId"`
 }
 
-func (r *importRecord) jobARN() string      { return cpDeref(r.Desc.ImportArn) }
-func (r *importRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *importRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
+func (r *importRecord) JobARN() string      { return cpDeref(r.Desc.ImportArn) }
+func (r *importRecord) JobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *importRecord) JobToken() string    { return cpDeref(r.Desc.ClientToken) }
 
-// importLog keeps the imports (jobs.go).
-type importLog = jobLog[importRecord, *importRecord]
+// importLog keeps the imports (package jobs).
+type importLog = jobs.Log[importRecord, *importRecord]
 
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
@@ -98,7 +99,7 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		ProcessedItemCount:      cpPtr[int64](0),
 		ImportedItemCount:       cpPtr[int64](0),
 	}}
-	if err := e.imp.save(e, rec); err != nil {
+	if err := e.imp.Save(rec); err != nil {
 		return nil, err
 	}
 	d := rec.Desc
@@ -120,14 +121,14 @@ func (e *Engine) importByToken(in *wire.ImportTableInput) (*wire.ImportTableDesc
 	if in.ClientToken == nil {
 		return nil, nil
 	}
-	r, ok := e.imp.withToken(*in.ClientToken, nil)
+	r, ok := e.imp.WithToken(*in.ClientToken, nil)
 	if !ok {
 		return nil, nil
 	}
 	src, was := in.S3BucketSource, r.Desc.S3BucketSource
 	if cpDeref(in.TableCreationParameters.TableName) != cpDeref(r.Desc.TableCreationParameters.TableName) ||
 		cpDeref(src.S3Bucket) != cpDeref(was.S3Bucket) || cpDeref(src.S3KeyPrefix) != cpDeref(was.S3KeyPrefix) {
-		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + r.jobARN())
+		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + r.JobARN())
 	}
 	d := r.Desc
 	return &d, nil
@@ -136,8 +137,7 @@ func (e *Engine) importByToken(in *wire.ImportTableInput) (*wire.ImportTableDesc
 // loadImports reads the stored imports and runs again the ones a stop
 // interrupted (their tables are still CREATING).
 func (e *Engine) loadImports() error {
-	e.imp.prefix = "mimport/"
-	recs, err := e.imp.load(e)
+	recs, err := e.imp.Load(e.store, "mimport/")
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (e *Engine) DescribeImport(ctx context.Context, in *wire.DescribeImportInpu
 	if err := e.authorizeARN("DescribeImport", cpDeref(in.ImportArn)); err != nil {
 		return nil, err
 	}
-	r, ok := e.imp.get(cpDeref(in.ImportArn))
+	r, ok := e.imp.Get(cpDeref(in.ImportArn))
 	if !ok {
 		return nil, ddberr.ImportNotFound("Import not found: " + cpDeref(in.ImportArn))
 	}
@@ -174,7 +174,7 @@ func (e *Engine) ListImports(ctx context.Context, in *wire.ListImportsInput) (*w
 	if in.PageSize != nil {
 		limit = int(*in.PageSize)
 	}
-	recs, next, err := e.imp.page(cpDeref(in.NextToken), limit, func(r *importRecord) bool {
+	recs, next, err := e.imp.Page(false, cpDeref(in.NextToken), limit, func(r *importRecord) bool {
 		return in.TableArn == nil || cpDeref(r.Desc.TableArn) == *in.TableArn
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func (e *Engine) ListImports(ctx context.Context, in *wire.ListImportsInput) (*w
 	out := &wire.ListImportsOutput{ImportSummaryList: []wire.ImportSummary{}}
 	for _, r := range recs {
 		d := r.Desc
-		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: cpPtr(r.jobARN()), ImportStatus: d.ImportStatus,
+		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: cpPtr(r.JobARN()), ImportStatus: d.ImportStatus,
 			TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime})
 	}
 	if next != "" {

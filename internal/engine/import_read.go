@@ -13,12 +13,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/wire"
 )
-
-// errStopped is background work a Close interrupted (it runs again at the
-// next start).
-var errStopped = errors.New("stopped by Close")
 
 // importChunk is how many items one storage transaction of an import
 // writes.
@@ -38,17 +35,17 @@ const (
 // objects could not be read.
 func (e *Engine) runImport(rec *importRecord, t *Table) {
 	d := &rec.Desc
-	ctx, cancel := e.jobContext()
+	ctx, cancel := jobs.Context(e.closing)
 	defer cancel()
 	err := e.readImport(ctx, rec, t)
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
 		return
 	}
 	d.EndTime = wire.NewTime(e.clock.Now())
 	switch {
 	case err != nil:
 		d.ImportStatus = importFailed
-		code, msg := jobFailure(err)
+		code, msg := jobs.Failure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
 		d.ProcessedSizeBytes = cpPtr[int64](0) // as DynamoDB's S3NoSuchBucket example shows it
 		e.dropImportTable(t)
@@ -60,7 +57,7 @@ func (e *Engine) runImport(rec *importRecord, t *Table) {
 		d.ImportStatus = importCompleted
 		e.finishRestore(t)
 	}
-	_ = e.imp.save(e, rec) // on error the import stays IN_PROGRESS and runs again at the next start
+	_ = e.imp.Save(rec) // on error the import stays IN_PROGRESS and runs again at the next start
 }
 
 // dropImportTable deletes a failed import's table, still CREATING (which
@@ -107,7 +104,7 @@ func (e *Engine) readImport(ctx context.Context, rec *importRecord, t *Table) er
 	add := func(it attr.Item, err error) error {
 		select {
 		case <-e.closing:
-			return errStopped
+			return jobs.ErrStopped
 		default:
 		}
 		n.processed++

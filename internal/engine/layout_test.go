@@ -382,12 +382,12 @@ func (f *layoutFixture) checkReads(t *testing.T, e *Engine, store storage.Store)
 
 	// Point-in-time entries still name their items: the table as it was
 	// before the changes is the one written then.
-	snap, err := store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var then []string
-	_, err = itemsAt(snap, f.sID, f.beforeChange, func(stored []byte) (bool, error) {
+	_, err = snap.ItemsAt(f.sID, f.beforeChange, func(_, stored []byte) (bool, error) {
 		it, err := attr.DecodeItem(stored)
 		if err == nil && it["v"].Str != "1" {
 			err = fmt.Errorf("item %s as of before the changes has v %s", it["pk"].Str, it["v"].Str)
