@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/s3api"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -303,6 +305,11 @@ func (s *Server) apiOptions() api.Options {
 	}
 	if cfg.CheckpointDir != "" {
 		opts.Checkpoint = s.Checkpoint
+	}
+	if cfg.S3Dir != "" {
+		// The folder store is also served as S3 on this endpoint, signed
+		// with the same credentials (internal/s3api).
+		opts.S3 = s3api.New(s3api.Config{Store: objstore.Dir{Root: cfg.S3Dir}, Auth: opts.Auth, Region: cmp.Or(cfg.Region, "us-east-1"), Logger: s.log})
 	}
 	if cfg.Metrics != "" {
 		s.requests = metrics.NewRequests(api.Targets())
