@@ -165,10 +165,12 @@ func (h *Handler) completeMultipart(w http.ResponseWriter, r *http.Request, rt r
 	}
 	sums := md5.New()
 	files := make([]string, len(req.Parts))
-	for i, rp := range req.Parts {
-		if i > 0 && rp.PartNumber <= req.Parts[i-1].PartNumber {
-			return errInvalidPartOrder
+	for i := 1; i < len(req.Parts); i++ {
+		if req.Parts[i].PartNumber <= req.Parts[i-1].PartNumber {
+			return errInvalidPartOrder // the list as a whole, before any part
 		}
+	}
+	for i, rp := range req.Parts {
 		p, ok := readPart(dir, rp.PartNumber)
 		if !ok || strings.Trim(rp.ETag, `"`) != p.ETag {
 			return errInvalidPart.with("UploadId", rt.query.Get("uploadId")).with("PartNumber", strconv.Itoa(rp.PartNumber))
