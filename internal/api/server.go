@@ -105,9 +105,9 @@ type Options struct {
 	// the console's own origin and localhost ones, and checks no Host.
 	Origins OriginPolicy
 	// S3, when set, serves the S3 REST API (internal/s3api) on the same
-	// endpoint: every request to a path other than "/" (and the console's,
-	// /admin/ and the checkpoint path), and a GET of "/" signed for
-	// service s3 (ListBuckets). DynamoDB's requests are POSTs of "/", which
+	// endpoint: every request without X-Amz-Target to a path other than
+	// "/" (and the console's, /admin/ and the checkpoint path), and a GET
+	// of "/" signed for service s3 (ListBuckets). DynamoDB's requests are POSTs of "/", which
 	// the connection server reads itself; S3's reach ServeHTTP, so the
 	// DynamoDB fast path is unchanged and DynamoDB's body limits do not
 	// apply to S3's bodies (which s3api streams to the folder).
@@ -217,7 +217,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.console.ServeHTTP(w, r)
 		return
 	}
-	if s.s3 != nil && (r.URL.Path != "/" || s3api.Claims(r)) {
+	if s.s3 != nil && r.Header.Get("X-Amz-Target") == "" && (r.URL.Path != "/" || s3api.Claims(r)) {
 		s.s3.ServeHTTP(w, r)
 		return
 	}
