@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // The S3 API with authentication on (--credentials): SigV4 for service s3
@@ -279,3 +280,30 @@ func TestBoto3S3API(t *testing.T) {
 	}
 }
 
+
+// With --iam-file, S3 requests are authorized by the same policies as
+// DynamoDB's: root may do anything, alice (DynamoDB actions only) no S3
+// action, carol (everything but dynamodb:Delete*) S3 too; DeleteObjects
+// refuses per key.
+func TestS3APIIAM(t *testing.T) {
+	k, _ := startIAMKura(t, "--s3-dir", t.TempDir())
+	root, alice, carol := s3Of(k, "AKIDROOT", "root-secret"), s3Of(k, "AKIDALICE", "s"), s3Of(k, "AKIDCAROL", "s")
+	b := mkBucket(t, root)
+	putS3(t, root, b, "k", "secret")
+	_, err := alice.GetObject(bg, &s3.GetObjectInput{Bucket: aws.String(b), Key: aws.String("k")})
+	wantS3Error(t, err, "AccessDenied", "Access Denied")
+	_, err = alice.ListBuckets(bg, &s3.ListBucketsInput{})
+	wantS3Error(t, err, "AccessDenied", "Access Denied")
+	_, err = alice.CopyObject(bg, &s3.CopyObjectInput{Bucket: aws.String(b), Key: aws.String("mine"), CopySource: aws.String(b + "/k")})
+	wantS3Error(t, err, "AccessDenied", "Access Denied")
+	del, err := alice.DeleteObjects(bg, &s3.DeleteObjectsInput{Bucket: aws.String(b), Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("k")}}}})
+	if err != nil || len(del.Errors) != 1 || aws.ToString(del.Errors[0].Code) != "AccessDenied" || len(del.Deleted) != 0 {
+		t.Fatalf("alice's DeleteObjects: %+v %v", del, err)
+	}
+	if got, _ := getS3(t, carol, &s3.GetObjectInput{Bucket: aws.String(b), Key: aws.String("k")}); got != "secret" {
+		t.Fatalf("carol's GetObject: %q", got)
+	}
+	if _, err := carol.DeleteObject(bg, &s3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k")}); err != nil {
+		t.Fatal(err)
+	}
+}

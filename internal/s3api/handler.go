@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kura-db/kura/internal/auth"
+	"github.com/kura-db/kura/internal/iam"
 	"github.com/kura-db/kura/internal/objstore"
 )
 
@@ -23,6 +24,10 @@ type Config struct {
 	// s3 (the DynamoDB server's Verifier: the same credentials, region
 	// and clock).
 	Auth *auth.Verifier
+	// IAM, when set (--iam-file), authorizes every authenticated request:
+	// the S3 action it is (s3:GetObject ...) on its bucket or object ARN
+	// must be allowed to the access key's principal (authorize.go).
+	IAM *iam.Authorizer
 	// Region is the region buckets are in (GetBucketLocation,
 	// x-amz-bucket-region, CreateBucket's LocationConstraint).
 	Region string
@@ -34,13 +39,14 @@ type Config struct {
 type Handler struct {
 	store  objstore.Dir
 	auth   *auth.Verifier
+	iam    *iam.Authorizer
 	region string
 	log    *slog.Logger
 }
 
 // New returns a Handler for cfg.
 func New(cfg Config) *Handler {
-	h := &Handler{store: cfg.Store, auth: cfg.Auth, region: cfg.Region, log: cfg.Logger}
+	h := &Handler{store: cfg.Store, auth: cfg.Auth, iam: cfg.IAM, region: cfg.Region, log: cfg.Logger}
 	if h.region == "" {
 		h.region = "us-east-1"
 	}
@@ -70,6 +76,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, e, rt)
 		return
 	}
+	if e := h.authorize(r, &rt, pl.accessKey); e != nil {
+		h.fail(w, r, e, rt)
+		return
+	}
 	if e := h.run(w, r, rt, pl); e != nil {
 		h.fail(w, r, e, rt)
 	}
@@ -91,7 +101,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 	case opListObjects, opListObjectsV2:
 		return h.listObjects(w, rt)
 	case opDeleteObjects:
-		return h.deleteObjects(w, r, rt.bucket, pl)
+		return h.deleteObjects(w, r, rt.bucket, pl, rt.caller)
 	case opPutObject:
 		if r.Header.Get("X-Amz-Copy-Source") != "" {
 			return h.copyObject(w, r, rt)

@@ -333,7 +333,7 @@ func parseCopySource(v string) (string, string, *Error) {
 
 // deleteObjects deletes up to 1,000 keys (S3 requires Content-MD5 or an
 // x-amz-checksum-* header with it).
-func (h *Handler) deleteObjects(w http.ResponseWriter, r *http.Request, bucket string, pl payload) *Error {
+func (h *Handler) deleteObjects(w http.ResponseWriter, r *http.Request, bucket string, pl payload, caller *caller) *Error {
 	if r.Header.Get("Content-Md5") == "" && !hasChecksumHeader(r) {
 		return errInvalidRequest("Missing required header for this request: Content-MD5")
 	}
@@ -362,6 +362,10 @@ func (h *Handler) deleteObjects(w http.ResponseWriter, r *http.Request, bucket s
 		Errors  []failed  `xml:"Error"`
 	}{NS: xmlNS}
 	for _, o := range req.Objects {
+		if caller != nil && !caller.allowed("s3:DeleteObject", objectARN(bucket, o.Key)) {
+			doc.Errors = append(doc.Errors, failed{o.Key, errAccessDenied.Code, errAccessDenied.Message})
+			continue
+		}
 		if err := h.removeObject(bucket, o.Key); err != nil {
 			e := h.internal(err)
 			doc.Errors = append(doc.Errors, failed{o.Key, e.Code, e.Message})

@@ -37,6 +37,9 @@ type route struct {
 	bucket string
 	key    string
 	query  url.Values
+	// caller decides, per key, what DeleteObjects may delete (nil:
+	// authorization is off; authorize.go).
+	caller *caller
 }
 
 // subresources are the query parameters that name a sub-resource of a

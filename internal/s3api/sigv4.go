@@ -40,14 +40,15 @@ var hexSHA256 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // it must have (hex; "" when unsigned), whether it is aws-chunked, and for
 // signed chunks what their signatures chain from.
 type payload struct {
-	sha256  string
-	chunked bool
-	trailer bool // the chunked body ends in trailing headers (x-amz-trailer)
-	signed  bool // each chunk (and the trailer) is signed
-	key     []byte
-	scope   string // date/region/s3/aws4_request
-	stamp   string
-	seed    string // the request's signature, which the first chunk's chains from
+	sha256    string
+	chunked   bool
+	trailer   bool // the chunked body ends in trailing headers (x-amz-trailer)
+	signed    bool // each chunk (and the trailer) is signed
+	key       []byte
+	scope     string // date/region/s3/aws4_request
+	stamp     string
+	seed      string // the request's signature, which the first chunk's chains from
+	accessKey string // the key that signed the request ("" with authentication off)
 }
 
 // payloadOf reads x-amz-content-sha256 (which S3 requires with header
@@ -161,6 +162,7 @@ func (h *Handler) checkHeader(r *http.Request, authz string) (payload, *Error) {
 	if pl.signed {
 		pl.key, pl.scope, pl.stamp, pl.seed = key, strings.Join(scope[1:], "/"), p.stamp, p.signature
 	}
+	pl.accessKey = scope[0]
 	return pl, nil
 }
 
@@ -207,7 +209,7 @@ func (h *Handler) checkPresigned(r *http.Request) (payload, *Error) {
 	if _, e := h.verify(r, p, scope, cred, withoutSignature(r.URL.RawQuery), unsignedPayload); e != nil {
 		return payload{}, e
 	}
-	return payload{}, nil
+	return payload{accessKey: scope[0]}, nil
 }
 
 // withoutSignature is a raw query less its X-Amz-Signature parameter.

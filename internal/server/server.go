@@ -224,6 +224,16 @@ func Start(cfg Config) (*Server, error) {
 		s.closeDatabases()
 		return nil, err
 	}
+	if cfg.S3Dir != "" {
+		// The folder store is also served as S3 on this endpoint, signed
+		// with the same credentials and authorized by the same IAM
+		// policies (internal/s3api).
+		s3cfg := s3api.Config{Store: objstore.Dir{Root: cfg.S3Dir}, Auth: opts.Auth, Region: cmp.Or(cfg.Region, "us-east-1"), Logger: s.log}
+		if opts.Authorize != nil {
+			s3cfg.IAM = opts.Authorize.IAM
+		}
+		opts.S3 = s3api.New(s3cfg)
+	}
 	hs := api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
 	})
@@ -305,11 +315,6 @@ func (s *Server) apiOptions() api.Options {
 	}
 	if cfg.CheckpointDir != "" {
 		opts.Checkpoint = s.Checkpoint
-	}
-	if cfg.S3Dir != "" {
-		// The folder store is also served as S3 on this endpoint, signed
-		// with the same credentials (internal/s3api).
-		opts.S3 = s3api.New(s3api.Config{Store: objstore.Dir{Root: cfg.S3Dir}, Auth: opts.Auth, Region: cmp.Or(cfg.Region, "us-east-1"), Logger: s.log})
 	}
 	if cfg.Metrics != "" {
 		s.requests = metrics.NewRequests(api.Targets())
