@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -211,6 +212,40 @@ func TestS3APIObjects(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, b, "md5")); err == nil {
 		t.Fatal("an object whose Content-MD5 did not match was stored")
 	}
+	// Every checksum algorithm the SDK offers is checked and given back.
+	for _, alg := range []types.ChecksumAlgorithm{types.ChecksumAlgorithmCrc32, types.ChecksumAlgorithmCrc32c, types.ChecksumAlgorithmCrc64nvme,
+		types.ChecksumAlgorithmSha1, types.ChecksumAlgorithmSha256, types.ChecksumAlgorithmSha512} {
+		key := "sum-" + string(alg)
+		if _, err := c.PutObject(bg, &s3.PutObjectInput{Bucket: aws.String(b), Key: aws.String(key), Body: strings.NewReader(body + key),
+			ChecksumAlgorithm: alg}); err != nil {
+			t.Fatalf("PutObject with %s: %v", alg, err)
+		}
+		if _, out := getS3(t, c, &s3.GetObjectInput{Bucket: aws.String(b), Key: aws.String(key), ChecksumMode: types.ChecksumModeEnabled}); out.ChecksumCRC32 == nil &&
+			out.ChecksumCRC32C == nil && out.ChecksumCRC64NVME == nil && out.ChecksumSHA1 == nil && out.ChecksumSHA256 == nil && out.ChecksumSHA512 == nil && out.ChecksumMD5 == nil {
+			t.Fatalf("GetObject of an object put with %s: no checksum", alg)
+		}
+	}
+	_, err = c.PutObject(bg, &s3.PutObjectInput{Bucket: aws.String(b), Key: aws.String("bad-sum"), Body: strings.NewReader(body),
+		ChecksumCRC32: aws.String("AAAAAA==")})
+	wantS3Error(t, err, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
+	// x-amz-checksum-md5 (which the SDK does not compute) is checked too;
+	// a checksum Kura cannot compute is refused, not taken unchecked.
+	sum := md5.Sum([]byte("md5 body"))
+	req, _ := http.NewRequest(http.MethodPut, k.endpoint+"/"+b+"/md5sum", strings.NewReader("md5 body"))
+	req.Header.Set("X-Amz-Checksum-Md5", base64.StdEncoding.EncodeToString(sum[:]))
+	if status, text := send(t, req); status != http.StatusOK {
+		t.Fatalf("PUT with x-amz-checksum-md5: %d %s", status, text)
+	}
+	req, _ = http.NewRequest(http.MethodPut, k.endpoint+"/"+b+"/md5sum", strings.NewReader("other body"))
+	req.Header.Set("X-Amz-Checksum-Md5", base64.StdEncoding.EncodeToString(sum[:]))
+	if status, text := send(t, req); status != http.StatusBadRequest || !strings.Contains(text, "<Message>The MD5 you specified did not match the calculated checksum.</Message>") {
+		t.Fatalf("PUT with a wrong x-amz-checksum-md5: %d %s", status, text)
+	}
+	req, _ = http.NewRequest(http.MethodPut, k.endpoint+"/"+b+"/xx", strings.NewReader("body"))
+	req.Header.Set("X-Amz-Checksum-Xxhash3", "AAAAAAAAAAA=")
+	if status, text := send(t, req); status != http.StatusNotImplemented || !strings.Contains(text, "<Code>NotImplemented</Code>") {
+		t.Fatalf("PUT with x-amz-checksum-xxhash3: %d %s", status, text)
+	}
 	// A conditional write: If-None-Match * on an existing key.
 	_, err = c.PutObject(bg, &s3.PutObjectInput{Bucket: aws.String(b), Key: aws.String("dir/obj.txt"), Body: strings.NewReader("new"), IfNoneMatch: aws.String("*")})
 	wantS3Error(t, err, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
@@ -251,7 +286,7 @@ func TestS3APIObjects(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, b, "dir")); err == nil {
 		t.Fatal("the emptied folder is still there")
 	}
-	if l, err := c.ListObjectsV2(bg, &s3.ListObjectsV2Input{Bucket: aws.String(b)}); err != nil || len(l.Contents) != 0 {
+	if l, err := c.ListObjectsV2(bg, &s3.ListObjectsV2Input{Bucket: aws.String(b), Prefix: aws.String("dir/")}); err != nil || len(l.Contents) != 0 {
 		t.Fatalf("after the deletes: %+v %v", l, err)
 	}
 }

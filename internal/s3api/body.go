@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"hash"
@@ -19,9 +20,10 @@ import (
 const maxObject = 5 << 30
 
 // checksums are the x-amz-checksum-* algorithms S3 checks a body
-// against (the Amazon S3 User Guide, "Checking object integrity"), by the
-// lower-case name the header ends in, and the name S3's BadDigest message
-// gives each.
+// against (the Amazon S3 User Guide, "Checking object integrity"; the
+// SDK's ChecksumAlgorithm enum), by the lower-case name the header ends in,
+// and the name S3's BadDigest message gives each. The XXHASH ones are not
+// among them: a request carrying one is NotImplemented.
 var checksums = map[string]struct {
 	name string
 	new  func() hash.Hash
@@ -31,7 +33,13 @@ var checksums = map[string]struct {
 	"crc64nvme": {"CRC64NVME", func() hash.Hash { return crc64.New(crc64NVME) }},
 	"sha1":      {"SHA1", sha1.New},
 	"sha256":    {"SHA256", sha256.New},
+	"sha512":    {"SHA512", sha512.New},
+	"md5":       {"MD5", md5.New},
 }
+
+// checksumHeaders are the x-amz-checksum-* headers that are not a value
+// to check.
+var checksumHeaders = map[string]bool{"mode": true, "algorithm": true, "type": true}
 
 // crc64NVME is CRC-64/NVME's polynomial, bit-reversed as hash/crc64 takes
 // it.
@@ -66,11 +74,16 @@ func openBody(r *http.Request, pl payload) (*body, *Error) {
 	if pl.sha256 != "" {
 		b.sha, b.shaWant = sha256.New(), pl.sha256
 	}
-	for alg := range checksums {
-		if v := r.Header.Get("X-Amz-Checksum-" + alg); v != "" {
-			b.sumWant[alg] = v
-			b.sums[alg] = checksums[alg].new()
+	for name, vals := range r.Header {
+		alg, ok := strings.CutPrefix(strings.ToLower(name), "x-amz-checksum-")
+		if !ok || checksumHeaders[alg] || len(vals) == 0 {
+			continue
 		}
+		if _, known := checksums[alg]; !known {
+			return nil, errNotImplemented.with("Header", name) // a checksum Kura cannot check is not taken unchecked
+		}
+		b.sumWant[alg] = vals[0]
+		b.sums[alg] = checksums[alg].new()
 	}
 	if pl.chunked {
 		b.chunked = newChunkedReader(r.Body, pl)

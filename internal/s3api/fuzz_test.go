@@ -39,6 +39,11 @@ func FuzzServe(f *testing.F) {
 	} {
 		f.Add(seed.method, seed.target, seed.headers, seed.body)
 	}
+	// One folder for every input (a fresh one each would make the target
+	// slow): the bucket and object are put back before each.
+	root := f.TempDir()
+	store := filepath.Join(root, "store")
+	h := New(Config{Store: objstore.Dir{Root: store}})
 	f.Fuzz(func(t *testing.T, method, target, headers, body string) {
 		if !strings.HasPrefix(target, "/") {
 			return
@@ -47,11 +52,8 @@ func FuzzServe(f *testing.F) {
 		if err != nil {
 			return
 		}
-		root := t.TempDir()
-		store := filepath.Join(root, "store")
 		os.MkdirAll(filepath.Join(store, "b"), 0o755)
 		os.WriteFile(filepath.Join(store, "b", "k"), []byte("0123456789"), 0o644)
-		h := New(Config{Store: objstore.Dir{Root: store}})
 		r := httptest.NewRequest(http.MethodGet, "http://kura/", strings.NewReader(body))
 		r.Method, r.URL, r.RequestURI = method, u, target
 		r.ContentLength = int64(len(body))

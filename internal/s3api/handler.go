@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/iam"
@@ -67,6 +68,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Amz-Request-Id", id)
 	w.Header().Set("X-Amz-Id-2", id)
 	w.Header().Set("Server", "Kura")
+	if r.Body != nil {
+		r.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w)}
+	}
 	rt, e := parseRoute(r.Method, r.URL.Path, r.URL.RawQuery)
 	pl, ae := h.authenticate(r)
 	if ae != nil {
@@ -83,6 +87,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e := h.run(w, r, rt, pl); e != nil {
 		h.fail(w, r, e, rt)
 	}
+}
+
+// bodyIdle is how long a request body may send nothing before its read
+// fails (and the object being written from it is discarded): a stalled
+// upload does not hold a connection for ever.
+const bodyIdle = time.Minute
+
+// idleBody moves the connection's read deadline on before each read of
+// the body.
+type idleBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	_ = b.rc.SetReadDeadline(time.Now().Add(bodyIdle)) // not every ResponseWriter can (a test's recorder)
+	return b.ReadCloser.Read(p)
 }
 
 // run dispatches to the operation.
