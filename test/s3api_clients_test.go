@@ -66,7 +66,7 @@ func TestS3APIAuth(t *testing.T) {
 	if err := v4.NewSigner().SignHTTP(bg, creds, req, emptyHash, "dynamodb", "us-east-1", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if status, text := send(t, req); status != http.StatusBadRequest || !strings.Contains(xmlText(t, text),
+	if status, text := do(t, req); status != http.StatusBadRequest || !strings.Contains(xmlText(t, text),
 		`<Message>The authorization header is malformed; incorrect service "dynamodb". This endpoint belongs to "s3".</Message>`) {
 		t.Fatalf("signed for dynamodb: %d %s", status, text)
 	}
@@ -137,19 +137,9 @@ func httpDo(t *testing.T, method, u string, body io.Reader) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return send(t, req)
+	return do(t, req)
 }
 
-func send(t *testing.T, req *http.Request) (int, string) {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
 
 // An export to the folder store is listable and downloadable through the
 // S3 API (the manifests' ETags are the API's), and objects uploaded

@@ -233,17 +233,17 @@ func TestS3APIObjects(t *testing.T) {
 	sum := md5.Sum([]byte("md5 body"))
 	req, _ := http.NewRequest(http.MethodPut, k.endpoint+"/"+b+"/md5sum", strings.NewReader("md5 body"))
 	req.Header.Set("X-Amz-Checksum-Md5", base64.StdEncoding.EncodeToString(sum[:]))
-	if status, text := send(t, req); status != http.StatusOK {
+	if status, text := do(t, req); status != http.StatusOK {
 		t.Fatalf("PUT with x-amz-checksum-md5: %d %s", status, text)
 	}
 	req, _ = http.NewRequest(http.MethodPut, k.endpoint+"/"+b+"/md5sum", strings.NewReader("other body"))
 	req.Header.Set("X-Amz-Checksum-Md5", base64.StdEncoding.EncodeToString(sum[:]))
-	if status, text := send(t, req); status != http.StatusBadRequest || !strings.Contains(text, "<Message>The MD5 you specified did not match the calculated checksum.</Message>") {
+	if status, text := do(t, req); status != http.StatusBadRequest || !strings.Contains(text, "<Message>The MD5 you specified did not match the calculated checksum.</Message>") {
 		t.Fatalf("PUT with a wrong x-amz-checksum-md5: %d %s", status, text)
 	}
 	req, _ = http.NewRequest(http.MethodPut, k.endpoint+"/"+b+"/xx", strings.NewReader("body"))
 	req.Header.Set("X-Amz-Checksum-Xxhash3", "AAAAAAAAAAA=")
-	if status, text := send(t, req); status != http.StatusNotImplemented || !strings.Contains(text, "<Code>NotImplemented</Code>") {
+	if status, text := do(t, req); status != http.StatusNotImplemented || !strings.Contains(text, "<Code>NotImplemented</Code>") {
 		t.Fatalf("PUT with x-amz-checksum-xxhash3: %d %s", status, text)
 	}
 	// A conditional write: If-None-Match * on an existing key.
@@ -318,37 +318,12 @@ func TestS3APIList(t *testing.T) {
 	if err != nil || len(l.Contents) != 2 || len(l.CommonPrefixes) != 1 || aws.ToString(l.CommonPrefixes[0].Prefix) != "a/x/" {
 		t.Fatalf("prefix a/: %+v %v", l, err)
 	}
-	// One key a page, through the paginator's continuation tokens.
-	var all []string
-	pages := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(b), MaxKeys: aws.Int32(1)})
-	for pages.HasMorePages() {
-		p, err := pages.NextPage(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range p.Contents {
-			all = append(all, aws.ToString(o.Key))
-		}
-	}
-	if !slices.Equal(all, keys) {
+	// One key a page, through the paginator's continuation tokens; with a
+	// delimiter, pages of common prefixes do not repeat a prefix.
+	if all := listAll(t, c, &s3.ListObjectsV2Input{Bucket: aws.String(b), MaxKeys: aws.Int32(1)}); !slices.Equal(all, keys) {
 		t.Fatalf("paged: %v", all)
 	}
-	// Pages of common prefixes do not repeat a prefix.
-	var seen []string
-	pages = s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(b), MaxKeys: aws.Int32(1), Delimiter: aws.String("/")})
-	for pages.HasMorePages() {
-		p, err := pages.NextPage(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range p.CommonPrefixes {
-			seen = append(seen, aws.ToString(o.Prefix))
-		}
-		for _, o := range p.Contents {
-			seen = append(seen, aws.ToString(o.Key))
-		}
-	}
-	if !slices.Equal(seen, []string{"a/", "b/", "c", "d e+f"}) {
+	if seen := listAll(t, c, &s3.ListObjectsV2Input{Bucket: aws.String(b), MaxKeys: aws.Int32(1), Delimiter: aws.String("/")}); !slices.Equal(seen, []string{"a/", "b/", "c", "d e+f"}) {
 		t.Fatalf("paged with a delimiter: %v", seen)
 	}
 	l, err = c.ListObjectsV2(bg, &s3.ListObjectsV2Input{Bucket: aws.String(b), StartAfter: aws.String("a/x/3")})
@@ -361,6 +336,25 @@ func TestS3APIList(t *testing.T) {
 	if err != nil || len(v1.Contents) != 2 || aws.ToString(v1.Contents[0].Key) != "c" {
 		t.Fatalf("ListObjects with a marker: %+v %v", v1, err)
 	}
+}
+
+// listAll is every common prefix and key of the listing, page by page.
+func listAll(t *testing.T, c *s3.Client, in *s3.ListObjectsV2Input) []string {
+	t.Helper()
+	var all []string
+	for pages := s3.NewListObjectsV2Paginator(c, in); pages.HasMorePages(); {
+		p, err := pages.NextPage(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range p.CommonPrefixes {
+			all = append(all, aws.ToString(o.Prefix))
+		}
+		for _, o := range p.Contents {
+			all = append(all, aws.ToString(o.Key))
+		}
+	}
+	return all
 }
 
 // Multipart uploads: parts, ListParts, Complete (S3's multipart ETag),

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -181,14 +180,4 @@ func (h *Handler) getBucketLocation(w http.ResponseWriter, bucket string) *Error
 	}
 	h.writeXML(w, http.StatusOK, doc)
 	return nil
-}
-
-// sortedKeys is a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
