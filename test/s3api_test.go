@@ -428,3 +428,18 @@ func TestS3APIMultipart(t *testing.T) {
 	_, err = c.UploadPart(bg, &s3.UploadPartInput{Bucket: aws.String(b), Key: key, UploadId: start(), PartNumber: aws.Int32(10001), Body: strings.NewReader("x")})
 	wantS3Error(t, err, "InvalidArgument", "Part number must be an integer between 1 and 10000, inclusive")
 }
+
+// With --s3-dir a DynamoDB request (X-Amz-Target) is DynamoDB's whatever
+// its path, as without it; a GET of / unsigned is the health check.
+func TestS3APIKeepsDynamoDB(t *testing.T) {
+	k, _ := s3Kura(t)
+	req, _ := http.NewRequest(http.MethodPost, k.endpoint+"/some/path", strings.NewReader("{}"))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	if status, text := do(t, req); status != http.StatusOK || !strings.Contains(text, `"TableNames"`) {
+		t.Fatalf("ListTables on another path: %d %s", status, text)
+	}
+	if status, text := httpDo(t, http.MethodGet, k.endpoint+"/", nil); status != http.StatusOK || !strings.HasPrefix(text, "healthy: ") {
+		t.Fatalf("GET /: %d %s", status, text)
+	}
+}

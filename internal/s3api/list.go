@@ -54,7 +54,7 @@ func list(keys []listed, prefix, delimiter, after string, skipUnder bool, max in
 			}
 		}
 		if len(l.contents)+len(l.prefixes) >= max {
-			l.truncated = true
+			l.truncated = max > 0 // max-keys=0 asks for no keys, not for pages of none
 			break
 		}
 		if isPrefix {
