@@ -99,7 +99,7 @@ func TestAWSCLI(t *testing.T) {
 	}
 	// A resource-based policy, as an IaC script attaches one.
 	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/ChatMessages"
-	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:Query","Resource":"*"}]}`
+	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:user/app"},"Action":"dynamodb:Query","Resource":"*"}]}`
 	rev := strings.TrimSpace(awsCLI(t, k.endpoint, "put-resource-policy", "--resource-arn", arn, "--policy", policy, "--query", "RevisionId", "--output", "text"))
 	out = awsCLI(t, k.endpoint, "get-resource-policy", "--resource-arn", arn, "--query", "[RevisionId,Policy]", "--output", "text")
 	if got := strings.Fields(out); len(got) != 2 || got[0] != rev || got[1] != policy {
@@ -173,5 +173,22 @@ func TestConsolePerKey(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("console against per-key databases failed: %v\n%s", err, out)
+	}
+}
+
+// TestConsoleRegions drives the web console's page (jsdom) against a Kura
+// serving two regions: its region picker shows each one's tables
+// (test/clients/js/console-regions.mjs).
+func TestConsoleRegions(t *testing.T) {
+	if _, err := os.Stat("clients/js/node_modules/jsdom"); err != nil {
+		t.Skip("jsdom not installed (run npm ci in test/clients/js)")
+	}
+	k := startKura(t, "--in-memory", "--regions", "us-east-1,eu-west-1")
+	cmd := exec.Command("node", "--test", "console-regions.mjs")
+	cmd.Dir = "clients/js"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("console against two regions failed: %v\n%s", err, out)
 	}
 }
