@@ -140,7 +140,6 @@ func httpDo(t *testing.T, method, u string, body io.Reader) (int, string) {
 	return do(t, req)
 }
 
-
 // An export to the folder store is listable and downloadable through the
 // S3 API (the manifests' ETags are the API's), and objects uploaded
 // through it are what an ImportTable reads.
@@ -269,7 +268,6 @@ func TestBoto3S3API(t *testing.T) {
 		t.Logf("%s", out)
 	}
 }
-
 
 // With --iam-file, S3 requests are authorized by the same policies as
 // DynamoDB's: root may do anything, alice (DynamoDB actions only) no S3
