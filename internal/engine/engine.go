@@ -160,6 +160,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
+	if err := migrateLayout(store); err != nil {
+		return nil, err
+	}
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
