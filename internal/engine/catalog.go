@@ -196,6 +196,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, fmt.Errorf("engine: table %s: %w", rec.Name, err)
 	}
 	t.Hash, t.Range = h, r
+	t.Stream = streamSpec(&rec.Desc)
 	for _, g := range rec.Desc.GlobalSecondaryIndexes {
 		ix, err := buildIndex(rec, cpDeref(g.IndexName), g.KeySchema, g.Projection, types)
 		if err != nil {

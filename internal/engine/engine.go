@@ -10,6 +10,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
 	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/engine/ttl"
 	"github.com/kura-db/kura/internal/objstore"
@@ -64,7 +65,7 @@ type Config struct {
 // Engine is one Kura database.
 type Engine struct {
 	cfg   Config
-	store streamStore // the store given to Open, carrying stream sequence numbers per txn
+	store streams.Store // the store given to Open, carrying stream sequence numbers per txn
 	clock Clock
 	// chargeUpdates holds UpdateItem's statement against the item size
 	// limit as well as the finished item (by cfg.Region, item_update_size.go).
@@ -101,8 +102,8 @@ type Engine struct {
 	stats      map[uint64]*tableStats // by table ID
 	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
 
-	streams *streamRegistry // stream_state.go
-	ttl     *ttl.Expirer    // ttl_expire.go, package ttl
+	streams *streams.Registry // DynamoDB Streams (internal/engine/streams)
+	ttl     *ttl.Expirer      // ttl_expire.go, package ttl
 
 	vec vectorState // vector indexes (vector_store.go)
 
@@ -134,7 +135,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:      cfg,
-		store:    streamStore{store}, // carries stream sequence numbers per txn
+		store:    streams.WrapStore(store), // carries stream sequence numbers per txn
 		clock:    cfg.Clock,
 		tables:   make(map[string]*Table),
 		stats:    make(map[uint64]*tableStats),
@@ -147,13 +148,14 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.streams = streams.New(e.streamsConfig())
 	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
-	if err := e.openStreams(); err != nil {
+	if err := e.streams.Open(e.observedTables()); err != nil {
 		return nil, err
 	}
 	if err := e.openVectors(); err != nil {
