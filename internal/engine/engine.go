@@ -119,7 +119,7 @@ type Engine struct {
 	exp  *export.Exports   // exports to S3 (export.go, package export)
 	imp  *imports.Imports  // imports from S3 (import.go, package imports)
 	bulk *bulk.Operations  // bulk operations from S3 (bulk.go, package bulk)
-	kin  *kinesisdest.Feed // Kinesis streaming destinations (kinesis_dest.go, package kinesisdest)
+	kin  *kinesisdest.Feed // Kinesis streaming destinations (internal/engine/kinesisdest)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -160,6 +160,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
+	if err := migrateLayout(store); err != nil {
+		return nil, err
+	}
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/s3api"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -248,6 +249,16 @@ func Start(cfg Config) (*Server, error) {
 		}
 		s.closeDatabases()
 		return nil, err
+	}
+	if cfg.S3Dir != "" {
+		// The folder store is also served as S3 on this endpoint, signed
+		// with the same credentials and authorized by the same IAM
+		// policies (internal/s3api).
+		s3cfg := s3api.Config{Store: objstore.Dir{Root: cfg.S3Dir}, Auth: opts.Auth, Region: cmp.Or(cfg.Region, "us-east-1"), Logger: s.log}
+		if opts.Authorize != nil {
+			s3cfg.IAM = opts.Authorize.IAM
+		}
+		opts.S3 = s3api.New(s3cfg)
 	}
 	as := api.NewServer(backend, opts)
 	s.apiSrv.Store(as)
