@@ -557,7 +557,7 @@ func (e *Engine) purge(id uint64, keepItems bool) {
 	e.statsMu.Lock()
 	delete(e.stats, id)
 	e.statsMu.Unlock()
-	e.forgetBuckets(id)
+	e.thr.Forget(id)
 }
 
 // purgeUntilClose deletes every key of [lower, upper), purgeChunk keys

@@ -18,9 +18,10 @@
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
-//	          operation's record (JSON, package jobs), read into memory at Open; a
-//	          running one is resumed (a bulk operation from its checkpoint,
-//	          over its listing of input objects under "mbulkobj/" + ARN)
+//	          operation's record (JSON; packages export, imports and bulk, over
+//	          a jobs.Log), read into memory at Open; a running one is resumed
+//	          (a bulk operation from its checkpoint, over its listing of input
+//	          objects under "mbulkobj/" + ARN)
 //	layout:   "mlayout" → the key-layout version (layout.go); while a
 //	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
 //	          key → a key waiting to be rewritten
