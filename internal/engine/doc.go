@@ -22,6 +22,8 @@
 //	          a jobs.Log), read into memory at Open; a running one is resumed
 //	          (a bulk operation from its checkpoint, over its listing of input
 //	          objects under "mbulkobj/" + ARN)
+//	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
+//	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
 //	layout:   "mlayout" → the key-layout version (layout.go); while a
 //	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
 //	          key → a key waiting to be rewritten
