@@ -294,7 +294,12 @@ func (e *Engine) commit(sync bool, f func(storage.Txn) error) error {
 
 // commitWith is commit with every commit option.
 func (e *Engine) commitWith(opts storage.CommitOptions, f func(storage.Txn) error) error {
-	txn, err := e.store.Begin()
+	return commitStore(e.store, opts, f)
+}
+
+// commitStore runs f in one transaction of store and commits it.
+func commitStore(store storage.Store, opts storage.CommitOptions, f func(storage.Txn) error) error {
+	txn, err := store.Begin()
 	if err != nil {
 		return err
 	}
