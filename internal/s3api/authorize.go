@@ -42,6 +42,7 @@ var actions = map[op]string{
 	opListObjectsV2:     "s3:ListBucket",
 	opDeleteObjects:     "", // each key's s3:DeleteObject, in deleteObjects
 	opPutObject:         "s3:PutObject",
+	opCopyObject:        "s3:PutObject", // and s3:GetObject on the source, in authorize
 	opGetObject:         "s3:GetObject",
 	opHeadObject:        "s3:GetObject",
 	opDeleteObject:      "s3:DeleteObject",
@@ -83,8 +84,8 @@ func (h *Handler) authorize(r *http.Request, rt *route, accessKey string) *Error
 	if a := actions[rt.op]; a != "" && !c.allowed(a, resource) {
 		return errAccessDenied
 	}
-	if src := r.Header.Get("X-Amz-Copy-Source"); rt.op == opPutObject && src != "" {
-		if b, k, e := parseCopySource(src); e == nil && !c.allowed("s3:GetObject", objectARN(b, k)) {
+	if rt.op == opCopyObject {
+		if b, k, e := parseCopySource(r.Header.Get("X-Amz-Copy-Source")); e == nil && !c.allowed("s3:GetObject", objectARN(b, k)) {
 			return errAccessDenied
 		}
 	}

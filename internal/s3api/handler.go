@@ -72,6 +72,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w)}
 	}
 	rt, e := parseRoute(r.Method, r.URL.Path, r.URL.RawQuery)
+	if rt.op == opPutObject && r.Header.Get("X-Amz-Copy-Source") != "" {
+		rt.op = opCopyObject
+	}
 	pl, ae := h.authenticate(r)
 	if ae != nil {
 		e = ae // a signature problem is answered before the route's
@@ -124,10 +127,9 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 	case opDeleteObjects:
 		return h.deleteObjects(w, r, rt.bucket, pl, rt.caller)
 	case opPutObject:
-		if r.Header.Get("X-Amz-Copy-Source") != "" {
-			return h.copyObject(w, r, rt)
-		}
 		return h.putObject(w, r, rt, pl)
+	case opCopyObject:
+		return h.copyObject(w, r, rt)
 	case opGetObject, opHeadObject:
 		return h.getObject(w, r, rt)
 	case opDeleteObject:

@@ -2,6 +2,7 @@ package s3api
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 )
@@ -107,5 +108,38 @@ func TestList(t *testing.T) {
 	}
 	if l := list(keys, "a/", "", "", false, 0); len(l.contents) != 0 || l.truncated {
 		t.Fatalf("max-keys 0: %+v", l)
+	}
+}
+
+// docs/compatibility.md's "S3 API" table marks supported exactly the
+// operations this package routes.
+func TestCompatibilityPage(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/compatibility.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## S3 API\n")
+	if !ok {
+		t.Fatal("no S3 API section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	listed := map[op]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || strings.TrimSpace(cells[2]) != "supported" {
+			continue
+		}
+		for _, name := range strings.Split(cells[1], ",") {
+			listed[op(strings.TrimSpace(name))] = true
+		}
+	}
+	for o := range actions {
+		if !listed[o] {
+			t.Errorf("%s is routed but not marked supported", o)
+		}
+		delete(listed, o)
+	}
+	for o := range listed {
+		t.Errorf("%s is marked supported but not routed", o)
 	}
 }
