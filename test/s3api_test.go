@@ -443,3 +443,28 @@ func TestS3APIKeepsDynamoDB(t *testing.T) {
 		t.Fatalf("GET /: %d %s", status, text)
 	}
 }
+
+// --log-requests logs S3 requests too: operation, status, error code,
+// bucket and object key.
+func TestS3APIRequestLog(t *testing.T) {
+	k, _ := s3Kura(t, "--log-requests", "--log-level", "info")
+	c := s3Of(k, "AKIDTEST", "secret")
+	b := mkBucket(t, c)
+	putS3(t, c, b, "logged", "x")
+	_, err := c.GetObject(bg, &s3.GetObjectInput{Bucket: aws.String(b), Key: aws.String("missing")})
+	wantS3Error(t, err, "NoSuchKey", "The specified key does not exist.")
+	deadline := time.Now().Add(5 * time.Second)
+	for _, want := range []string{
+		"msg=request api=s3 operation=PutObject status=200 ",
+		"bucket=" + b + " objectKey=logged",
+		"operation=GetObject status=404 ",
+		"error=NoSuchKey bucket=" + b + " objectKey=missing",
+	} {
+		for !strings.Contains(k.log.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the log has no %q:\n%s", want, k.log)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -34,6 +34,10 @@ type Config struct {
 	Region string
 	// Logger receives internal errors; nil discards.
 	Logger *slog.Logger
+	// LogRequests logs every request at info level (--log-requests): the
+	// operation, status, error code, bucket, key, duration, client address
+	// and access key.
+	LogRequests bool
 }
 
 // Handler serves the S3 REST API, path-style, over a folder store.
@@ -43,11 +47,12 @@ type Handler struct {
 	iam    *iam.Authorizer
 	region string
 	log    *slog.Logger
+	logReq bool
 }
 
 // New returns a Handler for cfg.
 func New(cfg Config) *Handler {
-	h := &Handler{store: cfg.Store, auth: cfg.Auth, iam: cfg.IAM, region: cfg.Region, log: cfg.Logger}
+	h := &Handler{store: cfg.Store, auth: cfg.Auth, iam: cfg.IAM, region: cfg.Region, log: cfg.Logger, logReq: cfg.LogRequests}
 	if h.region == "" {
 		h.region = "us-east-1"
 	}
@@ -64,6 +69,12 @@ const xmlNS = "http://s3.amazonaws.com/doc/2006-03-01/"
 // path and query, then the signature checked (S3 authenticates before it
 // looks at a bucket), then the operation run.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.logReq {
+		lw := &loggedWriter{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		defer func() { h.logRequest(r, lw, time.Since(start)) }()
+		w = lw
+	}
 	id := requestID()
 	w.Header().Set("X-Amz-Request-Id", id)
 	w.Header().Set("X-Amz-Id-2", id)
@@ -78,6 +89,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pl, ae := h.authenticate(r)
 	if ae != nil {
 		e = ae // a signature problem is answered before the route's
+	}
+	if lw, ok := w.(*loggedWriter); ok {
+		lw.op, lw.bucket, lw.key, lw.accessKey = rt.op, rt.bucket, rt.key, pl.accessKey
 	}
 	if e != nil {
 		h.fail(w, r, e, rt)
@@ -148,6 +162,40 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 	return errNotImplemented
 }
 
+// loggedWriter notes what the request log says of a request.
+type loggedWriter struct {
+	http.ResponseWriter
+	status                 int
+	code                   string // the S3 error code answered
+	op                     op
+	bucket, key, accessKey string
+}
+
+func (w *loggedWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection (idleBody).
+func (w *loggedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (h *Handler) logRequest(r *http.Request, w *loggedWriter, d time.Duration) {
+	attrs := []any{"api", "s3", "operation", string(w.op), "status", w.status, "duration", d, "remote", r.RemoteAddr}
+	if w.code != "" {
+		attrs = append(attrs, "error", w.code)
+	}
+	if w.bucket != "" {
+		attrs = append(attrs, "bucket", w.bucket)
+	}
+	if w.key != "" {
+		attrs = append(attrs, "objectKey", w.key)
+	}
+	if w.accessKey != "" {
+		attrs = append(attrs, "key", w.accessKey)
+	}
+	h.log.Info("request", attrs...)
+}
+
 // fail answers an error: S3's XML document, or only the status for a HEAD
 // (S3 sends no body with a HEAD's error).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, e *Error, rt route) {
@@ -155,6 +203,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, e *Error, rt rout
 		// Drop a little of an unread body so the client sees the answer
 		// (net/http closes the connection after a larger one).
 		_, _ = io.CopyN(io.Discard, r.Body, 64<<10)
+	}
+	if lw, ok := w.(*loggedWriter); ok {
+		lw.code = e.Code
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(e.Status)
