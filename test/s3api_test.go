@@ -410,6 +410,28 @@ func TestS3APIMultipart(t *testing.T) {
 	if got != string(parts[0])+string(parts[1]) || aws.ToString(out.ETag) != want || aws.ToString(out.ContentType) != "application/x-test" {
 		t.Fatalf("the completed object: %d bytes, ETag %s, type %s", len(got), aws.ToString(out.ETag), aws.ToString(out.ContentType))
 	}
+	// UploadPartCopy: the completed object's bytes in two ranges, copied
+	// onto itself.
+	cid := start()
+	var copied []types.CompletedPart
+	for i, rng := range []string{"bytes=0-5242879", "bytes=5242880-5242883"} {
+		out, err := c.UploadPartCopy(bg, &s3.UploadPartCopyInput{Bucket: aws.String(b), Key: key, UploadId: cid,
+			PartNumber: aws.Int32(int32(i + 1)), CopySource: aws.String(b + "/big/file.bin"), CopySourceRange: aws.String(rng)})
+		if err != nil {
+			t.Fatalf("UploadPartCopy %s: %v", rng, err)
+		}
+		copied = append(copied, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: out.CopyPartResult.ETag})
+	}
+	_, err = c.UploadPartCopy(bg, &s3.UploadPartCopyInput{Bucket: aws.String(b), Key: key, UploadId: cid,
+		PartNumber: aws.Int32(3), CopySource: aws.String(b + "/big/file.bin"), CopySourceRange: aws.String("bytes=9999999-")})
+	wantS3Error(t, err, "InvalidArgument", "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy")
+	if _, err := c.CompleteMultipartUpload(bg, &s3.CompleteMultipartUploadInput{Bucket: aws.String(b), Key: key, UploadId: cid,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: copied}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := getS3(t, c, &s3.GetObjectInput{Bucket: aws.String(b), Key: key}); got != string(parts[0])+string(parts[1]) {
+		t.Fatalf("the object copied by parts: %d bytes", len(got))
+	}
 	_, err = c.UploadPart(bg, &s3.UploadPartInput{Bucket: aws.String(b), Key: key, UploadId: id, PartNumber: aws.Int32(1), Body: strings.NewReader("x")})
 	wantS3Error(t, err, "NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.")
 

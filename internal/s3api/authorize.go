@@ -48,6 +48,7 @@ var actions = map[op]string{
 	opDeleteObject:      "s3:DeleteObject",
 	opCreateMultipart:   "s3:PutObject",
 	opUploadPart:        "s3:PutObject",
+	opUploadPartCopy:    "s3:PutObject", // and s3:GetObject on the source
 	opCompleteMultipart: "s3:PutObject",
 	opAbortMultipart:    "s3:AbortMultipartUpload",
 	opListParts:         "s3:ListMultipartUploadParts",
@@ -84,7 +85,7 @@ func (h *Handler) authorize(r *http.Request, rt *route, accessKey string) *Error
 	if a := actions[rt.op]; a != "" && !c.allowed(a, resource) {
 		return errAccessDenied
 	}
-	if rt.op == opCopyObject {
+	if rt.op == opCopyObject || rt.op == opUploadPartCopy {
 		if b, k, e := parseCopySource(r.Header.Get("X-Amz-Copy-Source")); e == nil && !c.allowed("s3:GetObject", objectARN(b, k)) {
 			return errAccessDenied
 		}

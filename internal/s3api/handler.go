@@ -83,8 +83,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w)}
 	}
 	rt, e := parseRoute(r.Method, r.URL.Path, r.URL.RawQuery)
-	if rt.op == opPutObject && r.Header.Get("X-Amz-Copy-Source") != "" {
-		rt.op = opCopyObject
+	if r.Header.Get("X-Amz-Copy-Source") != "" {
+		switch rt.op {
+		case opPutObject:
+			rt.op = opCopyObject
+		case opUploadPart:
+			rt.op = opUploadPartCopy
+		}
 	}
 	pl, ae := h.authenticate(r)
 	if ae != nil {
@@ -152,6 +157,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 		return h.createMultipart(w, r, rt)
 	case opUploadPart:
 		return h.uploadPart(w, r, rt, pl)
+	case opUploadPartCopy:
+		return h.uploadPartCopy(w, r, rt)
 	case opCompleteMultipart:
 		return h.completeMultipart(w, r, rt, pl)
 	case opAbortMultipart:
