@@ -2,9 +2,13 @@ package s3api
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kura-db/kura/internal/objstore"
 )
 
 func TestParseRoute(t *testing.T) {
@@ -141,5 +145,26 @@ func TestCompatibilityPage(t *testing.T) {
 	}
 	for o := range listed {
 		t.Errorf("%s is marked supported but not routed", o)
+	}
+}
+
+// A --s3-dir folder that does not exist yet has no buckets, and the first
+// CreateBucket makes it.
+func TestMissingRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "not-yet")
+	h := New(Config{Store: objstore.Dir{Root: root}})
+	for _, c := range []struct {
+		method, target string
+		status         int
+	}{{"GET", "/", 200}, {"PUT", "/first", 200}, {"HEAD", "/first", 200}} {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(c.method, "http://kura"+c.target, nil)
+		if c.target == "/" {
+			r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AK/20261201/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00")
+		}
+		h.ServeHTTP(w, r)
+		if w.Code != c.status {
+			t.Fatalf("%s %s: %d %s", c.method, c.target, w.Code, w.Body)
+		}
 	}
 }
