@@ -126,16 +126,9 @@ func (h *Handler) uploadPartCopy(w http.ResponseWriter, r *http.Request, rt rout
 	if e != nil {
 		return e
 	}
-	srcBucket, srcKey, e := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	src, _, srcKey, e := h.copySource(r)
 	if e != nil {
 		return e
-	}
-	src, e := h.lookup(srcBucket, srcKey)
-	if e != nil {
-		return e
-	}
-	if conditions(r.Header, "X-Amz-Copy-Source-", src) != 0 {
-		return errPrecondition.with("Condition", "x-amz-copy-source-If-Match")
 	}
 	start, length := int64(0), src.size
 	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
