@@ -68,14 +68,14 @@ func TestCheckKeys(t *testing.T) {
 	a := arns{"us-east-1", "123456789012"}
 	name, proj := "T", "#a, b.c, d[0]"
 	get := checksFor(&wire.GetItemInput{TableName: &name, ProjectionExpression: &proj, ExpressionAttributeNames: map[string]string{"#a": "x"}}, a)[0]
-	if got := get.keys["dynamodb:attributes"]; !reflect.DeepEqual(got, []string{"x", "b", "d"}) {
+	if got := get.attrs(); !reflect.DeepEqual(got, []string{"x", "b", "d"}) {
 		t.Errorf("GetItem attributes %v", got)
 	}
-	if _, ok := checksFor(&wire.GetItemInput{TableName: &name}, a)[0].keys["dynamodb:attributes"]; ok {
+	if got := checksFor(&wire.GetItemInput{TableName: &name}, a)[0].attrs(); got != nil {
 		t.Error("a GetItem without a projection has dynamodb:Attributes")
 	}
 	put := checksFor(&wire.PutItemInput{TableName: &name, ReturnValues: "ALL_OLD", Item: map[string]attr.Value{"pk": {T: attr.S, Str: "1"}, "a": {T: attr.S, Str: "2"}}}, a)[0]
-	if got := put.keys["dynamodb:attributes"]; !reflect.DeepEqual(got, []string{"a", "pk"}) || put.keys["dynamodb:returnvalues"][0] != "ALL_OLD" {
+	if got := put.attrs(); !reflect.DeepEqual(got, []string{"a", "pk"}) || put.keys["dynamodb:returnvalues"][0] != "ALL_OLD" {
 		t.Errorf("PutItem keys %v", put.keys)
 	}
 	scan := checksFor(&wire.ScanInput{TableName: &name, Select: "COUNT"}, a)[0]
