@@ -174,3 +174,20 @@ func TestConsolePerKey(t *testing.T) {
 		t.Fatalf("console against per-key databases failed: %v\n%s", err, out)
 	}
 }
+
+// TestConsoleRegions drives the web console's page (jsdom) against a Kura
+// serving two regions: its region picker shows each one's tables
+// (test/clients/js/console-regions.mjs).
+func TestConsoleRegions(t *testing.T) {
+	if _, err := os.Stat("clients/js/node_modules/jsdom"); err != nil {
+		t.Skip("jsdom not installed (run npm ci in test/clients/js)")
+	}
+	k := startKura(t, "--in-memory", "--regions", "us-east-1,eu-west-1")
+	cmd := exec.Command("node", "--test", "console-regions.mjs")
+	cmd.Dir = "clients/js"
+	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("console against two regions failed: %v\n%s", err, out)
+	}
+}

@@ -97,6 +97,9 @@ type config struct {
 	// MaxOpenDatabases bounds the per-key databases kept open with
 	// --shared-db=false.
 	MaxOpenDatabases int
+	// Regions are the regions the server is (--regions; none: one,
+	// Region, as before).
+	Regions []string
 	// Warnings are said once the log is set up: flags that do nothing
 	// together with others.
 	Warnings []string
@@ -210,7 +213,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.VectorSnapshotInterval, "vector-snapshot-interval", engine.DefaultVectorSnapshotInterval, "how often a vector index that changed enough is snapshotted while running, so a crash replays only the changes since (0: only at shutdown)")
 	fs.IntVar(&c.VectorSnapshotChanges, "vector-snapshot-changes", engine.DefaultVectorSnapshotChanges, "changed items (or 10% of the index, whichever is fewer) that make a vector index due for a periodic snapshot")
 	var requestMemMB int
-	var cors string
+	var cors, regions string
+	fs.StringVar(&regions, "regions", "", "serve these regions (comma-separated, e.g. us-east-1,eu-west-1): each has its own tables, ARNs, streams and limits; a request goes to the region of its signature's credential scope, an unsigned one to --region (default with --regions: the first listed)")
 	fs.IntVar(&requestMemMB, "max-request-memory-mb", int(api.DefaultMaxBufferedBytes>>20), "memory that request bodies being read and decoded may hold at once, over all connections; a request past it is refused with ThrottlingException (which the SDKs retry) instead of queued")
 	fs.DurationVar(&c.HTTP.BodyTimeout, "body-timeout", api.DefaultBodyTimeout, "the longest a request body may take to arrive; the connection is closed past it")
 	fs.Int64Var(&c.HTTP.BodyMinRate, "body-min-rate", api.DefaultBodyMinRate, "bytes a second a request body must average after its first 10 seconds; a slower one's connection is closed")
@@ -337,6 +341,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
 		}
 	}
+	for r := range strings.SplitSeq(regions, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			c.Regions = append(c.Regions, r)
+		}
+	}
+	if len(c.Regions) > 0 && !flagSet(fs, getenv, "region") {
+		c.Region = c.Regions[0] // the home region: unsigned requests'
+	}
 	return c, nil
 }
 
@@ -376,8 +388,14 @@ func checkS3Flags(c *config) error {
 // dataDirSet reports whether --data-dir was given, on the command line or
 // in the environment.
 func dataDirSet(fs *flag.FlagSet, getenv func(string) string) bool {
-	set := getenv(envName("data-dir")) != ""
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "data-dir" })
+	return flagSet(fs, getenv, "data-dir")
+}
+
+// flagSet reports whether the flag name was given, on the command line or
+// in the environment.
+func flagSet(fs *flag.FlagSet, getenv func(string) string, name string) bool {
+	set := getenv(envName(name)) != ""
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
 

@@ -126,6 +126,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		VectorMaxTopK:     cfg.VectorMaxTopK,
 		PerCredential:     !cfg.SharedDB,
 		MaxOpenDatabases:  cfg.MaxOpenDatabases,
+		Regions:           cfg.Regions,
 		ItemCacheBytes:    int64(cfg.ItemCacheMB) << 20,
 		SyncDelay:         cfg.SyncDelay,
 		MinFreeBytes:      uint64(cfg.MinFreeSpaceMB) << 20,

@@ -57,9 +57,10 @@ const (
 
 // Verifier checks request signatures against a set of credentials.
 type Verifier struct {
-	region string
-	keys   map[string]Credential
-	now    func() time.Time
+	region  string
+	regions map[string]bool // with OnlyRegions: the regions a scope may name
+	keys    map[string]Credential
+	now     func() time.Time
 
 	mu   sync.Mutex
 	keyc map[scopeKey][]byte // signing keys by access key and scope date
@@ -80,6 +81,30 @@ func NewVerifier(region string, creds []Credential, now func() time.Time) *Verif
 		v.keys[c.AccessKeyID] = c
 	}
 	return v
+}
+
+// OnlyRegions makes v accept requests scoped to any of regions (a server
+// that serves several, --regions) instead of its one region.
+func (v *Verifier) OnlyRegions(regions []string) *Verifier {
+	v.regions = map[string]bool{}
+	for _, r := range regions {
+		v.regions[r] = true
+	}
+	return v
+}
+
+// UnknownRegion is DynamoDB's answer to a request whose credential scope
+// names a region the endpoint does not serve (an endpoint of one region
+// answers it to a request signed for another, or for a region that does
+// not exist: "Credential should be scoped to a valid region, not
+// 'eu-east-2'. ", InvalidSignatureException, HTTP 400; quoted in
+// aws/aws-sdk-js#4002 and 3mcloud/falcano#47 from DynamoDB's answers).
+func UnknownRegion(region string) *ddberr.Error {
+	return invalidSignature(unknownRegionText(region))
+}
+
+func unknownRegionText(region string) string {
+	return "Credential should be scoped to a valid region, not '" + region + "'. "
 }
 
 // Errors, all HTTP 400 as DynamoDB answers them.
@@ -316,8 +341,8 @@ func (v *Verifier) checkSkew(at time.Time) error {
 // every wrong part in one message.
 func (v *Verifier) checkScope(scope []string, stamp string) error {
 	var msg strings.Builder
-	if v.region != "" && scope[2] != v.region {
-		msg.WriteString("Credential should be scoped to a valid region, not '" + scope[2] + "'. ")
+	if v.regions != nil && !v.regions[scope[2]] || v.regions == nil && v.region != "" && scope[2] != v.region {
+		msg.WriteString(unknownRegionText(scope[2]))
 	}
 	if scope[3] != service {
 		msg.WriteString("Credential should be scoped to correct service: '" + service + "'. ")

@@ -120,6 +120,16 @@ func TestVerify(t *testing.T) {
 	}
 	_, err = any.Verify(signed(t, "AKIDKURA", "wrong", "", "eu-west-2", t0, body))
 	wantMismatch(t, err)
+
+	// With OnlyRegions (--regions), a verifier takes those and no other.
+	some := NewVerifier("", []Credential{{AccessKeyID: "AKIDKURA", Secret: "s3cret"}}, func() time.Time { return t0 }).OnlyRegions([]string{"us-east-1", "eu-west-1"})
+	for _, r := range []string{"us-east-1", "eu-west-1"} {
+		if _, err := some.Verify(signed(t, "AKIDKURA", "s3cret", "", r, t0, body)); err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+	}
+	_, err = some.Verify(signed(t, "AKIDKURA", "s3cret", "", "eu-west-2", t0, body))
+	wantErr(t, err, "InvalidSignatureException", "Credential should be scoped to a valid region, not 'eu-west-2'. ")
 }
 
 func TestVerifyHeaderShape(t *testing.T) {

@@ -27,13 +27,18 @@ type Options struct {
 	// database (--shared-db=false): it asks which one to show, and with
 	// authentication off takes any secret.
 	DatabasePerKey bool
+	// Regions are the regions a server with --regions serves: the console
+	// offers them in a picker and signs every request for the one picked
+	// (Region, the home region, first).
+	Regions []string
 }
 
 // settings is GET /console/settings.json.
 type settings struct {
 	Region         string `json:"region"`
 	Authentication bool   `json:"authentication"`
-	DatabasePerKey bool   `json:"databasePerKey"`
+	DatabasePerKey bool     `json:"databasePerKey"`
+	Regions        []string `json:"regions,omitempty"`
 }
 
 // contentTypes are the types of the files in assets/.
@@ -54,7 +59,7 @@ const policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src
 func Handler(o Options) http.Handler {
 	cfg, err := json.Marshal(settings(o))
 	if err != nil {
-		panic(err) // two plain fields
+		panic(err) // plain fields
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestHandler(t *testing.T) {
 
 	r = get(t, h, "GET", "/console/settings.json")
 	var s settings
-	if err := json.Unmarshal([]byte(body(t, r)), &s); err != nil || s != (settings{Region: "eu-west-2", Authentication: true}) {
+	if err := json.Unmarshal([]byte(body(t, r)), &s); err != nil || !reflect.DeepEqual(s, settings{Region: "eu-west-2", Authentication: true}) {
 		t.Fatalf("settings: %+v %v", s, err)
 	}
 

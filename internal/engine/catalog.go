@@ -196,6 +196,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, fmt.Errorf("engine: table %s: %w", rec.Name, err)
 	}
 	t.Hash, t.Range = h, r
+	t.Stream = streamSpec(&rec.Desc)
 	for _, g := range rec.Desc.GlobalSecondaryIndexes {
 		ix, err := buildIndex(rec, cpDeref(g.IndexName), g.KeySchema, g.Projection, types)
 		if err != nil {
@@ -556,7 +557,7 @@ func (e *Engine) purge(id uint64, keepItems bool) {
 	e.statsMu.Lock()
 	delete(e.stats, id)
 	e.statsMu.Unlock()
-	e.forgetBuckets(id)
+	e.thr.Forget(id)
 }
 
 // purgeUntilClose deletes every key of [lower, upper), purgeChunk keys

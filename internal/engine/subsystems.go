@@ -11,7 +11,7 @@ import (
 // wireSubsystems builds the list at Open; stageWrite and writeStats know
 // only the list.
 func (e *Engine) wireSubsystems() {
-	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, streamSubsystem{e}}
+	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, e.streams}
 }
 
 // tableOf is the engine's table behind a change.
@@ -36,13 +36,3 @@ func (s vectorSubsystem) Stage(txn storage.Txn, c change.Change) error {
 }
 
 func (s vectorSubsystem) Committed(c change.Change) { s.e.vectorApply(tableOf(c), c.Old, c.New) }
-
-// streamSubsystem appends stream records (stream_write.go); the commit
-// itself releases their sequence numbers (stream_store.go).
-type streamSubsystem struct{ e *Engine }
-
-func (s streamSubsystem) Stage(txn storage.Txn, c change.Change) error {
-	return s.e.streamWrites(txn, tableOf(c), c.Old, c.New, c.TTL)
-}
-
-func (streamSubsystem) Committed(change.Change) {}

@@ -127,12 +127,6 @@ func (t *Table) pendingUntil() time.Time {
 	return t.rec.ReadyAt
 }
 
-func cpDeref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
+func cpDeref[T any](p *T) T { return wire.Deref(p) }
 
-func cpPtr[T any](v T) *T { return &v }
+func cpPtr[T any](v T) *T { return wire.Ptr(v) }

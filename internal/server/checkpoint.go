@@ -43,7 +43,10 @@ func (s *Server) Checkpoint() (string, error) {
 			return "", err
 		}
 		defer s.release(db)
-		return dir, checkpoint(db, dir)
+		if err := checkpoint(db, dir); err != nil {
+			return "", err
+		}
+		return dir, s.checkpointRegions(dir)
 	}
 	keys, err := s.databaseKeys()
 	if err != nil {
@@ -79,6 +82,31 @@ func (s *Server) checkpointDatabase(name, dir string) error {
 	}
 	defer done(db)
 	return checkpoint(db, dir)
+}
+
+// checkpointRegions copies the databases of a shared server's regions
+// other than the home one (--regions) into their folders under dir, as in
+// the data directory.
+func (s *Server) checkpointRegions(dir string) error {
+	for _, r := range s.cfg.Regions {
+		if r == s.cfg.Region {
+			continue
+		}
+		db, err := s.acquire(s.regionKey(r), r)
+		if err != nil {
+			return err
+		}
+		into := regionDir(dir, r)
+		err = os.MkdirAll(filepath.Dir(into), 0o755)
+		if err == nil {
+			err = checkpoint(db, into)
+		}
+		s.release(db)
+		if err != nil {
+			return fmt.Errorf("region %s: %w", r, err)
+		}
+	}
+	return nil
 }
 
 // newCheckpointDir names the next checkpoint: its UTC time, to the

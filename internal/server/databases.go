@@ -91,6 +91,12 @@ func (s *Server) limitOpenDatabases() {
 // api.Options.Databases hook).
 func (s *Server) databaseFor(authorization string) (api.Backend, func(), error) {
 	name, region := credentialKey(authorization, s.cfg.Region)
+	if !s.servesRegion(region) {
+		return nil, nil, unknownRegion(region)
+	}
+	if !s.cfg.PerCredential {
+		name = s.regionKey(region) // --regions in shared mode
+	}
 	db, err := s.acquire(name, region)
 	if err != nil {
 		s.log.Error("cannot open the database of a credential", "database", name, "err", err)
@@ -284,6 +290,9 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 				return nil, err
 			}
 		}
+	} else if name != sharedKey {
+		// Another region of a shared server (regions.go).
+		cfg.DataDir, cfg.Region = regionDir(cfg.DataDir, region), region
 	}
 	store, err := s.openStore(cfg, name)
 	if err != nil {
@@ -310,7 +319,7 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 	if !cfg.InMemory && cfg.VectorSnapshotInterval > 0 {
 		eng.SetVectorSnapshotPolicy(cfg.VectorSnapshotInterval, cfg.VectorSnapshotChanges)
 	}
-	if cfg.PerCredential {
+	if cfg.PerCredential || name != sharedKey {
 		s.log.Info("opened database", "database", name, "region", cfg.Region)
 	}
 	return &database{name: name, store: store, eng: eng}, nil

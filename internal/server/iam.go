@@ -38,8 +38,8 @@ func (s *Server) startIAM(opts *api.Options) error {
 	if region == "" {
 		region = "us-east-1"
 	}
-	if cfg.PerCredential {
-		region = ""
+	if cfg.PerCredential || len(cfg.Regions) > 0 {
+		region = "" // each request's credential-scope region
 	}
 	opts.Authorize = &api.Authorizer{IAM: a, Region: region, Account: account, Secure: cfg.TLSCert != ""}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -105,6 +105,11 @@ type Config struct {
 	// used idle one is closed to open another, and reopened on demand.
 	// It is lowered further to fit the open-file limit.
 	MaxOpenDatabases int
+	// Regions, when any, are the regions this server is (regions.go):
+	// each has a database of its own, a request goes to the region of its
+	// credential scope (unsigned ones to Region, which must be among them)
+	// and one for any other region is refused as DynamoDB refuses it.
+	Regions []string
 	// ItemCacheBytes is the engine's item cache budget (on-disk stores
 	// only); 0 turns it off.
 	ItemCacheBytes int64
@@ -188,6 +193,12 @@ type Server struct {
 // starts serving. Binding comes first, so that a port in use stops the
 // start before anything is written to the data directory.
 func Start(cfg Config) (*Server, error) {
+	if len(cfg.Regions) > 0 && cfg.Region == "" {
+		cfg.Region = "us-east-1" // the engine's default
+	}
+	if err := checkRegions(cfg); err != nil {
+		return nil, err
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -284,7 +295,20 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 		s.closeDatabases()
 		return nil, err
 	}
-	// Never released: the shared database stays open until Shutdown.
+	// Never released: the shared database stays open until Shutdown, and
+	// so do the other regions' (regions.go).
+	for _, r := range cfg.Regions {
+		if r == cfg.Region {
+			continue
+		}
+		if _, err := s.acquire(s.regionKey(r), r); err != nil {
+			s.closeDatabases()
+			return nil, fmt.Errorf("region %s: %w", r, err)
+		}
+	}
+	if len(cfg.Regions) > 0 {
+		opts.Databases = s.databaseFor
+	}
 	return db.eng, nil
 }
 
@@ -300,10 +324,13 @@ func (s *Server) apiOptions() api.Options {
 		if region == "" {
 			region = "us-east-1" // the engine's default
 		}
-		if cfg.PerCredential {
+		if cfg.PerCredential || len(cfg.Regions) > 0 {
 			region = "" // a database per access key and region: any region
 		}
 		opts.Auth = auth.NewVerifier(region, cfg.Credentials, nil)
+		if len(cfg.Regions) > 0 {
+			opts.Auth.OnlyRegions(cfg.Regions)
+		}
 		s.log.Debug("authentication on", "credentials", len(cfg.Credentials), "region", region)
 	}
 	if cfg.CheckpointDir != "" {
@@ -315,10 +342,10 @@ func (s *Server) apiOptions() api.Options {
 	}
 	if cfg.Console {
 		region := cfg.Region
-		if cfg.PerCredential {
+		if cfg.PerCredential && len(cfg.Regions) == 0 {
 			region = "" // the console asks for one
 		}
-		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential})
+		opts.Console = console.Handler(console.Options{Region: region, Authentication: opts.Auth != nil, DatabasePerKey: cfg.PerCredential, Regions: cfg.Regions})
 	}
 	return opts
 }

@@ -47,6 +47,9 @@ func (s *Server) storageSummary() string {
 			where += fmt.Sprintf(", at most %d open", s.dbs.max)
 		}
 	}
+	if len(cfg.Regions) > 0 {
+		where += fmt.Sprintf("; regions %s (home %s)", strings.Join(cfg.Regions, ","), cfg.Region)
+	}
 	return where
 }
 

@@ -17,14 +17,37 @@ function needsKey() {
   return state.settings.authentication || state.settings.databasePerKey;
 }
 
+// regionsKey stands in for an access key where none is needed but the
+// region must be named (--regions without authentication): the server
+// checks no secret, and the request's credential scope picks the region.
+const regionsKey = { accessKeyId: "console", secretAccessKey: "unchecked" };
+
 function start(credentials, region) {
-  state.client = new Client({ endpoint: location.origin, region, credentials });
+  const regions = state.settings.regions ?? [];
+  state.client = new Client({ endpoint: location.origin, region, credentials: credentials ?? (regions.length ? regionsKey : null) });
   $("where").textContent = credentials ? `${credentials.accessKeyId} · ${region}` : region;
+  const pick = $("region-picker");
+  pick.replaceChildren(...regions.map((r) => el("option", r, { value: r })));
+  pick.value = region;
+  pick.hidden = regions.length === 0;
   $("signout").hidden = !credentials;
   $("signin").hidden = true;
   $("app").hidden = false;
   return run(loadTables);
 }
+
+// Picking another region (--regions) shows that region's tables, with the
+// same key.
+$("region-picker").addEventListener("change", (e) => {
+  const saved = JSON.parse(sessionStorage.getItem(storageKey) ?? "null");
+  const region = e.target.value;
+  if (saved) {
+    saved.region = region;
+    sessionStorage.setItem(storageKey, JSON.stringify(saved));
+  }
+  closeTable();
+  start(saved?.credentials ?? null, region);
+});
 
 // signOut ends the session: the key is forgotten and every trace of what
 // the session showed leaves the page (keepError: the banner says why).

@@ -3,6 +3,7 @@ package change
 import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
 )
 
 // KeyAttr is one key attribute of a table or index.
@@ -13,14 +14,30 @@ type KeyAttr struct {
 
 // Table is the part of a table's definition that every version of the
 // table's in-memory form carries and that subsystems read: its name, its
-// ID (the storage prefix of its items and of everything derived from them)
-// and its key schema. The engine's Table embeds it, so a change points at
-// it without copying.
+// ID (the storage prefix of its items and of everything derived from them),
+// its key schema and its stream. The engine's Table embeds it, so a change
+// points at it without copying.
 type Table struct {
 	Name  string
 	ID    uint64
 	Hash  KeyAttr
 	Range *KeyAttr // nil when the table has no sort key
+	// Stream is the table's stream specification.
+	Stream StreamSpec
+}
+
+// StreamSpec is a table's stream as its description names it.
+type StreamSpec struct {
+	// Enabled is StreamSpecification.StreamEnabled; ViewType its
+	// StreamViewType.
+	Enabled  bool
+	ViewType string
+	// ARN and Label are the description's LatestStreamArn and
+	// LatestStreamLabel ("" when absent).
+	ARN, Label string
+	// KeySchema is the table's key schema as the description lists it
+	// (what DescribeStream answers).
+	KeySchema []wire.KeySchemaElement
 }
 
 // Def returns t: the definition itself, so that *Table and every type

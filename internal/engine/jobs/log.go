@@ -69,7 +69,7 @@ func (l *Log[T, P]) Save(rec P) error {
 		return err
 	}
 	arn := rec.JobARN()
-	if err := commit(l.store, []byte(l.prefix+arn), v); err != nil {
+	if err := Set(l.store, []byte(l.prefix+arn), v); err != nil {
 		return err
 	}
 	c := P(new(T))
@@ -88,8 +88,8 @@ func (l *Log[T, P]) Save(rec P) error {
 	return nil
 }
 
-// commit sets key to v in one durable transaction.
-func commit(store storage.Store, key, v []byte) error {
+// Set sets key to v in one durable transaction.
+func Set(store storage.Store, key, v []byte) error {
 	txn, err := store.Begin()
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/kura-db/kura/internal/objstore"
 )
@@ -54,4 +55,30 @@ func Failure(err error) (code, msg string) {
 		code = "UNKNOWN"
 	}
 	return code, msg
+}
+
+// PutObject writes one whole object.
+func PutObject(ctx context.Context, objects objstore.Store, bucket, key string, body []byte) error {
+	w, err := objects.Create(ctx, bucket, key)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(body); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// CountingReader counts the bytes read through it (a job's processed
+// size).
+type CountingReader struct {
+	R io.Reader
+	N int64
+}
+
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
 }

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/kura-db/kura/internal/auth"
+)
+
+// With Config.Regions the server is several regions: a request belongs to
+// the region of its SigV4 credential scope (an unsigned one to
+// Config.Region, the home region), and each region is a database of its
+// own, so its tables, ARNs, streams, limits and account settings are its
+// own. In shared mode the home region's database is the shared one (in
+// the data directory itself, so turning --regions on keeps its tables
+// there) and every other region's is named regionKey, in the folder
+// regionDir of the data directory (or the TiKV or PostgreSQL namespace of
+// that name). With a database per credential, folderName already names
+// the region: the regions list only bounds which ones exist.
+
+// regionPrefix starts the database name of a region other than the home
+// one in shared mode. No folderName has it: those hold a '_', and
+// "region-" followed by a region name holds none.
+const regionPrefix = "region-"
+
+// regionKey is the database name of region in shared mode.
+func (s *Server) regionKey(region string) string {
+	if region == s.cfg.Region {
+		return sharedKey
+	}
+	return regionPrefix + encodeName(region)
+}
+
+// regionDir is the folder of a region's database under the data
+// directory of a shared server.
+func regionDir(dataDir, region string) string {
+	return filepath.Join(dataDir, "regions", encodeName(region))
+}
+
+// servesRegion reports whether a request scoped to region is served: any
+// region without Config.Regions, else one of them.
+func (s *Server) servesRegion(region string) bool {
+	return len(s.cfg.Regions) == 0 || slices.Contains(s.cfg.Regions, region)
+}
+
+// checkRegions validates Config.Regions: region names, no repeats, and
+// the home region among them.
+func checkRegions(cfg Config) error {
+	if len(cfg.Regions) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, r := range cfg.Regions {
+		if r == "" || encodeName(r) != r {
+			return fmt.Errorf("--regions: %q is not a region name (letters, digits and '-')", r)
+		}
+		if seen[r] {
+			return fmt.Errorf("--regions: %s is listed twice", r)
+		}
+		seen[r] = true
+	}
+	if !seen[cfg.Region] {
+		return fmt.Errorf("--regions: the home region --region %s (unsigned requests' region) is not among them", cfg.Region)
+	}
+	return nil
+}
+
+// unknownRegion is the answer to a request for a region the server does
+// not serve: what DynamoDB's endpoint of one region answers a request
+// signed for another (auth.UnknownRegion), with or without authentication
+// on, since a client pointed at Kura reaches no other endpoint.
+func unknownRegion(region string) error { return auth.UnknownRegion(region) }
