@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/wire"
@@ -87,5 +89,28 @@ func TestCheckKeys(t *testing.T) {
 	tag := checksFor(&wire.TagResourceInput{ResourceArn: &arn, Tags: []wire.Tag{{Key: &k, Value: &v}}}, a)[0]
 	if tag.keys["aws:tagkeys"][0] != "Team" || tag.keys["aws:requesttag/team"][0] != "blue" {
 		t.Errorf("TagResource keys %v", tag.keys)
+	}
+}
+
+// The global keys of the connection and the clock, worked out when a
+// policy asks, in any case.
+func TestGlobalKeys(t *testing.T) {
+	at := time.Date(2026, 12, 2, 3, 4, 5, 0, time.UTC)
+	c := &caller{az: &Authorizer{Secure: true, Now: func() time.Time { return at }}, region: "eu-west-1", remote: "10.1.2.3:5555"}
+	ctx := c.context(context.Background(), nil, &check{})
+	for key, want := range map[string][]string{
+		"aws:CurrentTime": {"2026-12-02T03:04:05Z"}, "aws:epochtime": {"1796180645"}, "aws:SecureTransport": {"true"},
+		"aws:RequestedRegion": {"eu-west-1"}, "aws:SourceIp": {"10.1.2.3"},
+	} {
+		if got, ok := ctx.Get(key); !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %v, %v; want %v", key, got, ok, want)
+		}
+	}
+	if got, ok := ctx.Get("aws:SourceVpc"); ok {
+		t.Errorf("aws:SourceVpc = %v", got)
+	}
+	c.remote = "not an address"
+	if got, ok := c.context(context.Background(), nil, &check{}).Get("aws:sourceip"); ok {
+		t.Errorf("aws:SourceIp of no address = %v", got)
 	}
 }
