@@ -32,20 +32,23 @@ func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
 // parseResourceARN checks the ARN of a table or of its stream and returns
 // the table's name and, for a stream, the rest ("stream/<label>").
 func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Error) {
-	invalid := ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
+	// Built only when refused: authorization asks for every request.
+	invalid := func() *ddberr.Error {
+		return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
+	}
 	if !strings.HasPrefix(arn, "arn:") {
 		return "", "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
 	}
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) < 6 {
-		return "", "", invalid
+		return "", "", invalid()
 	}
 	if parts[2] != "dynamodb" {
 		return "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
 	}
 	res, ok := strings.CutPrefix(parts[5], "table/")
 	if !ok {
-		return "", "", invalid
+		return "", "", invalid()
 	}
 	name, sub, hasSub := strings.Cut(res, "/")
 	if strings.HasPrefix(sub, "backup/") {
@@ -57,7 +60,7 @@ func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Err
 		return "", "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
 	}
 	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
-		return "", "", invalid
+		return "", "", invalid()
 	}
 	return name, sub, nil // the account: authorizeARN
 }
