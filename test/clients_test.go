@@ -99,7 +99,7 @@ func TestAWSCLI(t *testing.T) {
 	}
 	// A resource-based policy, as an IaC script attaches one.
 	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/ChatMessages"
-	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:Query","Resource":"*"}]}`
+	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:user/app"},"Action":"dynamodb:Query","Resource":"*"}]}`
 	rev := strings.TrimSpace(awsCLI(t, k.endpoint, "put-resource-policy", "--resource-arn", arn, "--policy", policy, "--query", "RevisionId", "--output", "text"))
 	out = awsCLI(t, k.endpoint, "get-resource-policy", "--resource-arn", arn, "--query", "[RevisionId,Policy]", "--output", "text")
 	if got := strings.Fields(out); len(got) != 2 || got[0] != rev || got[1] != policy {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"strconv"
@@ -90,6 +91,30 @@ func authorize(ctx context.Context, b Backend, in any) error {
 		}
 	}
 	return nil
+}
+
+// asCaller names the caller in ctx in an AccessDeniedException of the
+// backend's. The engine refuses some ARNs itself (internal/engine/
+// arn_access.go: another account's resource, which no resource-based
+// policy of this server's can grant; ListTagsOfResource of no table) and
+// names the account's root user, who signs every request without
+// --iam-file. With it DynamoDB names the signing principal, the user or
+// the assumed-role session, as authorize does.
+func asCaller(ctx context.Context, err error) error {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	if c == nil || c.p.Root {
+		return err
+	}
+	var e *ddberr.Error
+	if !errors.As(err, &e) || e.Type != "AccessDeniedException" {
+		return err
+	}
+	root := "User: arn:aws:iam::" + c.az.Account + ":root "
+	rest, ok := strings.CutPrefix(e.Message, root)
+	if !ok {
+		return err
+	}
+	return ddberr.AccessDenied("User: " + c.p.ARN + " " + rest)
 }
 
 // decide answers one check, logging the decision with --log-requests.

@@ -32,6 +32,47 @@ func (s *Server) authorizeAdmin(id string) error {
 	return nil
 }
 
+// RequireAdmin guards h, the handler of a listener of Kura's own that is
+// not DynamoDB's API (the --metrics listener): with --iam-file its
+// requests need a principal allowed kura:Admin, signed (SigV4, as the
+// admin endpoints take) or with HTTP basic authorization (user name the
+// access key ID, password its secret), since Prometheus cannot sign a
+// scrape. An unauthenticated request is answered 401 with a
+// WWW-Authenticate challenge, a refused one 403, each with DynamoDB's
+// error body. Without --iam-file h is served as it is.
+func (s *Server) RequireAdmin(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.authz == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		status := http.StatusUnauthorized
+		key, err := s.operatorKey(r)
+		if err == nil {
+			status = http.StatusForbidden
+			err = s.authorizeAdmin(key)
+		}
+		if err != nil {
+			if status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Basic realm="kura", charset="UTF-8"`)
+			}
+			s.writeError(&exchange{ctx: r.Context(), out: httpReplier{w}}, err, status)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// operatorKey is the access key that authenticated r: by basic
+// authorization, or else by its signature.
+func (s *Server) operatorKey(r *http.Request) (string, error) {
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Basic ") {
+		return s.auth.CheckBasic(h)
+	}
+	sr := signedRequest(r, nil)
+	return s.auth.Verify(&sr)
+}
+
 // simulation is the body of POST /admin/iam/simulate: would the principal
 // of AccessKeyId be allowed Action on Resource, with these condition keys
 // (Context: key → values) and this resource-based policy (none when

@@ -94,7 +94,7 @@ func op[I, O any](call func(Backend, context.Context, *I) (*O, error), validate 
 		}
 		out, err := call(b, ctx, in)
 		if err != nil {
-			return nil, err
+			return nil, asCaller(ctx, err)
 		}
 		if out == nil {
 			return nil, nil

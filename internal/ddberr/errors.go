@@ -245,6 +245,12 @@ func ResourceNotFound(msg string) *Error {
 // 2022: "ResourceNotFoundException: Requested resource not found").
 func TableNotFound() *Error { return ResourceNotFound("Requested resource not found") }
 
+// TableNamedNotFound is the control-plane ResourceNotFoundException, which
+// names the table (DescribeTable and the like, ListStreams of a table).
+func TableNamedNotFound(name string) *Error {
+	return ResourceNotFound("Requested resource not found: Table: " + name + " not found")
+}
+
 // TableNotFoundException is the backup APIs' not-found error (not the
 // ResourceNotFoundException the other operations answer).
 //

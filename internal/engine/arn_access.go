@@ -32,9 +32,10 @@ import (
 // Local, their account is not compared (tableNameOf).
 
 // accessDenied is the AccessDeniedException of action on resource; the
-// caller is named as the account's root user (Kura has no IAM users:
-// source for that part: Kura's own). crossAccount adds IAM's reason for
-// another account's resource.
+// caller is named as the account's root user, who signs every request
+// without --iam-file (with it, api names the signing principal instead:
+// asCaller). crossAccount adds IAM's reason for another account's
+// resource.
 func (e *Engine) accessDenied(action, resource string, crossAccount bool) *ddberr.Error {
 	msg := "User: arn:aws:iam::" + e.cfg.AccountID + ":root is not authorized to perform: dynamodb:" + action + " on resource: " + resource
 	if crossAccount {

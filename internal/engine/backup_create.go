@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -25,7 +26,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 		return nil, ddberr.TableNotFoundException(name)
 	}
 
-	snap, err := e.store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 // copyBackup copies the table's items as snap holds them into the backup,
 // then marks it AVAILABLE. It owns snap. On Close it stops; the next Open
 // copies again (loadBackups).
-func (e *Engine) copyBackup(b *backupRecord, snap storage.Snapshot) {
+func (e *Engine) copyBackup(b *backupRecord, snap *snapshot.Reader) {
 	defer snap.Close()
 	done, err := e.copyItems(snap, b.Source.ID, backupItemPrefix(b.ID))
 	if err != nil || !done {

@@ -413,24 +413,15 @@ func (e *Engine) runRestore(t *Table, b *backupRecord) {
 // restoreItems writes the backup's items into t, backupChunk items per
 // storage transaction; false when Close stopped it.
 func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
-	snap, err := e.store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		return false, err
 	}
 	defer snap.Close()
 	lower, upper := b.itemRange()
-	it, err := snap.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
-	if err != nil {
-		return false, err
-	}
-	defer it.Close()
 	w := restoreWriter{e: e, t: t}
-	for it.Next() {
-		if ok, err := w.add(it.Value()); !ok || err != nil {
-			return false, err
-		}
-	}
-	if err := it.Err(); err != nil {
+	ok, err := snap.Range(lower, upper, func(_, stored []byte) (bool, error) { return w.add(stored) })
+	if !ok || err != nil {
 		return false, err
 	}
 	return w.flush()

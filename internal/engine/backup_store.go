@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -193,7 +194,7 @@ func (e *Engine) resumeBackup(b *backupRecord) {
 		e.goBackground(func() { e.dropBackup(b) })
 		return
 	}
-	snap, err := e.store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		return
 	}
@@ -231,13 +232,7 @@ func itemSuffix(key []byte) []byte { return key[itemPrefixLen:] }
 // copyItems copies the items of table tableID as r holds them under the
 // prefix dst (keyed by itemSuffix), in transactions of backupChunk items;
 // it stops early (false) on Close.
-func (e *Engine) copyItems(r storage.Reader, tableID uint64, dst []byte) (bool, error) {
-	lower, upper := itemPrefix(tableID), itemPrefix(tableID+1)
-	it, err := r.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
-	if err != nil {
-		return false, err
-	}
-	defer it.Close()
+func (e *Engine) copyItems(r *snapshot.Reader, tableID uint64, dst []byte) (bool, error) {
 	var keys, vals [][]byte
 	flush := func() error {
 		if len(keys) == 0 {
@@ -254,21 +249,23 @@ func (e *Engine) copyItems(r storage.Reader, tableID uint64, dst []byte) (bool, 
 		keys, vals = keys[:0], vals[:0]
 		return err
 	}
-	for it.Next() {
-		keys = append(keys, append(slices.Clip(dst), itemSuffix(it.Key())...))
-		vals = append(vals, bytes.Clone(it.Value()))
-		if len(keys) == backupChunk {
-			if err := flush(); err != nil {
-				return false, err
-			}
-			select {
-			case <-e.closing:
-				return false, nil
-			default:
-			}
+	ok, err := r.Items(tableID, func(suffix, stored []byte) (bool, error) {
+		keys = append(keys, append(slices.Clip(dst), suffix...))
+		vals = append(vals, bytes.Clone(stored))
+		if len(keys) < backupChunk {
+			return true, nil
 		}
-	}
-	if err := it.Err(); err != nil {
+		if err := flush(); err != nil {
+			return false, err
+		}
+		select {
+		case <-e.closing:
+			return false, nil
+		default:
+			return true, nil
+		}
+	})
+	if !ok || err != nil {
 		return false, err
 	}
 	return true, flush()

@@ -60,7 +60,7 @@ func (e *Engine) DescribeContinuousBackups(ctx context.Context, in *wire.Describ
 
 // UpdateContinuousBackups enables or disables point-in-time recovery:
 // while it is on, every item change keeps the image it replaced
-// (pitr_log.go) for RestoreTableToPointInTime.
+// (internal/engine/pitr) for RestoreTableToPointInTime.
 func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateContinuousBackupsInput) (*wire.UpdateContinuousBackupsOutput, error) {
 	name := cpDeref(in.TableName)
 	spec := in.PointInTimeRecoverySpecification
@@ -87,7 +87,7 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 			// A write in flight may hold the table's previous version:
 			// images go on for every version first, those writes are
 			// waited for, and only then does the window start.
-			t.stats.pitr.Store(true)
+			e.pitr.SetRecording(t.ID, true)
 			e.barrier()
 			rec.PITR.EnabledAt = e.clock.Now()
 		}
@@ -98,13 +98,13 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 	}
 	nt, err := e.saveRecord(rec)
 	if err != nil {
-		t.stats.pitr.Store(t.rec.PITR.Enabled)
+		e.pitr.SetRecording(t.ID, t.rec.PITR.Enabled)
 		return nil, err
 	}
 	if !enable && t.rec.PITR.Enabled {
 		// The window is gone: drop its images, every one taken so far (a
 		// re-enabled window's images come after `until`).
-		id, until := t.ID, time.Unix(0, e.pitrTime.next(e.clock.Now()))
+		id, until := t.ID, time.Unix(0, e.pitr.Next(e.clock.Now()))
 		e.goBackground(func() { e.trimPITR(id, until) })
 	}
 	return &wire.UpdateContinuousBackupsOutput{ContinuousBackupsDescription: e.continuousBackups(nt)}, nil

@@ -12,37 +12,11 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/kura-db/kura/internal/engine/bulk"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 )
-
-// writeRate paces reservations to its units a second, lets waits under
-// 5 ms go, and does not bank idle time.
-func TestWriteRatePaces(t *testing.T) {
-	max := int64(1024)
-	r := newWriteRate(&max)
-	now := time.Unix(1000, 0)
-	if w := r.reserve(now, 512); w != 0 {
-		t.Fatalf("first reservation waits %v", w)
-	}
-	if w := r.reserve(now, 512); w != 500*time.Millisecond {
-		t.Fatalf("second reservation waits %v, want 500ms", w)
-	}
-	if w := r.reserve(now, 1); w != time.Second {
-		t.Fatalf("third reservation waits %v, want 1s", w)
-	}
-	later := now.Add(time.Minute) // idle: no burst of a minute's units
-	if w := r.reserve(later, 1024); w != 0 {
-		t.Fatalf("after idling: %v", w)
-	}
-	if w := r.reserve(later, 1); w != time.Second {
-		t.Fatalf("after idling, next waits %v, want 1s", w)
-	}
-	if w := newWriteRate(nil).reserve(now, 1e9); w != 0 {
-		t.Fatalf("no rate waits %v", w)
-	}
-}
 
 // bulkStart starts a bulk put from exports/<prefix> into "exp".
 func bulkStart(t *testing.T, e *Engine, prefix, token string) (*wire.BulkOperationDescription, error) {
@@ -105,7 +79,7 @@ func waitBulkOp(t *testing.T, e *Engine, arn string, stop func(*wire.BulkOperati
 			t.Fatal(err)
 		}
 		d := out.BulkOperationDescription
-		if s := d.BulkOperationStatus; (s != bulkInProgress && s != bulkCancelling) || (stop != nil && stop(d)) {
+		if s := d.BulkOperationStatus; (s != bulk.InProgress && s != bulk.Cancelling) || (stop != nil && stop(d)) {
 			return d
 		}
 	}
@@ -152,12 +126,12 @@ func TestBulkResumeAndCancel(t *testing.T) {
 	}
 	arn := start("resume")
 	d := waitBulkOp(t, e, arn, func(d *wire.BulkOperationDescription) bool { return cpDeref(d.ProcessedItemCount) >= 150 })
-	if d.BulkOperationStatus != bulkInProgress {
+	if d.BulkOperationStatus != bulk.InProgress {
 		t.Fatalf("ended before the stop: %+v", d)
 	}
 	e = reopen(t, e, store, cfg)
 	t.Cleanup(func() { e.Close() })
-	if d := waitBulkOp(t, e, arn, nil); d.BulkOperationStatus != bulkCompleted || cpDeref(d.ProcessedItemCount) != 300 {
+	if d := waitBulkOp(t, e, arn, nil); d.BulkOperationStatus != bulk.Completed || cpDeref(d.ProcessedItemCount) != 300 {
 		t.Fatalf("after the reopen: %s, %d processed", d.BulkOperationStatus, cpDeref(d.ProcessedItemCount))
 	}
 	if n := countAll(t, e, "exp"); n != 300 {
@@ -166,10 +140,10 @@ func TestBulkResumeAndCancel(t *testing.T) {
 
 	arn = start("cancel")
 	out, err := e.CancelBulkOperation(ctx, &wire.CancelBulkOperationInput{BulkOperationArn: &arn})
-	if err != nil || out.BulkOperationStatus != bulkCancelling {
+	if err != nil || out.BulkOperationStatus != bulk.Cancelling {
 		t.Fatalf("cancel: %+v %v", out, err)
 	}
-	if d := waitBulkOp(t, e, arn, nil); d.BulkOperationStatus != bulkCancelled || cpDeref(d.ProcessedItemCount) >= 300 || d.EndTime == nil {
+	if d := waitBulkOp(t, e, arn, nil); d.BulkOperationStatus != bulk.Cancelled || cpDeref(d.ProcessedItemCount) >= 300 || d.EndTime == nil {
 		t.Fatalf("after the cancel: %s, %d processed", d.BulkOperationStatus, cpDeref(d.ProcessedItemCount))
 	}
 }
@@ -213,7 +187,7 @@ func TestBulkZSTD(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := waitBulkOp(t, e, cpDeref(out.BulkOperationDescription.BulkOperationArn), nil)
-	if d.BulkOperationStatus != bulkCompleted || cpDeref(d.ProcessedItemCount) != 2 || cpDeref(d.ProcessedInputBytes) != int64(z.Len()) || cpDeref(d.TotalInputBytes) != int64(z.Len()) {
+	if d.BulkOperationStatus != bulk.Completed || cpDeref(d.ProcessedItemCount) != 2 || cpDeref(d.ProcessedInputBytes) != int64(z.Len()) || cpDeref(d.TotalInputBytes) != int64(z.Len()) {
 		t.Fatalf("zstd: %s %d processed, %d/%d bytes", d.BulkOperationStatus, cpDeref(d.ProcessedItemCount), cpDeref(d.ProcessedInputBytes), cpDeref(d.TotalInputBytes))
 	}
 	if n := countAll(t, e, "exp"); n != 2 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -182,8 +184,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		types[cpDeref(d.AttributeName)] = attrType(d.AttributeType)
 	}
 	t := &Table{
-		Name:        rec.Name,
-		ID:          rec.ID,
+		Table:       change.Table{Name: rec.Name, ID: rec.ID},
 		Desc:        rec.Desc,
 		Status:      rec.Status,
 		BillingMode: rec.BillingMode,
@@ -195,6 +196,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, fmt.Errorf("engine: table %s: %w", rec.Name, err)
 	}
 	t.Hash, t.Range = h, r
+	t.Stream = streamSpec(&rec.Desc)
 	for _, g := range rec.Desc.GlobalSecondaryIndexes {
 		ix, err := buildIndex(rec, cpDeref(g.IndexName), g.KeySchema, g.Projection, types)
 		if err != nil {
@@ -216,7 +218,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		return nil, err
 	}
 	t.stats.live.Store(newLiveIndexes(t))
-	t.stats.pitr.Store(rec.PITR.Enabled)
+	e.pitr.SetRecording(rec.ID, rec.PITR.Enabled)
 	return t, nil
 }
 
@@ -531,7 +533,7 @@ var purgeKeepItems = []byte{1}
 func (e *Engine) purge(id uint64, keepItems bool) {
 	ranges := [][2][]byte{
 		{indexRangePrefix(id), indexRangePrefix(id + 1)},
-		{pitrPrefix(id), pitrPrefix(id + 1)},
+		{pitr.Prefix(id), pitr.Prefix(id + 1)},
 	}
 	if !keepItems {
 		ranges = append(ranges, [2][]byte{itemPrefix(id), itemPrefix(id + 1)})
@@ -555,7 +557,7 @@ func (e *Engine) purge(id uint64, keepItems bool) {
 	e.statsMu.Lock()
 	delete(e.stats, id)
 	e.statsMu.Unlock()
-	e.forgetBuckets(id)
+	e.thr.Forget(id)
 }
 
 // purgeUntilClose deletes every key of [lower, upper), purgeChunk keys
@@ -613,34 +615,25 @@ func (e *Engine) recount(ids []uint64) {
 	for _, id := range ids {
 		s := e.statsFor(id)
 		i0, b0 := s.items.Load(), s.bytes.Load()
-		snap, err := e.store.NewSnapshot()
+		snap, err := e.openSnapshot()
 		if err != nil {
 			return
 		}
 		var items, size int64
-		it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(id), Upper: itemPrefix(id + 1)})
-		if err != nil {
-			snap.Close()
-			return
-		}
-		stopped := false
-		for it.Next() {
+		done, err := snap.Items(id, func(_, stored []byte) (bool, error) {
 			items++
-			size += itemSizeFromStored(it.Value())
+			size += itemSizeFromStored(stored)
 			if items%4096 == 0 {
 				select {
 				case <-e.closing:
-					stopped = true
+					return false, nil
 				default:
 				}
-				if stopped {
-					break
-				}
 			}
-		}
-		it.Close()
+			return true, nil
+		})
 		snap.Close()
-		if stopped {
+		if err != nil || !done { // the next start counts again
 			e.statsDirty.Store(true)
 			return
 		}

@@ -13,13 +13,14 @@
 //	catalog:  "c" + tableName                         → table metadata (JSON)
 //	item:     "i" + tableID(8) + hash(pk)(2) + key(pk) + key(sk)  → encoded item
 //	index:    "x" + tableID(8) + indexID(4) + ...     → index entries (indexes issue)
-//	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (stream_store.go)
+//	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
-//	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (pitr_log.go)
+//	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
-//	          operation's record (JSON, jobs.go), read into memory at Open; a
-//	          running one is resumed (a bulk operation from its checkpoint,
-//	          over its listing of input objects under "mbulkobj/" + ARN)
+//	          operation's record (JSON; packages export, imports and bulk, over
+//	          a jobs.Log), read into memory at Open; a running one is resumed
+//	          (a bulk operation from its checkpoint, over its listing of input
+//	          objects under "mbulkobj/" + ARN)
 //
 // hash(pk) spreads partitions like DynamoDB's hashing, so Scan order is not
 // key order, and parallel Scan segments are contiguous hash ranges.
@@ -27,8 +28,34 @@
 //
 // Every single-item write is one atomic read-check-write: a striped lock on
 // the item key serialises writers of one item, and the read, the condition,
-// the new item and its index entries commit in one storage transaction.
+// the new item and the writes derived from it commit in one storage
+// transaction. The write path names no subsystem: it offers each change of
+// an item (change.Change) to the subsystems wired at Open (subsystems.go:
+// secondary indexes, vector indexes, internal/engine/pitr and
+// internal/engine/streams), which stage their writes into the same
+// transaction and are told once it committed (change.Subsystem).
 // The old item comes from the item cache (itemcache.go) when it holds it:
 // only holders of the stripe lock change or fill an entry, so it is the
 // latest committed item.
+//
+// State the core keeps in memory, and how Open rebuilds it from the store:
+//   - the catalog (tables by name, immutable versions swapped on change):
+//     read from the "c" records; the next table ID from its meta key;
+//   - table and index statistics (ItemCount, sizes): read back from the
+//     "mstats/" keys Close wrote when the last shutdown was clean, else
+//     recounted in the background from a snapshot of the items;
+//   - the item cache: empty at Open, filled by writers and readers holding
+//     the item's stripe lock (so only for a store this process alone
+//     writes);
+//   - the stripe and item-collection locks, the items in-flight
+//     transactions hold and the idempotency tokens of recent transactions:
+//     not rebuilt (no transaction survives a restart; a token's repeat
+//     after one is applied again);
+//   - each subsystem's own state, which its package's doc.go describes
+//     (pitr, streams) and which Open rebuilds as it wires them.
+//
+// Another node sharing the store would read the same catalog but would
+// have to learn of other nodes' catalog changes (versions are swapped in
+// memory only), could not use the item cache, and would need the locks
+// and in-flight sets above to be shared (issue #28).
 package engine

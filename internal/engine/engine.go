@@ -5,6 +5,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/bulk"
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/export"
+	"github.com/kura-db/kura/internal/engine/imports"
+	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/streams"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -57,7 +64,7 @@ type Config struct {
 // Engine is one Kura database.
 type Engine struct {
 	cfg   Config
-	store streamStore // the store given to Open, carrying stream sequence numbers per txn
+	store streams.Store // the store given to Open, carrying stream sequence numbers per txn
 	clock Clock
 	// chargeUpdates holds UpdateItem's statement against the item size
 	// limit as well as the finished item (by cfg.Region, item_update_size.go).
@@ -77,7 +84,11 @@ type Engine struct {
 
 	tx txState // items held by in-flight transactions, idempotency tokens
 
-	thr throttleState // capacity token buckets (throttle.go)
+	// subs are offered every item change inside its transaction and told
+	// when it committed (subsystems.go); the write path knows only them.
+	subs change.Subsystems
+
+	thr *throttle.Buckets // capacity token buckets (throttle.go, package throttle)
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
 	metering bool
@@ -90,19 +101,19 @@ type Engine struct {
 	stats      map[uint64]*tableStats // by table ID
 	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
 
-	streams *streamRegistry // stream_state.go
-	ttl     ttlState        // ttl_expire.go
+	streams *streams.Registry // DynamoDB Streams (internal/engine/streams)
+	ttl     ttlState          // ttl_expire.go
 
 	vec vectorState // vector indexes (vector_store.go)
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk         backupState // on-demand backups (backup_store.go)
-	exp        exportLog   // exports to S3 (export.go)
-	imp        importLog   // imports from S3 (import.go)
-	bulk       bulkLog     // bulk operations from S3 (bulk.go)
-	bulkCancel bulkCancels // the bulk operations cancelled (bulk.go)
-	pitrTime   pitrClock   // times of point-in-time recovery entries (pitr_log.go)
+	bk   backupState // on-demand backups (backup_store.go)
+	pitr *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
+
+	exp  *export.Exports  // exports to S3 (export.go, package export)
+	imp  *imports.Imports // imports from S3 (import.go, package imports)
+	bulk *bulk.Operations // bulk operations from S3 (bulk.go, package bulk)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -123,7 +134,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:      cfg,
-		store:    streamStore{store}, // carries stream sequence numbers per txn
+		store:    streams.WrapStore(store), // carries stream sequence numbers per txn
 		clock:    cfg.Clock,
 		tables:   make(map[string]*Table),
 		stats:    make(map[uint64]*tableStats),
@@ -131,27 +142,31 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(cfg.ItemCacheBytes),
+		thr:      throttle.New(cfg.Throttle.Burst),
+		pitr:     pitr.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.streams = streams.New(e.streamsConfig())
+	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
-	if err := e.openStreams(); err != nil {
+	if err := e.streams.Open(e.observedTables()); err != nil {
 		return nil, err
 	}
 	if err := e.openVectors(); err != nil {
 		return nil, err
 	}
-	if err := e.loadExports(); err != nil {
+	if err := e.openExports(); err != nil {
 		return nil, err
 	}
-	if err := e.loadImports(); err != nil {
+	if err := e.openImports(); err != nil {
 		return nil, err
 	}
-	if err := e.loadBulk(); err != nil {
+	if err := e.openBulk(); err != nil {
 		return nil, err
 	}
 	if err := e.loadBackups(); err != nil {

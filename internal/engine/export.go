@@ -2,13 +2,11 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -17,37 +15,12 @@ import (
 // a full export of a table as it was at ExportTime, read like a
 // point-in-time restore reads it (the table's items and the images its
 // changes since replaced), written to Config.Objects in DynamoDB's layout
-// (export_files.go). Point-in-time recovery must be on, as in DynamoDB.
+// (package export). Point-in-time recovery must be on, as in DynamoDB.
 // The export runs in the background: IN_PROGRESS, then COMPLETED or
 // FAILED; one a stop interrupted runs again at the next start.
 //
 // Kura writes DYNAMODB_JSON; ION and INCREMENTAL_EXPORT are refused with a
 // ValidationException that says so.
-
-// Export statuses and formats.
-const (
-	exportInProgress = "IN_PROGRESS"
-	exportCompleted  = "COMPLETED"
-	exportFailed     = "FAILED"
-	exportJSON       = "DYNAMODB_JSON"
-	exportFull       = "FULL_EXPORT"
-	maxListExports   = 25
-)
-
-// exportRecord is one export as stored under metaExportKey: its
-// description and what it needs to run again.
-type exportRecord struct {
-	Desc    wire.ExportDescription    `json:"desc"`
-	TableID uint64                    `json:"tableId"`
-	Filter  *wire.FilterSpecification `json:"filter,omitempty"`
-}
-
-func (r *exportRecord) jobARN() string      { return cpDeref(r.Desc.ExportArn) }
-func (r *exportRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *exportRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
-
-// exportLog keeps the exports (jobs.go).
-type exportLog = jobLog[exportRecord, *exportRecord]
 
 // exportFilter is a FilterSpecification parsed and resolved.
 type exportFilter struct {
@@ -55,8 +28,8 @@ type exportFilter struct {
 	proj        *expr.Projection
 }
 
-// keep reports whether it is exported, and projects it.
-func (f *exportFilter) keep(it attr.Item) (attr.Item, bool, error) {
+// Keep reports whether it is exported, and projects it.
+func (f *exportFilter) Keep(it attr.Item) (attr.Item, bool, error) {
 	if f == nil {
 		return it, true, nil
 	}
@@ -121,9 +94,9 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		return nil, ddberr.Validation("Exports to S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}
 	switch {
-	case in.ExportFormat != "" && in.ExportFormat != exportJSON:
+	case in.ExportFormat != "" && in.ExportFormat != export.FormatJSON:
 		return nil, ddberr.Validation("ExportFormat " + in.ExportFormat + " is not supported by Kura; use DYNAMODB_JSON")
-	case in.ExportType != "" && in.ExportType != exportFull:
+	case in.ExportType != "" && in.ExportType != export.TypeFull:
 		return nil, ddberr.Validation("ExportType " + in.ExportType + " is not supported by Kura; use FULL_EXPORT")
 	case in.IncrementalExportSpecification != nil:
 		return nil, ddberr.Validation("IncrementalExportSpecification applies to INCREMENTAL_EXPORT, which Kura does not support")
@@ -136,7 +109,7 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 	if err := e.authorizeARN("ExportTableToPointInTime", arn); err != nil {
 		return nil, err
 	}
-	if prev, err := e.exportByToken(in); prev != nil || err != nil {
+	if prev, err := e.exp.ByToken(in); prev != nil || err != nil {
 		return &wire.ExportTableToPointInTimeOutput{ExportDescription: prev}, err
 	}
 	e.ddl.Lock()
@@ -151,7 +124,7 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 	now := e.clock.Now()
 	// Now, as a change time: after every change already logged, so that
 	// all of them are in the export whatever the clock's resolution.
-	at := time.Unix(0, e.pitrTime.next(now)).UTC()
+	at := time.Unix(0, e.pitr.Next(now)).UTC()
 	if in.ExportTime != nil {
 		at = in.ExportTime.Time
 		earliest, _ := pitrWindow(t.rec.PITR, now)
@@ -164,9 +137,8 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 	if err != nil {
 		return nil, err
 	}
-	rec := &exportRecord{TableID: t.ID, Filter: in.FilterSpecification, Desc: wire.ExportDescription{
-		ExportArn:           cpPtr(e.exportARN(t.Name, now)),
-		ExportStatus:        exportInProgress,
+	rec := &export.Record{TableID: t.ID, Filter: in.FilterSpecification, Desc: wire.ExportDescription{
+		ExportArn:           cpPtr(export.ARN(e.cfg.Region, e.cfg.AccountID, t.Name, now)),
 		StartTime:           wire.NewTime(now),
 		TableArn:            t.Desc.TableArn,
 		TableId:             t.Desc.TableId,
@@ -177,20 +149,19 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		S3Prefix:            in.S3Prefix,
 		S3SseAlgorithm:      in.S3SseAlgorithm,
 		S3SseKmsKeyId:       in.S3SseKmsKeyId,
-		ExportFormat:        exportJSON,
-		ExportType:          exportFull,
+		ExportFormat:        export.FormatJSON,
+		ExportType:          export.TypeFull,
 		FilterSpecification: in.FilterSpecification,
 	}}
-	if err := e.exp.save(e, rec); err != nil {
-		return nil, err
+	var keep export.Filter
+	if filter != nil {
+		keep = filter
 	}
-	snap, err := e.store.NewSnapshot() // now: a DeleteTable right after cannot take the items away
+	d, err := e.exp.Start(rec, keep)
 	if err != nil {
 		return nil, err
 	}
-	d := rec.Desc
-	e.goBackground(func() { e.runExport(rec, snap, filter) })
-	return &wire.ExportTableToPointInTimeOutput{ExportDescription: &d}, nil
+	return &wire.ExportTableToPointInTimeOutput{ExportDescription: d}, nil
 }
 
 // cmpOrPtr is p, or def when p is nil or empty.
@@ -201,49 +172,22 @@ func cmpOrPtr(p *string, def string) *string {
 	return p
 }
 
-// exportARN is a new export's ARN, shaped like DynamoDB's: the table's ARN,
-// "/export/", the request time in milliseconds (14 digits) and eight
-// random hex digits.
-func (e *Engine) exportARN(table string, at time.Time) string {
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/export/%014d-%x", e.cfg.Region, e.cfg.AccountID, table, at.UnixMilli(), r)
-}
-
-// exportByToken is the export an earlier request with the same
-// ClientToken started (nil: none), when it asked for the same table, bucket
-// and prefix; a token reused for another export is refused.
-func (e *Engine) exportByToken(in *wire.ExportTableToPointInTimeInput) (*wire.ExportDescription, error) {
-	if in.ClientToken == nil {
-		return nil, nil
-	}
-	r, ok := e.exp.withToken(*in.ClientToken, nil)
-	if !ok {
-		return nil, nil
-	}
-	if cpDeref(r.Desc.TableArn) != cpDeref(in.TableArn) || cpDeref(r.Desc.S3Bucket) != cpDeref(in.S3Bucket) ||
-		cpDeref(r.Desc.S3Prefix) != cpDeref(in.S3Prefix) {
-		return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + r.jobARN())
-	}
-	d := r.Desc
-	return &d, nil
-}
-
-// loadExports reads the stored exports and runs again the ones a stop
-// interrupted.
-func (e *Engine) loadExports() error {
-	e.exp.prefix = "mexport/"
-	recs, err := e.exp.load(e)
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if r.Desc.ExportStatus == exportInProgress {
-			c := *r
-			e.goBackground(func() { e.runExport(&c, nil, nil) })
-		}
-	}
-	return nil
+// openExports reads the stored exports and runs again the ones a stop
+// interrupted (package export).
+func (e *Engine) openExports() (err error) {
+	e.exp, err = export.Open(export.Options{
+		Store: e.store, Objects: e.cfg.Objects, Now: e.clock.Now, Snapshot: e.openSnapshot,
+		ParseFilter: func(tableID uint64, spec *wire.FilterSpecification) (export.Filter, bool, error) {
+			t, ok := e.tableByID(tableID)
+			if !ok {
+				return nil, false, nil
+			}
+			f, err := parseExportFilter(t, spec)
+			return f, true, err
+		},
+		Closing: e.closing, Go: e.goBackground,
+	})
+	return err
 }
 
 // DescribeExport describes one export.
@@ -251,49 +195,18 @@ func (e *Engine) DescribeExport(ctx context.Context, in *wire.DescribeExportInpu
 	if err := e.authorizeARN("DescribeExport", cpDeref(in.ExportArn)); err != nil {
 		return nil, err
 	}
-	r, ok := e.exp.get(cpDeref(in.ExportArn))
-	if !ok {
-		return nil, ddberr.ExportNotFound("Export not found: " + cpDeref(in.ExportArn))
+	d, err := e.exp.Describe(cpDeref(in.ExportArn))
+	if err != nil {
+		return nil, err
 	}
-	d := r.Desc
-	return &wire.DescribeExportOutput{ExportDescription: &d}, nil
+	return &wire.DescribeExportOutput{ExportDescription: d}, nil
 }
 
 // ListExports lists the exports, of one table or all, oldest first, a
 // page (MaxResults, at most 25) at a time; NextToken is the last ARN of
 // the page before.
 func (e *Engine) ListExports(ctx context.Context, in *wire.ListExportsInput) (*wire.ListExportsOutput, error) {
-	limit := maxListExports
-	if in.MaxResults != nil {
-		limit = int(*in.MaxResults)
-	}
-	recs, next, err := e.exp.page(cpDeref(in.NextToken), limit, func(r *exportRecord) bool {
-		return in.TableArn == nil || cpDeref(r.Desc.TableArn) == *in.TableArn
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := &wire.ListExportsOutput{ExportSummaries: []wire.ExportSummary{}}
-	for _, r := range recs {
-		out.ExportSummaries = append(out.ExportSummaries, wire.ExportSummary{
-			ExportArn: cpPtr(r.jobARN()), ExportStatus: r.Desc.ExportStatus, ExportType: r.Desc.ExportType})
-	}
-	if next != "" {
-		out.NextToken = &next
-	}
-	return out, nil
-}
-
-// exportPrefix is the key prefix of an export's files:
-// "<S3Prefix>/AWSDynamoDB/<ExportId>/" (no leading part without a prefix).
-func exportPrefix(d *wire.ExportDescription) string {
-	arn := cpDeref(d.ExportArn)
-	id := arn[strings.LastIndexByte(arn, '/')+1:]
-	p := strings.TrimSuffix(cpDeref(d.S3Prefix), "/")
-	if p != "" {
-		p += "/"
-	}
-	return p + "AWSDynamoDB/" + id + "/"
+	return e.exp.List(in)
 }
 
 // tableByID is the table with this ID, if it still exists.

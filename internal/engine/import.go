@@ -3,17 +3,17 @@ package engine
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"fmt"
-	"time"
+	"errors"
 
+	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/imports"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // Imports from S3 (ImportTable, DescribeImport, ListImports): a new table,
 // CREATING while the objects under S3BucketSource's prefix are read into
-// it (import_read.go), ACTIVE when they are. Objects come from
+// it (package imports), ACTIVE when they are. Objects come from
 // Config.Objects (--s3-dir). Items that cannot be imported (a line that
 // does not parse, a missing or mistyped key, an item over 400 KB) are
 // counted in ErrorCount and logged nowhere else (DynamoDB logs them to
@@ -26,27 +26,6 @@ import (
 // defines them, every other column a string). ION is refused with a
 // ValidationException that says so. Compression: NONE, GZIP, ZSTD.
 
-// Import statuses.
-const (
-	importInProgress = "IN_PROGRESS"
-	importCompleted  = "COMPLETED"
-	importFailed     = "FAILED"
-	maxListImports   = 25
-)
-
-// importRecord is one import as stored under metaImportKey.
-type importRecord struct {
-	Desc    wire.ImportTableDescription `json:"desc"`
-	TableID uint64                      `json:"tableId"`
-}
-
-func (r *importRecord) jobARN() string      { return cpDeref(r.Desc.ImportArn) }
-func (r *importRecord) jobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *importRecord) jobToken() string    { return cpDeref(r.Desc.ClientToken) }
-
-// importLog keeps the imports (jobs.go).
-type importLog = jobLog[importRecord, *importRecord]
-
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
 	if e.cfg.Objects == nil {
@@ -58,7 +37,7 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 	if in.InputFormatOptions != nil && in.InputFormat != "CSV" {
 		return nil, ddberr.Validation("InputFormatOptions apply to the CSV InputFormat only")
 	}
-	if prev, err := e.importByToken(in); prev != nil || err != nil {
+	if prev, err := e.imp.ByToken(in); prev != nil || err != nil {
 		return &wire.ImportTableOutput{ImportTableDescription: prev}, err
 	}
 	p := in.TableCreationParameters
@@ -82,9 +61,8 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		return nil, err
 	}
 	now := e.clock.Now()
-	rec := &importRecord{TableID: t.ID, Desc: wire.ImportTableDescription{
-		ImportArn:               cpPtr(e.importARN(name, now)),
-		ImportStatus:            importInProgress,
+	rec := &imports.Record{TableID: t.ID, Desc: wire.ImportTableDescription{
+		ImportArn:               cpPtr(imports.ARN(e.cfg.Region, e.cfg.AccountID, name, now)),
 		TableArn:                t.Desc.TableArn,
 		TableId:                 t.Desc.TableId,
 		ClientToken:             in.ClientToken,
@@ -98,59 +76,25 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		ProcessedItemCount:      cpPtr[int64](0),
 		ImportedItemCount:       cpPtr[int64](0),
 	}}
-	if err := e.imp.save(e, rec); err != nil {
+	d, err := e.imp.Start(rec, importTarget{e, t})
+	if err != nil {
 		return nil, err
 	}
-	d := rec.Desc
-	e.goBackground(func() { e.runImport(rec, t) })
-	return &wire.ImportTableOutput{ImportTableDescription: &d}, nil
+	return &wire.ImportTableOutput{ImportTableDescription: d}, nil
 }
 
-// importARN is a new import's ARN, shaped like an export's.
-func (e *Engine) importARN(table string, at time.Time) string {
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/import/%014d-%x", e.cfg.Region, e.cfg.AccountID, table, at.UnixMilli(), r)
-}
-
-// importByToken is the import an earlier request with the same ClientToken
-// started (nil: none), when it asked for the same table and source; a
-// token reused for another import is refused.
-func (e *Engine) importByToken(in *wire.ImportTableInput) (*wire.ImportTableDescription, error) {
-	if in.ClientToken == nil {
-		return nil, nil
-	}
-	r, ok := e.imp.withToken(*in.ClientToken, nil)
-	if !ok {
-		return nil, nil
-	}
-	src, was := in.S3BucketSource, r.Desc.S3BucketSource
-	if cpDeref(in.TableCreationParameters.TableName) != cpDeref(r.Desc.TableCreationParameters.TableName) ||
-		cpDeref(src.S3Bucket) != cpDeref(was.S3Bucket) || cpDeref(src.S3KeyPrefix) != cpDeref(was.S3KeyPrefix) {
-		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + r.jobARN())
-	}
-	d := r.Desc
-	return &d, nil
-}
-
-// loadImports reads the stored imports and runs again the ones a stop
-// interrupted (their tables are still CREATING).
-func (e *Engine) loadImports() error {
-	e.imp.prefix = "mimport/"
-	recs, err := e.imp.load(e)
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if r.Desc.ImportStatus != importInProgress {
-			continue
-		}
-		c := *r
-		if t, ok := e.tableByID(c.TableID); ok {
-			e.goBackground(func() { e.runImport(&c, t) })
-		}
-	}
-	return nil
+// openImports reads the stored imports and runs again the ones a stop
+// interrupted (package imports).
+func (e *Engine) openImports() (err error) {
+	e.imp, err = imports.Open(imports.Options{
+		Store: e.store, Objects: e.cfg.Objects, Now: e.clock.Now,
+		Target: func(tableID uint64) (imports.Target, bool) {
+			t, ok := e.tableByID(tableID)
+			return importTarget{e, t}, ok
+		},
+		Closing: e.closing, Go: e.goBackground,
+	})
+	return err
 }
 
 // DescribeImport describes one import.
@@ -158,36 +102,64 @@ func (e *Engine) DescribeImport(ctx context.Context, in *wire.DescribeImportInpu
 	if err := e.authorizeARN("DescribeImport", cpDeref(in.ImportArn)); err != nil {
 		return nil, err
 	}
-	r, ok := e.imp.get(cpDeref(in.ImportArn))
-	if !ok {
-		return nil, ddberr.ImportNotFound("Import not found: " + cpDeref(in.ImportArn))
+	d, err := e.imp.Describe(cpDeref(in.ImportArn))
+	if err != nil {
+		return nil, err
 	}
-	d := r.Desc
-	return &wire.DescribeImportOutput{ImportTableDescription: &d}, nil
+	return &wire.DescribeImportOutput{ImportTableDescription: d}, nil
 }
 
 // ListImports lists the imports, into one table or all, oldest first, a
 // page (PageSize, at most 25) at a time; NextToken is the last ARN of the
 // page before.
 func (e *Engine) ListImports(ctx context.Context, in *wire.ListImportsInput) (*wire.ListImportsOutput, error) {
-	limit := maxListImports
-	if in.PageSize != nil {
-		limit = int(*in.PageSize)
+	return e.imp.List(in)
+}
+
+// importTarget is an import's table: the core's write path, as
+// package imports reaches it.
+type importTarget struct {
+	e *Engine
+	t *Table
+}
+
+// Check refuses an item the table would not take from PutItem: invalid
+// values, a missing or mistyped key, index keys of the wrong type, over
+// 400 KB.
+func (it importTarget) Check(item attr.Item) error {
+	if err := attr.ValidateItem(item); err != nil {
+		return err
 	}
-	recs, next, err := e.imp.page(cpDeref(in.NextToken), limit, func(r *importRecord) bool {
-		return in.TableArn == nil || cpDeref(r.Desc.TableArn) == *in.TableArn
-	})
-	if err != nil {
-		return nil, err
+	if _, err := it.t.validateItemKey(item); err != nil {
+		return err
 	}
-	out := &wire.ListImportsOutput{ImportSummaryList: []wire.ImportSummary{}}
-	for _, r := range recs {
-		d := r.Desc
-		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: cpPtr(r.jobARN()), ImportStatus: d.ImportStatus,
-			TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime})
+	if err := it.t.checkIndexKeys(item, false); err != nil {
+		return err
 	}
-	if next != "" {
-		out.NextToken = &next
+	if attr.ItemSize(item) > maxItemSize {
+		return errors.New("item over the size limit")
 	}
-	return out, nil
+	return nil
+}
+
+// Key is the item's storage key.
+func (it importTarget) Key(item attr.Item) string {
+	return string(it.t.storageKey(it.t.primaryKeyOf(item)))
+}
+
+// Write writes items as a restore does (restoreChunk).
+func (it importTarget) Write(items []attr.Item) error { return it.e.restoreChunk(it.t, items) }
+
+// Finish makes the table ACTIVE.
+func (it importTarget) Finish() { it.e.finishRestore(it.t) }
+
+// Drop deletes a failed import's table, still CREATING (which
+// DeleteTable refuses).
+func (it importTarget) Drop() {
+	e := it.e
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	if cur, ok := e.lookupTable(it.t.Name); ok && cur.ID == it.t.ID {
+		_, _ = e.dropTable(cur) // on failure the table stays CREATING; the import is FAILED either way
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/imports"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -26,7 +27,7 @@ func waitImport(t *testing.T, e *Engine, arn string) *wire.ImportTableDescriptio
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.ImportTableDescription.ImportStatus != importInProgress {
+		if out.ImportTableDescription.ImportStatus != imports.InProgress {
 			return out.ImportTableDescription
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -75,11 +76,11 @@ func TestImportFromExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.ImportTableDescription.ImportStatus != importInProgress {
+	if in.ImportTableDescription.ImportStatus != imports.InProgress {
 		t.Fatalf("started import: %+v", in.ImportTableDescription)
 	}
 	d := waitImport(t, e, cpDeref(in.ImportTableDescription.ImportArn))
-	if d.ImportStatus != importCompleted || cpDeref(d.ImportedItemCount) != 2 || cpDeref(d.ErrorCount) != 0 || cpDeref(d.ProcessedItemCount) != 2 {
+	if d.ImportStatus != imports.Completed || cpDeref(d.ImportedItemCount) != 2 || cpDeref(d.ErrorCount) != 0 || cpDeref(d.ProcessedItemCount) != 2 {
 		t.Fatalf("import: %s imported %d, errors %d, processed %d", d.ImportStatus, cpDeref(d.ImportedItemCount), cpDeref(d.ErrorCount), cpDeref(d.ProcessedItemCount))
 	}
 	if got, want := tableItems(t, e, "imported"), tableItems(t, e, "exp"); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -137,7 +138,7 @@ func TestImportCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := waitImport(t, e, cpDeref(out.ImportTableDescription.ImportArn))
-	if d.ImportStatus != importFailed || cpDeref(d.FailureCode) != importItemValidation ||
+	if d.ImportStatus != imports.Failed || cpDeref(d.FailureCode) != imports.ItemValidation ||
 		cpDeref(d.ImportedItemCount) != 2 || cpDeref(d.ErrorCount) != 2 || cpDeref(d.ProcessedItemCount) != 4 {
 		t.Fatalf("import: %s %s imported %d, errors %d, processed %d", d.ImportStatus, cpDeref(d.FailureCode),
 			cpDeref(d.ImportedItemCount), cpDeref(d.ErrorCount), cpDeref(d.ProcessedItemCount))
@@ -192,7 +193,7 @@ func TestImportRecords(t *testing.T) {
 		t.Fatalf("ProcessedSizeBytes before anything was read: %d", *out.ImportTableDescription.ProcessedSizeBytes)
 	}
 	d := waitImport(t, e, cpDeref(out.ImportTableDescription.ImportArn))
-	if d.ImportStatus != importFailed || cpDeref(d.FailureCode) != "ItemValidationError" ||
+	if d.ImportStatus != imports.Failed || cpDeref(d.FailureCode) != "ItemValidationError" ||
 		cpDeref(d.FailureMessage) != "Some of the items failed validation checks and were not imported. Please check CloudWatch error logs for more details." {
 		t.Fatalf("import: %s %s %s", d.ImportStatus, cpDeref(d.FailureCode), cpDeref(d.FailureMessage))
 	}
@@ -218,7 +219,7 @@ func TestImportRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	d = waitImport(t, e, cpDeref(out.ImportTableDescription.ImportArn))
-	if d.ImportStatus != importFailed || cpDeref(d.FailureCode) != "ItemValidationError" || cpDeref(d.ErrorCount) != 1 ||
+	if d.ImportStatus != imports.Failed || cpDeref(d.FailureCode) != "ItemValidationError" || cpDeref(d.ErrorCount) != 1 ||
 		cpDeref(d.ProcessedItemCount) != 1 || cpDeref(d.ImportedItemCount) != 0 {
 		t.Fatalf("GZIP on plain content: %s %s errors %d processed %d", d.ImportStatus, cpDeref(d.FailureCode), cpDeref(d.ErrorCount), cpDeref(d.ProcessedItemCount))
 	}
@@ -241,7 +242,7 @@ func TestImportRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := waitImport(t, e, cpDeref(out.ImportTableDescription.ImportArn))
-	if d.ImportStatus != importFailed || cpDeref(d.FailureCode) != "S3NoSuchBucket" {
+	if d.ImportStatus != imports.Failed || cpDeref(d.FailureCode) != "S3NoSuchBucket" {
 		t.Fatalf("import from a missing bucket: %+v", d)
 	}
 	if desc, err := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("nobucket")}); err == nil && desc.Table.TableStatus != StatusDeleting {
@@ -257,7 +258,7 @@ func TestImportRefusals(t *testing.T) {
 		t.Fatalf("a ClientToken reused for another import: %v", err)
 	}
 	list, err := e.ListImports(ctx, &wire.ListImportsInput{})
-	if err != nil || len(list.ImportSummaryList) != 1 || list.ImportSummaryList[0].ImportStatus != importFailed {
+	if err != nil || len(list.ImportSummaryList) != 1 || list.ImportSummaryList[0].ImportStatus != imports.Failed {
 		t.Fatalf("ListImports: %+v %v", list, err)
 	}
 }

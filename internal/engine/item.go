@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -72,13 +73,7 @@ func (t *Table) storageKey(k primaryKey) []byte { return itemKey(t.ID, k.pk, k.s
 
 // keyItem returns the primary-key attributes of it (LastEvaluatedKey,
 // ItemCollectionKey and the like).
-func (t *Table) keyItem(it attr.Item) attr.Item {
-	out := attr.Item{t.Hash.Name: it[t.Hash.Name]}
-	if t.Range != nil {
-		out[t.Range.Name] = it[t.Range.Name]
-	}
-	return out
-}
+func (t *Table) keyItem(it attr.Item) attr.Item { return t.KeyItem(it) }
 
 // isKeyAttr reports whether name is one of the table's key attributes.
 func (t *Table) isKeyAttr(name string) bool {
@@ -235,6 +230,8 @@ type writeResult struct {
 	// key and stored are the item's storage key and its new stored form
 	// (nil when deleted), for the item cache once the write committed.
 	key, stored []byte
+	// change is what the subsystems were offered, for their Committed.
+	change change.Change
 }
 
 // units is the write capacity of the write: the larger of the old and new
@@ -339,41 +336,25 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 	if err != nil {
 		return res, false, err
 	}
-	if err := e.derivedWrites(txn, w, key, res.Old, res.New); err != nil {
+	// The writes derived from the change (index entries, stream records
+	// and the rest) join the same transaction (subsystems.go).
+	res.change = change.Change{Table: w.table, Key: key, Suffix: itemSuffix(key), Old: res.Old, New: res.New,
+		TTL: w.ttl, Whole: w.whole, Verbatim: w.verbatim}
+	if err := e.subs.Stage(txn, res.change); err != nil {
 		return res, false, err
 	}
 	return res, true, nil
 }
 
 // writeStats records a committed item write in the table's statistics and
-// the item cache. The caller still holds the item's stripe lock.
+// the item cache, and tells the subsystems it committed. The caller still
+// holds the item's stripe lock.
 func (e *Engine) writeStats(t *Table, res writeResult) {
 	if res.stored != nil {
 		e.items.put(res.key, res.stored)
 	}
 	e.addStats(t, itemCountDelta(res.Old, res.New), int64(res.NewSize-res.OldSize))
-	e.addIndexStats(t, res.Old, res.New)
-	e.vectorApply(t, res.Old, res.New)
-}
-
-// derivedWrites is the hook where writes derived from an item change join
-// the item's own transaction: secondary-index entries (index_write.go),
-// vector index marks (vector_write.go), point-in-time recovery images
-// (pitr_log.go) and stream records (stream_write.go). key is the item's
-// storage key; old and new are the item before and after w (nil when
-// absent).
-func (e *Engine) derivedWrites(txn storage.Txn, w itemWrite, key []byte, old, new attr.Item) error {
-	t := w.table
-	if err := e.indexWrites(txn, t, old, new); err != nil {
-		return err
-	}
-	if err := e.vectorWrites(txn, t, key, old, new, w.whole, w.verbatim); err != nil {
-		return err
-	}
-	if err := e.pitrWrites(txn, t, key, old); err != nil {
-		return err
-	}
-	return e.streamWrites(txn, t, old, new, w.ttl)
+	e.subs.Committed(res.change)
 }
 
 // itemCountDelta is the change in a table's item count from old to new.

@@ -1,12 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -67,7 +66,7 @@ func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.Restore
 	}
 	// The snapshot is taken now, so a DeleteTable of the source right after
 	// this request cannot take items or images from under the restore.
-	snap, err := e.store.NewSnapshot()
+	snap, err := e.openSnapshot()
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +106,10 @@ func isoSeconds(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05
 // t, reading snap (it owns it; nil: it takes one), then makes t ACTIVE.
 // Stopped by Close, it starts over at the next Open (loadBackups): the
 // recovery window still covers `at`.
-func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time, snap storage.Snapshot) {
+func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time, snap *snapshot.Reader) {
 	if snap == nil {
 		var err error
-		if snap, err = e.store.NewSnapshot(); err != nil {
+		if snap, err = e.openSnapshot(); err != nil {
 			return
 		}
 	}
@@ -121,77 +120,12 @@ func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time, snap st
 	e.finishRestore(t)
 }
 
-// restoreAt writes into t the source's items as they were at `at`
-// (itemsAt).
-func (e *Engine) restoreAt(t *Table, snap storage.Snapshot, sourceID uint64, at time.Time) (bool, error) {
+// restoreAt writes into t the source's items as they were at `at`.
+func (e *Engine) restoreAt(t *Table, snap *snapshot.Reader, sourceID uint64, at time.Time) (bool, error) {
 	w := restoreWriter{e: e, t: t}
-	if ok, err := itemsAt(snap, sourceID, at, w.add); !ok || err != nil {
+	ok, err := snap.ItemsAt(sourceID, at, func(_, stored []byte) (bool, error) { return w.add(stored) })
+	if !ok || err != nil {
 		return false, err
 	}
 	return w.flush()
-}
-
-// itemsAt hands add, in storage order and then the deleted ones, the
-// stored form of table tableID's items as they were at `at`: read from
-// snap, with the images its changes after `at` replaced. Each item changed
-// since is as its first change after `at` found it (and left out if that
-// change created it); the others are as they are. It stops early, with
-// false, when add says so.
-func itemsAt(snap storage.Snapshot, tableID uint64, at time.Time, add func(stored []byte) (bool, error)) (bool, error) {
-	then, err := pitrState(snap, tableID, at)
-	if err != nil {
-		return false, err
-	}
-	it, err := snap.NewIterator(storage.IterOptions{Lower: itemPrefix(tableID), Upper: itemPrefix(tableID + 1)})
-	if err != nil {
-		return false, err
-	}
-	defer it.Close()
-	for it.Next() {
-		stored := it.Value()
-		suffix := string(itemSuffix(it.Key()))
-		if img, changed := then[suffix]; changed {
-			delete(then, suffix)
-			if stored = img; stored == nil {
-				continue // created after `at`
-			}
-		}
-		if ok, err := add(stored); !ok || err != nil {
-			return false, err
-		}
-	}
-	if err := it.Err(); err != nil {
-		return false, err
-	}
-	for _, img := range then { // deleted after `at`
-		if img == nil {
-			continue
-		}
-		if ok, err := add(img); !ok || err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// pitrState maps the key suffix of every item changed after `at` to the
-// image its first change after `at` replaced (nil: the item did not exist
-// at `at`).
-func pitrState(r storage.Reader, tableID uint64, at time.Time) (map[string][]byte, error) {
-	it, err := r.NewIterator(storage.IterOptions{Lower: pitrKey(tableID, at.UnixNano()+1), Upper: pitrPrefix(tableID + 1)})
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
-	then := map[string][]byte{}
-	for it.Next() {
-		suffix, stored, err := decodePITR(it.Value())
-		if err != nil {
-			return nil, err
-		}
-		if _, seen := then[string(suffix)]; !seen {
-			then[string(suffix)] = bytes.Clone(stored)
-		}
-	}
-	return then, it.Err()
 }

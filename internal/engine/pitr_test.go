@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
@@ -13,7 +14,7 @@ import (
 
 func pitrEntries(t *testing.T, e *Engine, tableID uint64) int {
 	t.Helper()
-	return keysIn(t, e, pitrPrefix(tableID), pitrPrefix(tableID+1))
+	return keysIn(t, e, pitr.Prefix(tableID), pitr.Prefix(tableID+1))
 }
 
 func setPITR(t *testing.T, e *Engine, table string, on bool, days int32) {

@@ -5,15 +5,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // KeyAttr is one key attribute of a table or index.
-type KeyAttr struct {
-	Name string
-	Type attr.Type // S, N or B
-}
+type KeyAttr = change.KeyAttr
 
 // Table statuses as DynamoDB reports them.
 const (
@@ -62,10 +59,9 @@ type Index struct {
 // values: a change (UpdateTable, status transition) stores a new *Table in
 // the catalog and swaps the pointer, so readers never lock.
 type Table struct {
-	Name  string
-	ID    uint64
-	Hash  KeyAttr
-	Range *KeyAttr // nil when the table has no sort key
+	// Table is the name, ID and key schema, the part of the definition
+	// the write path's subsystems see (change.Change.Table).
+	change.Table
 	// Desc is the TableDescription as stored; dynamic figures (ItemCount,
 	// TableSizeBytes, status) are filled in when described.
 	Desc wire.TableDescription
@@ -118,9 +114,6 @@ type tableStats struct {
 	// indexes holds each index's statistics by index ID.
 	live    atomic.Pointer[liveIndexes]
 	indexes sync.Map
-	// pitr is whether item changes write point-in-time recovery images
-	// (pitr_log.go), for every version of the table at once.
-	pitr atomic.Bool
 	// capacity counts consumed capacity (capacity_meter.go).
 	capacity capacityMeters
 }
@@ -134,12 +127,6 @@ func (t *Table) pendingUntil() time.Time {
 	return t.rec.ReadyAt
 }
 
-func cpDeref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
+func cpDeref[T any](p *T) T { return wire.Deref(p) }
 
-func cpPtr[T any](v T) *T { return &v }
+func cpPtr[T any](v T) *T { return wire.Ptr(v) }

@@ -40,7 +40,7 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		return nil, verr
 	}
 	if in.ResourcePolicy != nil {
-		if err := checkPolicy(*in.ResourcePolicy); err != nil {
+		if err := checkPolicy(*in.ResourcePolicy, false); err != nil {
 			return nil, err
 		}
 	}

@@ -9,9 +9,7 @@ import (
 )
 
 // tableNotFound is the control-plane ResourceNotFoundException.
-func tableNotFound(name string) *ddberr.Error {
-	return ddberr.ResourceNotFound("Requested resource not found: Table: " + name + " not found")
-}
+func tableNotFound(name string) *ddberr.Error { return ddberr.TableNamedNotFound(name) }
 
 // describe returns a fresh TableDescription of t with its dynamic figures.
 func (e *Engine) describe(t *Table) *wire.TableDescription {

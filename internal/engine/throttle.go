@@ -3,10 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
-	"sync"
-	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -34,49 +33,17 @@ import (
 // of whose requests could be processed fails; in a transaction the refused
 // actions cancel it.
 
-// ThrottleConfig turns throughput enforcement on.
-type ThrottleConfig struct {
-	On bool
-	// Burst is how much unused provisioned capacity a bucket keeps, in
-	// seconds of its rate (default 300s; at least one second's worth).
-	Burst time.Duration
-}
+// ThrottleConfig turns throughput enforcement on (package throttle).
+type ThrottleConfig = throttle.Config
 
 // DefaultBurst is DynamoDB's burst capacity: five minutes of unused
 // capacity.
-const DefaultBurst = 300 * time.Second
-
-// throttleState holds the token buckets of the limited tables and indexes.
-type throttleState struct {
-	mu      sync.Mutex
-	buckets map[bucketKey]*bucket
-}
-
-// bucketKey names one bucket: a table ID (a re-created table starts
-// afresh), a GSI name ("" for the table) and the side.
-type bucketKey struct {
-	table uint64
-	index string
-	write bool
-}
-
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
-
-// limit is the rate of one bucket; onDemand marks an OnDemandThroughput
-// maximum rather than provisioned capacity.
-type limit struct {
-	key      bucketKey
-	rate     float64
-	onDemand bool
-}
+const DefaultBurst = throttle.DefaultBurst
 
 // throughputLimit is the limit on table t (index "") or one of its GSIs,
 // reads or writes; ok is false when nothing limits it.
-func (t *Table) throughputLimit(index string, write bool) (limit, bool) {
-	lim := limit{key: bucketKey{table: t.ID, index: index, write: write}}
+func (t *Table) throughputLimit(index string, write bool) (throttle.Limit, bool) {
+	lim := throttle.Limit{Key: throttle.Key{Table: t.ID, Index: index, Write: write}}
 	pt, od := t.Desc.ProvisionedThroughput, t.Desc.OnDemandThroughput
 	if index != "" {
 		pt, od = nil, nil
@@ -94,14 +61,14 @@ func (t *Table) throughputLimit(index string, write bool) (limit, bool) {
 				units = cpDeref(od.MaxWriteRequestUnits)
 			}
 		}
-		lim.onDemand = true
+		lim.OnDemand = true
 	} else if pt != nil {
 		units = cpDeref(pt.ReadCapacityUnits)
 		if write {
 			units = cpDeref(pt.WriteCapacityUnits)
 		}
 	}
-	lim.rate = float64(units)
+	lim.Rate = float64(units)
 	return lim, units > 0
 }
 
@@ -138,20 +105,18 @@ func (e *Engine) admitWrite(t *Table) error {
 
 func (e *Engine) admit(t *Table, names []string, write bool) error {
 	now := e.clock.Now()
-	e.thr.mu.Lock()
-	defer e.thr.mu.Unlock()
 	for _, name := range names {
 		lim, ok := t.throughputLimit(name, write)
 		if !ok {
 			continue
 		}
-		if e.fill(lim, now).tokens <= 0 {
+		if e.thr.Empty(lim, now) {
 			if e.cfg.MeterCapacity {
-				if m := meterFor(t, lim.key.index, write); m != nil {
+				if m := meterFor(t, lim.Key.Index, write); m != nil {
 					m.throttled.Add(1)
 				}
 			}
-			return throttled(t, lim)
+			return throttle.Refused(t.ARN(), lim)
 		}
 	}
 	return nil
@@ -217,69 +182,7 @@ func (e *Engine) charge(t *Table, index string, write bool, units float64) {
 	if !ok || !e.cfg.Throttle.On {
 		return
 	}
-	now := e.clock.Now()
-	e.thr.mu.Lock()
-	defer e.thr.mu.Unlock()
-	e.fill(lim, now).tokens -= units
-}
-
-// fill brings lim's bucket up to now (a new bucket starts full) and
-// returns it. e.thr.mu is held.
-func (e *Engine) fill(lim limit, now time.Time) *bucket {
-	burst := max(e.cfg.Throttle.Burst, time.Second)
-	if lim.onDemand {
-		burst = time.Second
-	}
-	capacity := lim.rate * burst.Seconds()
-	b := e.thr.buckets[lim.key]
-	if b == nil {
-		if e.thr.buckets == nil {
-			e.thr.buckets = map[bucketKey]*bucket{}
-		}
-		b = &bucket{tokens: capacity, at: now}
-		e.thr.buckets[lim.key] = b
-	}
-	if d := now.Sub(b.at); d > 0 {
-		b.tokens += lim.rate * d.Seconds()
-		b.at = now
-	}
-	b.tokens = min(b.tokens, capacity) // also after the limit was lowered
-	return b
-}
-
-// forgetBuckets drops the buckets of a deleted table's ID.
-func (e *Engine) forgetBuckets(id uint64) {
-	e.thr.mu.Lock()
-	defer e.thr.mu.Unlock()
-	for k := range e.thr.buckets {
-		if k.table == id {
-			delete(e.thr.buckets, k)
-		}
-	}
-}
-
-// throttled is the error for a request refused by lim.
-func throttled(t *Table, lim limit) *ddberr.Error {
-	kind, resource := "Table", t.ARN()
-	if lim.key.index != "" {
-		kind, resource = "Index", resource+"/index/"+lim.key.index
-	}
-	side := "Read"
-	if lim.key.write {
-		side = "Write"
-	}
-	if lim.onDemand {
-		msg := ddberr.MsgOnDemandTable
-		if lim.key.index != "" {
-			msg = ddberr.MsgOnDemandIndex
-		}
-		return ddberr.OnDemandThroughputExceeded(msg, ddberr.ThrottlingReason{Reason: kind + side + "MaxOnDemandThroughputExceeded", Resource: resource})
-	}
-	msg := ddberr.MsgThroughputTable
-	if lim.key.index != "" {
-		msg = ddberr.MsgThroughputIndex
-	}
-	return ddberr.ProvisionedThroughputExceeded(msg, ddberr.ThrottlingReason{Reason: kind + side + "ProvisionedThroughputExceeded", Resource: resource})
+	e.thr.Charge(lim, e.clock.Now(), units)
 }
 
 // admitTxWrites cancels a write transaction one of whose actions' tables

@@ -228,7 +228,7 @@ func validateVectorDef(v vectorDef, defs, reqDefs []wire.AttributeDefinition, ke
 			// authors).
 			return ddberr.InvalidParam("Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. "+
 				"Existing schema: Schema:[SchemaElement: key{%s:%s:%s}] New schema: VectorIndexSchema:[VectorAttribute: key{%s:L:%d}]",
-				k.Name, k.Type, k.keyType(keys), v.attr, v.dims)
+				k.Name, k.Type, keyRole(k, keys), v.attr, v.dims)
 		}
 	}
 	hashes, filters := 0, 0
@@ -284,8 +284,8 @@ func checkVectorProjected(v vectorDef, keys []KeyAttr) *ddberr.Error {
 	return nil
 }
 
-// keyType names a table key attribute's role (HASH or RANGE).
-func (k KeyAttr) keyType(keys []KeyAttr) string {
+// keyRole names a table key attribute's role (HASH or RANGE).
+func keyRole(k KeyAttr, keys []KeyAttr) string {
 	if len(keys) > 0 && keys[0].Name == k.Name {
 		return "HASH"
 	}

@@ -224,7 +224,7 @@ func (t *Table) vectorViewChanged(vx *VectorIndex, old, new attr.Item) bool {
 	return !attr.ItemsEqual(t.vectorProject(vx, old), t.vectorProject(vx, new))
 }
 
-// vectorWrites is the derivedWrites part of vector indexes: inside the
+// vectorWrites is the Stage of vector indexes (subsystems.go): inside the
 // item's transaction it validates the vector attributes, maintains the
 // item ↔ ID mapping and marks the ID dirty; the in-memory index is updated
 // by vectorApply once the transaction has committed. verbatim skips the

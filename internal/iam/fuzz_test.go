@@ -10,13 +10,19 @@ func contextWithCancel() (context.Context, context.CancelFunc) {
 }
 
 // FuzzPolicy parses arbitrary documents and evaluates whatever parses: no
-// panic, and Evaluate is deterministic.
+// panic, Evaluate is deterministic, and a document PutResourcePolicy's
+// check accepts parses.
 func FuzzPolicy(f *testing.F) {
 	f.Add(`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`, "dynamodb:GetItem", table, "alice")
 	f.Add(`{"Statement":[{"Effect":"Deny","NotAction":"a?*","NotResource":["${aws:username}*"],"Condition":{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["${aws:username, 'x'}"]}}}]}`, "a", "b", "*")
 	f.Add(`{"Statement":{"Effect":"Allow","Principal":{"AWS":["*"]},"Action":"*","Condition":{"NumericLessThanIfExists":{"n":[1,"2"]},"DateGreaterThan":{"aws:CurrentTime":"2020-01-01"},"IpAddress":{"aws:SourceIp":"10.0.0.0/8"},"Null":{"x":true}}}}`, "x", "y", "z")
 	f.Fuzz(func(t *testing.T, doc, action, resource, value string) {
 		p, err := Parse("fuzz", []byte(doc))
+		for _, stream := range []bool{false, true} {
+			if CheckResourcePolicy([]byte(doc), stream) == nil && err != nil {
+				t.Fatalf("accepted as a resource-based policy but does not parse: %v", err)
+			}
+		}
 		if err != nil {
 			return
 		}

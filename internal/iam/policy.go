@@ -58,22 +58,6 @@ func Parse(name string, doc []byte) (*Policy, error) {
 	return p, nil
 }
 
-// CheckResourcePolicy reports what is wrong with a resource-based policy
-// document (nil: nothing): its grammar, and a Principal (or NotPrincipal)
-// in every statement, which a resource-based policy needs.
-func CheckResourcePolicy(doc []byte) error {
-	p, err := parse(doc)
-	if err != nil {
-		return err
-	}
-	for i, st := range p.Statements {
-		if st.Principals == nil {
-			return fmt.Errorf("statement %d: a resource-based policy statement needs a Principal", i+1)
-		}
-	}
-	return nil
-}
-
 func parse(doc []byte) (*Policy, error) {
 	doc = bytes.TrimSpace(doc)
 	if len(doc) > 0 && doc[0] == '%' {

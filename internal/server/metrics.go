@@ -23,7 +23,7 @@ func (s *Server) startMetrics(addr string) error {
 		return fmt.Errorf("metrics listener: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", s.serveMetrics)
+	mux.HandleFunc("GET /metrics", s.guardMetrics)
 	s.metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.metricsLn = ln
 	go func() {
@@ -41,6 +41,24 @@ func (s *Server) MetricsAddr() net.Addr {
 		return nil
 	}
 	return s.metricsLn.Addr()
+}
+
+// guardMetrics serves GET /metrics to a principal allowed kura:Admin
+// when authorization is on (api.Server.RequireAdmin). The listener opens
+// before the API server exists; until Start has made it, a scrape with
+// authorization on is told to come back.
+func (s *Server) guardMetrics(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.IAMFile == "" {
+		s.serveMetrics(w, r)
+		return
+	}
+	a := s.apiSrv.Load()
+	if a == nil {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+		return
+	}
+	a.RequireAdmin(http.HandlerFunc(s.serveMetrics)).ServeHTTP(w, r)
 }
 
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {

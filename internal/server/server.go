@@ -182,7 +182,10 @@ type Server struct {
 	requests   *metrics.Requests
 	metricsSrv *http.Server
 	metricsLn  net.Listener
-	started    time.Time
+	// apiSrv is the API server, once Start has made it (the metrics
+	// listener asks it to authorize scrapes).
+	apiSrv  atomic.Pointer[api.Server]
+	started time.Time
 
 	// failure is the storage fault that stopped the server (fail), nil
 	// while it runs. httpMu guards http for fail, which may run while
@@ -238,7 +241,9 @@ func Start(cfg Config) (*Server, error) {
 		s.closeDatabases()
 		return nil, err
 	}
-	hs := api.NewHTTPServer(api.NewServer(backend, opts), api.HTTPConfig{
+	as := api.NewServer(backend, opts)
+	s.apiSrv.Store(as)
+	hs := api.NewHTTPServer(as, api.HTTPConfig{
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn), // timeouts: HTTPConfig's defaults
 	})
 	s.httpMu.Lock()

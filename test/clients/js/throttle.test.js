@@ -44,7 +44,7 @@ test("throttling errors and resource policies through the JavaScript SDK", async
       return true;
     });
 
-    const policy = JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: "*", Action: "dynamodb:Query", Resource: "*" }] });
+    const policy = JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { AWS: "arn:aws:iam::000000000000:user/app" }, Action: "dynamodb:Query", Resource: "*" }] });
     const arn = p.TableDescription.TableArn;
     const { RevisionId } = await client.send(new PutResourcePolicyCommand({ ResourceArn: arn, Policy: policy, ExpectedRevisionId: "NO_POLICY" }));
     const got = await client.send(new GetResourcePolicyCommand({ ResourceArn: arn }));

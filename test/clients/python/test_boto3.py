@@ -353,7 +353,7 @@ class ThrottlingAndPolicies(unittest.TestCase):
                 self.assertEqual(err[reasons_key], [{"reason": reason, "resource": arn}])
 
             arn = ddb.describe_table(TableName=provisioned)["Table"]["TableArn"]
-            policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}]}'
+            policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:user/app"},"Action":"dynamodb:GetItem","Resource":"*"}]}'
             rev = ddb.put_resource_policy(ResourceArn=arn, Policy=policy)["RevisionId"]
             got = ddb.get_resource_policy(ResourceArn=arn)
             self.assertEqual((got["Policy"], got["RevisionId"]), (policy, rev))

@@ -1,4 +1,4 @@
-package engine
+package streams
 
 import (
 	"bytes"
@@ -13,26 +13,9 @@ import (
 // trimChunk bounds the records one trimming transaction deletes.
 const trimChunk = 512
 
-// openStreams loads the streams, reconciles them with the catalog, rolls
-// over shards that outlived their period while Kura was down, and starts
-// the maintenance loop (rollover, retention). Callers are in Open.
-func (e *Engine) openStreams() error {
-	if err := e.loadStreams(); err != nil {
-		return err
-	}
-	e.reconcileStreams()
-	e.maintainStreams()
-	e.goBackground(func() {
-		for e.sleep(streamMaintenanceDur) {
-			e.maintainStreams()
-		}
-	})
-	return nil
-}
-
-func (e *Engine) shardPeriod() time.Duration {
-	if e.cfg.StreamShardPeriod > 0 {
-		return e.cfg.StreamShardPeriod
+func (reg *Registry) shardPeriod() time.Duration {
+	if reg.cfg.ShardPeriod > 0 {
+		return reg.cfg.ShardPeriod
 	}
 	return defaultShardPeriod
 }
@@ -40,32 +23,32 @@ func (e *Engine) shardPeriod() time.Duration {
 // maintainStreams runs one round of stream upkeep: rollover of shards
 // older than the period, trimming of records older than the retention,
 // and removal of shards and disabled streams past it.
-func (e *Engine) maintainStreams() {
-	now := e.clock.Now()
-	cutoff := now.Add(-e.retention())
-	for _, s := range e.streams.list() {
+func (reg *Registry) maintainStreams() {
+	now := reg.cfg.Clock.Now()
+	cutoff := now.Add(-reg.retention())
+	for _, s := range reg.list() {
 		select {
-		case <-e.closing:
+		case <-reg.cfg.Closing:
 			return
 		default:
 		}
 		s.mu.Lock()
 		sh := s.activeShard()
-		roll := sh != nil && !now.Before(sh.Created.Add(e.shardPeriod()))
+		roll := sh != nil && !now.Before(sh.Created.Add(reg.shardPeriod()))
 		gone := !s.meta.Disabled.IsZero() && s.meta.Disabled.Before(cutoff)
 		s.mu.Unlock()
 		if gone {
-			if err := e.dropStream(s); err != nil {
+			if err := reg.dropStream(s); err != nil {
 				slog.Warn("streams: removing an expired stream", "stream", s.arn, "err", err)
 			}
 			continue
 		}
 		if roll {
-			if err := e.rollover(s); err != nil {
+			if err := reg.rollover(s); err != nil {
 				slog.Warn("streams: shard rollover", "stream", s.arn, "err", err)
 			}
 		}
-		if err := e.trimStream(s, cutoff); err != nil {
+		if err := reg.trimStream(s, cutoff); err != nil {
 			slog.Warn("streams: trimming", "stream", s.arn, "err", err)
 		}
 	}
@@ -75,27 +58,27 @@ func (e *Engine) maintainStreams() {
 // recording the trim point in the metadata first (so a reader behind it
 // gets TrimmedDataAccessException, never a silent gap), and forgets
 // closed shards that are empty and older than the retention.
-func (e *Engine) trimStream(s *streamState, cutoff time.Time) error {
+func (reg *Registry) trimStream(s *streamState, cutoff time.Time) error {
 	s.mu.Lock()
 	shards := cloneMeta(s.meta).Shards
 	s.mu.Unlock()
 	for _, sh := range shards {
 		prefix := shardPrefix(s.id.table, s.id.no, sh.No)
 		for {
-			keys, last, err := e.expiredRecords(prefix, cutoff)
+			keys, last, err := reg.expiredRecords(prefix, cutoff)
 			if err != nil || len(keys) == 0 {
 				if err != nil {
 					return err
 				}
 				break
 			}
-			if err := e.setTrimmed(s, sh.No, last); err != nil {
+			if err := reg.setTrimmed(s, sh.No, last); err != nil {
 				return err
 			}
-			if err := e.commit(false, func(txn storage.Txn) error {
+			if err := reg.cfg.Commit(false, func(txn storage.Txn) error {
 				// The floor keeps numbers increasing after a restart even
 				// when every record has been trimmed.
-				if err := txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, e.streams.seq.Load())); err != nil {
+				if err := txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, reg.seq.Load())); err != nil {
 					return err
 				}
 				for _, k := range keys {
@@ -112,13 +95,13 @@ func (e *Engine) trimStream(s *streamState, cutoff time.Time) error {
 			}
 		}
 	}
-	return e.forgetShards(s, cutoff)
+	return reg.forgetShards(s, cutoff)
 }
 
 // expiredRecords lists up to trimChunk keys of a shard's records created
 // before cutoff, from the oldest, and the highest number among them.
-func (e *Engine) expiredRecords(prefix []byte, cutoff time.Time) ([][]byte, uint64, error) {
-	snap, err := e.store.NewSnapshot()
+func (reg *Registry) expiredRecords(prefix []byte, cutoff time.Time) ([][]byte, uint64, error) {
+	snap, err := reg.cfg.Store.NewSnapshot()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -144,7 +127,7 @@ func (e *Engine) expiredRecords(prefix []byte, cutoff time.Time) ([][]byte, uint
 }
 
 // setTrimmed persists a shard's new trim point.
-func (e *Engine) setTrimmed(s *streamState, shard uint32, upto uint64) error {
+func (reg *Registry) setTrimmed(s *streamState, shard uint32, upto uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := cloneMeta(s.meta)
@@ -153,7 +136,7 @@ func (e *Engine) setTrimmed(s *streamState, shard uint32, upto uint64) error {
 			m.Shards[i].Trimmed = upto
 		}
 	}
-	if err := e.commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+	if err := reg.cfg.Commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
 		return err
 	}
 	s.meta = m
@@ -162,7 +145,7 @@ func (e *Engine) setTrimmed(s *streamState, shard uint32, upto uint64) error {
 
 // forgetShards drops closed shards closed before cutoff whose records are
 // all trimmed (DynamoDB stops listing them after the retention).
-func (e *Engine) forgetShards(s *streamState, cutoff time.Time) error {
+func (reg *Registry) forgetShards(s *streamState, cutoff time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := cloneMeta(s.meta)
@@ -177,7 +160,7 @@ func (e *Engine) forgetShards(s *streamState, cutoff time.Time) error {
 		return nil
 	}
 	m.Shards = kept
-	if err := e.commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+	if err := reg.cfg.Commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
 		return err
 	}
 	s.meta = m
@@ -186,33 +169,33 @@ func (e *Engine) forgetShards(s *streamState, cutoff time.Time) error {
 
 // dropStream removes a disabled stream past the retention: its records in
 // chunks, then its metadata.
-func (e *Engine) dropStream(s *streamState) error {
+func (reg *Registry) dropStream(s *streamState) error {
 	lower := streamPrefix(s.id.table, s.id.no)
 	upper := streamPrefix(s.id.table, s.id.no+1)
 	if s.id.no == math.MaxUint32 {
 		upper = binary.BigEndian.AppendUint64([]byte{prefixStream}, s.id.table+1)
 	}
-	if err := e.commit(false, func(txn storage.Txn) error {
-		return txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, e.streams.seq.Load()))
+	if err := reg.cfg.Commit(false, func(txn storage.Txn) error {
+		return txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, reg.seq.Load()))
 	}); err != nil {
 		return err
 	}
 	for {
-		n, err := e.purgeSome(lower, upper)
+		n, err := reg.cfg.Purge(lower, upper)
 		if err != nil {
 			return err
 		}
-		if n < purgeChunk {
+		if n < reg.cfg.PurgeChunk {
 			break
 		}
 	}
-	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error {
 		return txn.Delete(streamMetaKey(s.id.table, s.id.no))
 	}); err != nil {
 		return err
 	}
-	e.streams.mu.Lock()
-	e.streams.remove(s)
-	e.streams.mu.Unlock()
+	reg.mu.Lock()
+	reg.remove(s)
+	reg.mu.Unlock()
 	return nil
 }

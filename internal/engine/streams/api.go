@@ -1,4 +1,4 @@
-package engine
+package streams
 
 import (
 	"context"
@@ -50,9 +50,9 @@ func errTrimmed() *ddberr.Error {
 func errInvalidIterator() *ddberr.Error { return ddberr.Validation("Invalid ShardIterator") }
 
 // retention is how long records (and disabled streams) are kept.
-func (e *Engine) retention() time.Duration {
-	if e.cfg.StreamRetention > 0 {
-		return e.cfg.StreamRetention
+func (reg *Registry) retention() time.Duration {
+	if reg.cfg.Retention > 0 {
+		return reg.cfg.Retention
 	}
 	return defaultRetention
 }
@@ -76,16 +76,16 @@ func wellFormedStreamARN(arn string) bool {
 // stream ARN's shape is a ValidationException in DynamoDB Streams, one of
 // another account an AccessDeniedException (arn_access.go), one that names
 // no stream a ResourceNotFoundException.
-func (e *Engine) lookupStream(action, arn string) (*streamState, error) {
+func (reg *Registry) lookupStream(action, arn string) (*streamState, error) {
 	if !wellFormedStreamARN(arn) {
 		return nil, ddberr.Validation("Invalid StreamArn")
 	}
-	if err := e.authorizeARN(action, arn); err != nil {
+	if err := reg.cfg.Authorize(action, arn); err != nil {
 		return nil, err
 	}
-	e.streams.mu.Lock()
-	s, ok := e.streams.byARN[arn]
-	e.streams.mu.Unlock()
+	reg.mu.Lock()
+	s, ok := reg.byARN[arn]
+	reg.mu.Unlock()
 	if !ok {
 		return nil, streamNotFound(arn)
 	}
@@ -94,18 +94,18 @@ func (e *Engine) lookupStream(action, arn string) (*streamState, error) {
 
 // ListStreams lists the retained streams, optionally of one table, in
 // creation order, paged by ExclusiveStartStreamArn.
-func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.ListStreamsOutput, error) {
+func (reg *Registry) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.ListStreamsOutput, error) {
 	limit := maxListStreams
 	if in.Limit != nil && int(*in.Limit) < limit {
 		limit = int(*in.Limit)
 	}
-	name := cpDeref(in.TableName)
+	name := wire.Deref(in.TableName)
 	if strings.HasPrefix(name, "arn:") {
 		if i := strings.Index(name, ":table/"); i >= 0 {
 			name = name[i+len(":table/"):]
 		}
 	}
-	all := e.streams.list()
+	all := reg.list()
 	var list []*streamState
 	for _, s := range all {
 		if name == "" || s.meta.TableName == name {
@@ -113,17 +113,17 @@ func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.
 		}
 	}
 	if name != "" && len(list) == 0 {
-		if _, ok := e.lookupTable(name); !ok {
-			return nil, tableNotFound(name)
+		if !reg.cfg.TableExists(name) {
+			return nil, ddberr.TableNamedNotFound(name)
 		}
 	}
-	if start := cpDeref(in.ExclusiveStartStreamArn); start != "" && !wellFormedStreamARN(start) {
+	if start := wire.Deref(in.ExclusiveStartStreamArn); start != "" && !wellFormedStreamARN(start) {
 		// A malformed start ARN is refused (ScyllaDB's Alternator tests,
 		// which are run against DynamoDB; the text is the one DescribeStream
 		// answers a malformed ARN with).
 		return nil, ddberr.Validation("Invalid StreamArn")
 	}
-	if start := cpDeref(in.ExclusiveStartStreamArn); start != "" {
+	if start := wire.Deref(in.ExclusiveStartStreamArn); start != "" {
 		for i, s := range list {
 			if s.meta.ARN == start {
 				list = list[i+1:]
@@ -134,11 +134,11 @@ func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.
 	out := &sw.ListStreamsOutput{Streams: []sw.Stream{}}
 	for i, s := range list {
 		if i == limit {
-			out.LastEvaluatedStreamArn = cpPtr(list[i-1].meta.ARN)
+			out.LastEvaluatedStreamArn = wire.Ptr(list[i-1].meta.ARN)
 			break
 		}
-		out.Streams = append(out.Streams, sw.Stream{StreamArn: cpPtr(s.meta.ARN), StreamLabel: cpPtr(s.meta.Label),
-			TableName: cpPtr(s.meta.TableName)})
+		out.Streams = append(out.Streams, sw.Stream{StreamArn: wire.Ptr(s.meta.ARN), StreamLabel: wire.Ptr(s.meta.Label),
+			TableName: wire.Ptr(s.meta.TableName)})
 	}
 	return out, nil
 }
@@ -146,8 +146,8 @@ func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.
 // DescribeStream describes a stream and its shards (lineage and sequence
 // number ranges), paged by ExclusiveStartShardId, or only the children of
 // one shard with ShardFilter CHILD_SHARDS.
-func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput) (*sw.DescribeStreamOutput, error) {
-	s, err := e.lookupStream("DescribeStream", cpDeref(in.StreamArn))
+func (reg *Registry) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput) (*sw.DescribeStreamOutput, error) {
+	s, err := reg.lookupStream("DescribeStream", wire.Deref(in.StreamArn))
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +159,8 @@ func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput)
 	m := cloneMeta(s.meta)
 	s.mu.Unlock()
 	d := &sw.StreamDescription{
-		StreamArn: cpPtr(m.ARN), StreamLabel: cpPtr(m.Label), StreamViewType: m.ViewType,
-		StreamStatus: streamEnabled, TableName: cpPtr(m.TableName),
+		StreamArn: wire.Ptr(m.ARN), StreamLabel: wire.Ptr(m.Label), StreamViewType: m.ViewType,
+		StreamStatus: streamEnabled, TableName: wire.Ptr(m.TableName),
 		CreationRequestDateTime: wire.NewTime(m.Created), Shards: []sw.Shard{},
 	}
 	if !m.Disabled.IsZero() {
@@ -171,7 +171,7 @@ func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput)
 	}
 	shards := m.Shards
 	if f := in.ShardFilter; f != nil && f.Type == "CHILD_SHARDS" {
-		parent := cpDeref(f.ShardId)
+		parent := wire.Deref(f.ShardId)
 		var kids []shardMeta
 		for _, sh := range shards {
 			if sh.Parent == parent && parent != "" {
@@ -180,7 +180,7 @@ func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput)
 		}
 		shards = kids
 	}
-	if start := cpDeref(in.ExclusiveStartShardId); start != "" {
+	if start := wire.Deref(in.ExclusiveStartShardId); start != "" {
 		// The shards after start in ID order (IDs sort by creation time):
 		// an ID the stream never had lists those above it, so one past the
 		// last lists none, as DynamoDB answers (a test suite run against
@@ -200,16 +200,16 @@ func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput)
 	}
 	for i, sh := range shards {
 		if i == limit {
-			d.LastEvaluatedShardId = cpPtr(shards[i-1].ID)
+			d.LastEvaluatedShardId = wire.Ptr(shards[i-1].ID)
 			break
 		}
-		out := sw.Shard{ShardId: cpPtr(sh.ID), SequenceNumberRange: &sw.SequenceNumberRange{
-			StartingSequenceNumber: cpPtr(formatSeq(sh.Start))}}
+		out := sw.Shard{ShardId: wire.Ptr(sh.ID), SequenceNumberRange: &sw.SequenceNumberRange{
+			StartingSequenceNumber: wire.Ptr(formatSeq(sh.Start))}}
 		if sh.Parent != "" {
-			out.ParentShardId = cpPtr(sh.Parent)
+			out.ParentShardId = wire.Ptr(sh.Parent)
 		}
 		if !sh.open() {
-			out.SequenceNumberRange.EndingSequenceNumber = cpPtr(formatSeq(sh.End))
+			out.SequenceNumberRange.EndingSequenceNumber = wire.Ptr(formatSeq(sh.End))
 		}
 		d.Shards = append(d.Shards, out)
 	}
@@ -231,7 +231,7 @@ const iteratorVersion = 1
 // encodeIterator renders an iterator as DynamoDB shapes them (the stream
 // ARN, "|1|", then an opaque part): a binary position and a MAC over the
 // ARN and the position, so that a forged or altered iterator is refused.
-func (e *Engine) encodeIterator(arn string, it iterator) string {
+func (reg *Registry) encodeIterator(arn string, it iterator) string {
 	b := make([]byte, 0, 33+16)
 	b = append(b, iteratorVersion)
 	b = binary.BigEndian.AppendUint64(b, it.table)
@@ -239,19 +239,19 @@ func (e *Engine) encodeIterator(arn string, it iterator) string {
 	b = binary.BigEndian.AppendUint32(b, it.shard)
 	b = binary.BigEndian.AppendUint64(b, it.after)
 	b = binary.BigEndian.AppendUint64(b, uint64(it.issued.UnixMilli()))
-	b = append(b, e.iteratorMAC(arn, b)...)
+	b = append(b, reg.iteratorMAC(arn, b)...)
 	return arn + "|1|" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-func (e *Engine) iteratorMAC(arn string, payload []byte) []byte {
-	h := hmac.New(sha256.New, e.streams.key)
+func (reg *Registry) iteratorMAC(arn string, payload []byte) []byte {
+	h := hmac.New(sha256.New, reg.key)
 	h.Write([]byte(arn))
 	h.Write([]byte{0})
 	h.Write(payload)
 	return h.Sum(nil)[:16]
 }
 
-func (e *Engine) decodeIterator(s string) (string, iterator, error) {
+func (reg *Registry) decodeIterator(s string) (string, iterator, error) {
 	var it iterator
 	i := strings.LastIndex(s, "|1|")
 	if i < 0 {
@@ -262,7 +262,7 @@ func (e *Engine) decodeIterator(s string) (string, iterator, error) {
 	if err != nil || len(b) != 33+16 || b[0] != iteratorVersion {
 		return "", it, errInvalidIterator()
 	}
-	if !hmac.Equal(b[33:], e.iteratorMAC(arn, b[:33])) {
+	if !hmac.Equal(b[33:], reg.iteratorMAC(arn, b[:33])) {
 		return "", it, errInvalidIterator()
 	}
 	it.table = binary.BigEndian.Uint64(b[1:])
@@ -274,14 +274,14 @@ func (e *Engine) decodeIterator(s string) (string, iterator, error) {
 }
 
 // GetShardIterator returns an iterator at a position of a shard.
-func (e *Engine) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorInput) (*sw.GetShardIteratorOutput, error) {
-	arn := cpDeref(in.StreamArn)
-	s, err := e.lookupStream("GetShardIterator", arn)
+func (reg *Registry) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorInput) (*sw.GetShardIteratorOutput, error) {
+	arn := wire.Deref(in.StreamArn)
+	s, err := reg.lookupStream("GetShardIterator", arn)
 	if err != nil {
 		return nil, err
 	}
 	typ := in.ShardIteratorType
-	seqStr := cpDeref(in.SequenceNumber)
+	seqStr := wire.Deref(in.SequenceNumber)
 	needSeq := typ == "AT_SEQUENCE_NUMBER" || typ == "AFTER_SEQUENCE_NUMBER"
 	if needSeq && in.SequenceNumber == nil {
 		return nil, ddberr.Validation("Must provide SequenceNumber for iterator type " + typ)
@@ -289,26 +289,26 @@ func (e *Engine) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorIn
 	if !needSeq && in.SequenceNumber != nil {
 		return nil, ddberr.Validation("Must not provide SequenceNumber for iterator type " + typ)
 	}
-	id := cpDeref(in.ShardId)
+	id := wire.Deref(in.ShardId)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sh := s.shard(id)
 	if sh == nil {
 		return nil, shardNotFound(id)
 	}
-	it := iterator{table: s.meta.TableID, stream: s.meta.No, shard: sh.No, issued: e.clock.Now()}
+	it := iterator{table: s.meta.TableID, stream: s.meta.No, shard: sh.No, issued: reg.cfg.Clock.Now()}
 	switch typ {
 	case "TRIM_HORIZON":
 		it.after = max(sh.Start-1, sh.Trimmed)
 	case "LATEST":
 		if sh.open() {
-			it.after = max(s.safe(e.streams), sh.Start-1)
+			it.after = max(s.safe(reg), sh.Start-1)
 		} else {
 			it.after = sh.End
 		}
 	default:
 		n, ok := parseSeq(seqStr)
-		if !ok || n < sh.Start || !sh.open() && n > sh.End || sh.open() && n > e.streams.seq.Load() {
+		if !ok || n < sh.Start || !sh.open() && n > sh.End || sh.open() && n > reg.seq.Load() {
 			return nil, ddberr.Validation("Invalid SequenceNumber " + seqStr + " for shard " + id)
 		}
 		if n <= sh.Trimmed {
@@ -319,19 +319,19 @@ func (e *Engine) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorIn
 			it.after = n - 1
 		}
 	}
-	return &sw.GetShardIteratorOutput{ShardIterator: cpPtr(e.encodeIterator(arn, it))}, nil
+	return &sw.GetShardIteratorOutput{ShardIterator: wire.Ptr(reg.encodeIterator(arn, it))}, nil
 }
 
 // GetRecords reads the records after an iterator's position, up to Limit
 // records, 1 MB, or the stream's safe watermark. The next iterator
 // continues after the last record returned; at the end of a closed shard
 // there is none.
-func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.GetRecordsOutput, error) {
-	arn, it, err := e.decodeIterator(cpDeref(in.ShardIterator))
+func (reg *Registry) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.GetRecordsOutput, error) {
+	arn, it, err := reg.decodeIterator(wire.Deref(in.ShardIterator))
 	if err != nil {
 		return nil, err
 	}
-	now := e.clock.Now()
+	now := reg.cfg.Clock.Now()
 	if now.Sub(it.issued) > iteratorLifetime {
 		return nil, errExpiredIterator()
 	}
@@ -339,9 +339,9 @@ func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.Ge
 	if in.Limit != nil && int(*in.Limit) < limit {
 		limit = int(*in.Limit)
 	}
-	e.streams.mu.Lock()
-	s, ok := e.streams.byID[streamKey{it.table, it.stream}]
-	e.streams.mu.Unlock()
+	reg.mu.Lock()
+	s, ok := reg.byID[streamKey{it.table, it.stream}]
+	reg.mu.Unlock()
 	if !ok || s.arn != arn {
 		return nil, streamNotFound(arn)
 	}
@@ -353,7 +353,7 @@ func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.Ge
 			sh, found = x, true
 		}
 	}
-	upper := s.safe(e.streams)
+	upper := s.safe(reg)
 	view := s.meta.ViewType
 	s.mu.Unlock()
 	if !found {
@@ -370,7 +370,7 @@ func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.Ge
 	if upper > pos {
 		// The snapshot is taken after the watermark: every record at or
 		// below it has committed and is visible.
-		snap, err := e.store.NewSnapshot()
+		snap, err := reg.cfg.Store.NewSnapshot()
 		if err != nil {
 			return nil, err
 		}
@@ -393,8 +393,8 @@ func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.Ge
 			if err != nil {
 				return nil, err
 			}
-			rec := e.wireRecord(arn, view, n, r)
-			size := cpDeref(rec.Dynamodb.SizeBytes)
+			rec := reg.wireRecord(arn, view, n, r)
+			size := wire.Deref(rec.Dynamodb.SizeBytes)
 			if len(out.Records) > 0 && bytes+size > maxRecordsBytes {
 				full = true
 				break
@@ -414,32 +414,32 @@ func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.Ge
 		return out, nil // end of a closed shard: no next iterator
 	}
 	it.after, it.issued = pos, now
-	out.NextShardIterator = cpPtr(e.encodeIterator(arn, it))
+	out.NextShardIterator = wire.Ptr(reg.encodeIterator(arn, it))
 	return out, nil
 }
 
 // wireRecord renders one stored record.
-func (e *Engine) wireRecord(arn, view string, n uint64, r *streamRecord) sw.Record {
+func (reg *Registry) wireRecord(arn, view string, n uint64, r *streamRecord) sw.Record {
 	seq := formatSeq(n)
 	h := sha256.Sum256([]byte(arn + "|" + seq))
 	rec := sw.Record{
-		AwsRegion:    cpPtr(e.cfg.Region),
-		EventID:      cpPtr(hex.EncodeToString(h[:16])),
+		AwsRegion:    wire.Ptr(reg.cfg.Region),
+		EventID:      wire.Ptr(hex.EncodeToString(h[:16])),
 		EventName:    eventNames[r.Event],
-		EventSource:  cpPtr("aws:dynamodb"),
-		EventVersion: cpPtr("1.1"),
+		EventSource:  wire.Ptr("aws:dynamodb"),
+		EventVersion: wire.Ptr("1.1"),
 		Dynamodb: &sw.StreamRecord{
 			ApproximateCreationDateTime: wire.NewTime(r.Created.Truncate(time.Second)),
 			Keys:                        r.Keys,
 			NewImage:                    r.New,
 			OldImage:                    r.Old,
-			SequenceNumber:              cpPtr(seq),
-			SizeBytes:                   cpPtr(r.sizeBytes()),
+			SequenceNumber:              wire.Ptr(seq),
+			SizeBytes:                   wire.Ptr(r.sizeBytes()),
 			StreamViewType:              view,
 		},
 	}
 	if r.Service {
-		rec.UserIdentity = &sw.Identity{PrincipalId: cpPtr("dynamodb.amazonaws.com"), Type: cpPtr("Service")}
+		rec.UserIdentity = &sw.Identity{PrincipalId: wire.Ptr("dynamodb.amazonaws.com"), Type: wire.Ptr("Service")}
 	}
 	return rec
 }

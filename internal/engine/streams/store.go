@@ -1,4 +1,4 @@
-package engine
+package streams
 
 import (
 	"encoding/binary"
@@ -13,7 +13,7 @@ import (
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Stream storage (see doc.go):
+// Stream storage (the engine's doc.go lists every key space):
 //
 //	record: "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → encoded record
 //	meta:   "m" "stream/" + tableID(8) + streamNo(4)            → streamMeta (JSON)
@@ -202,6 +202,14 @@ func decodeStreamRecord(b []byte) (*streamRecord, error) {
 // sizeBytes is the record's SizeBytes: its keys and images.
 func (r *streamRecord) sizeBytes() int64 {
 	return int64(itemSize(r.Keys) + itemSize(r.New) + itemSize(r.Old))
+}
+
+// itemSize is attr.ItemSize, 0 for a missing item.
+func itemSize(it attr.Item) int {
+	if it == nil {
+		return 0
+	}
+	return attr.ItemSize(it)
 }
 
 // createdOf reads only the creation time of a stored record.

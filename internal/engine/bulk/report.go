@@ -1,4 +1,4 @@
-package engine
+package bulk
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 )
 
 // The report of a bulk operation: the records it could not write, in the
@@ -30,15 +31,15 @@ const (
 	outputConditionCheckFailure = "CONDITION_CHECK_FAILURE"
 )
 
-// bulkReport gathers a run's report lines until the next checkpoint
+// report gathers a run's report lines until the next checkpoint
 // writes them as a part.
-type bulkReport struct {
+type report struct {
 	want    map[string]bool
 	pending map[string][]byte
 }
 
-func newBulkReport(rec *bulkRecord) *bulkReport {
-	rep := &bulkReport{want: map[string]bool{}, pending: map[string][]byte{}}
+func newReport(rec *Record) *report {
+	rep := &report{want: map[string]bool{}, pending: map[string][]byte{}}
 	for _, t := range rec.Desc.OutputS3Configuration.OutputType {
 		rep.want[t] = true
 	}
@@ -46,7 +47,7 @@ func newBulkReport(rec *bulkRecord) *bulkReport {
 }
 
 // add keeps one line of the report of type typ, when it was asked for.
-func (rep *bulkReport) add(typ string, line []byte) {
+func (rep *report) add(typ string, line []byte) {
 	if rep.want[typ] {
 		rep.pending[typ] = append(append(rep.pending[typ], line...), '\n')
 	}
@@ -75,23 +76,23 @@ func bulkConditionLine(key string, line int64, item, existing attr.Item) []byte 
 }
 
 // bulkReportDir is the folder of rec's report in the output bucket.
-func bulkReportDir(rec *bulkRecord) string {
-	dir := "AWSDynamoDB/" + bulkOperationID(rec.jobARN())
-	if p := strings.TrimSuffix(cpDeref(rec.Desc.OutputS3Configuration.S3KeyPrefix), "/"); p != "" {
+func bulkReportDir(rec *Record) string {
+	dir := "AWSDynamoDB/" + operationID(rec.JobARN())
+	if p := strings.TrimSuffix(deref(rec.Desc.OutputS3Configuration.S3KeyPrefix), "/"); p != "" {
 		dir = p + "/" + dir
 	}
 	return dir
 }
 
 // bulkPartKey is the key of part n of the report of type typ.
-func bulkPartKey(rec *bulkRecord, typ string, n int) string {
+func bulkPartKey(rec *Record, typ string, n int) string {
 	return fmt.Sprintf("%s/%s/part-%05d.json", bulkReportDir(rec), typ, n)
 }
 
-// flushBulkReport writes the pending lines of each type as its next part.
+// flushReport writes the pending lines of each type as its next part.
 // Part numbers follow the resume point, so a part written again after a
 // stop replaces the one written before.
-func (e *Engine) flushBulkReport(ctx context.Context, rec *bulkRecord, rep *bulkReport) error {
+func (o *Operations) flushReport(ctx context.Context, rec *Record, rep *report) error {
 	for _, typ := range []string{outputError, outputConditionCheckFailure} {
 		lines := rep.pending[typ]
 		if len(lines) == 0 {
@@ -100,7 +101,7 @@ func (e *Engine) flushBulkReport(ctx context.Context, rec *bulkRecord, rep *bulk
 		if rec.Parts == nil {
 			rec.Parts = map[string]int{}
 		}
-		if err := putObject(ctx, e.cfg.Objects, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
+		if err := jobs.PutObject(ctx, o.opts.Objects, deref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
 			return err
 		}
 		rec.Parts[typ]++
@@ -121,15 +122,15 @@ type bulkManifest struct {
 	Files              []string `json:"files"`
 }
 
-// finishBulkReport writes the last lines and the manifest.
-func (e *Engine) finishBulkReport(ctx context.Context, rec *bulkRecord, rep *bulkReport) error {
-	if err := e.flushBulkReport(ctx, rec, rep); err != nil {
+// finishReport writes the last lines and the manifest.
+func (o *Operations) finishReport(ctx context.Context, rec *Record, rep *report) error {
+	if err := o.flushReport(ctx, rec, rep); err != nil {
 		return err
 	}
 	d := &rec.Desc
-	m := bulkManifest{BulkOperationArn: rec.jobARN(), TableName: cpDeref(d.TableDetails[0].TableName),
-		InputBucket: cpDeref(d.InputS3Configuration.S3Bucket), InputPrefix: cpDeref(d.InputS3Configuration.S3KeyPrefix),
-		ProcessedItemCount: cpDeref(d.ProcessedItemCount), FailedItemCount: cpDeref(d.FailedItemCount),
+	m := bulkManifest{BulkOperationArn: rec.JobARN(), TableName: deref(d.TableDetails[0].TableName),
+		InputBucket: deref(d.InputS3Configuration.S3Bucket), InputPrefix: deref(d.InputS3Configuration.S3KeyPrefix),
+		ProcessedItemCount: deref(d.ProcessedItemCount), FailedItemCount: deref(d.FailedItemCount),
 		OutputTypes: slices.Clone(d.OutputS3Configuration.OutputType), Files: []string{}}
 	for _, typ := range []string{outputError, outputConditionCheckFailure} {
 		for n := range rec.Parts[typ] {
@@ -140,5 +141,5 @@ func (e *Engine) finishBulkReport(ctx context.Context, rec *bulkRecord, rep *bul
 	if err != nil {
 		return err
 	}
-	return putObject(ctx, e.cfg.Objects, cpDeref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
+	return jobs.PutObject(ctx, o.opts.Objects, deref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
 }

@@ -1,4 +1,4 @@
-package engine
+package bulk
 
 import (
 	"bufio"
@@ -15,47 +15,51 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // errCancelled is a run a CancelBulkOperation stopped.
 var errCancelled = errors.New("bulk operation cancelled")
 
+// maxItemSize is DynamoDB's item size limit (400 KB): a record may take
+// four times it in DynamoDB JSON.
+const maxItemSize = 400 * 1024
+
 // bulkCheckpoint is how many records a run processes between two saves of
 // its resume point (a stop makes it process at most these again).
 const bulkCheckpoint = 100
 
-// runBulk puts rec's records into t, writes its report and records how it
+// run puts rec's records into t, writes its report and records how it
 // ended.
-func (e *Engine) runBulk(rec *bulkRecord, t *Table) {
-	ctx, cancel := e.jobContext()
+func (o *Operations) run(rec *Record, t Target) {
+	ctx, cancel := jobs.Context(o.opts.Closing)
 	defer cancel()
-	rep := newBulkReport(rec)
-	err := e.putBulk(ctx, rec, t, rep)
+	rep := newReport(rec)
+	err := o.putAll(ctx, rec, t, rep)
 	if err == nil || errors.Is(err, errCancelled) {
-		if rerr := e.finishBulkReport(ctx, rec, rep); rerr != nil {
+		if rerr := o.finishReport(ctx, rec, rep); rerr != nil {
 			err = rerr
 		}
 	}
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
 		return // it goes on at the next start
 	}
 	d := &rec.Desc
-	d.EndTime = wire.NewTime(e.clock.Now())
+	d.EndTime = wire.NewTime(o.opts.Now())
 	switch {
 	case errors.Is(err, errCancelled):
-		d.BulkOperationStatus = bulkCancelled
+		d.BulkOperationStatus = Cancelled
 	case err != nil:
-		d.BulkOperationStatus = bulkFailed
+		d.BulkOperationStatus = Failed
 		code, msg := bulkFailure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
-	case cpDeref(d.FailedItemCount) > 0:
-		d.BulkOperationStatus = bulkCompletedWithErrors
+	case deref(d.FailedItemCount) > 0:
+		d.BulkOperationStatus = CompletedWithErrors
 	default:
-		d.BulkOperationStatus = bulkCompleted
+		d.BulkOperationStatus = Completed
 	}
-	_ = e.saveBulk(rec) // on error the operation stays IN_PROGRESS and goes on at the next start
+	_ = o.save(rec) // on error the operation stays IN_PROGRESS and goes on at the next start
 }
 
 // bulkFailure is the FailureCode and FailureMessage of a run that could
@@ -65,19 +69,19 @@ func bulkFailure(err error) (code, msg string) {
 	if errors.As(err, &de) {
 		return de.Type, de.Message
 	}
-	return jobFailure(err)
+	return jobs.Failure(err)
 }
 
-// putBulk lists the input objects (once) and puts the records of each in
+// putAll lists the input objects (once) and puts the records of each in
 // turn, from the resume point on.
-func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bulkReport) error {
+func (o *Operations) putAll(ctx context.Context, rec *Record, t Target, rep *report) error {
 	src := rec.Desc.InputS3Configuration
 	if !rec.Listed {
 		// The output bucket must be there before anything is written.
-		if _, err := e.cfg.Objects.List(ctx, cpDeref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
+		if _, err := o.opts.Objects.List(ctx, deref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
 			return err
 		}
-		objs, err := e.cfg.Objects.List(ctx, cpDeref(src.S3Bucket), cpDeref(src.S3KeyPrefix))
+		objs, err := o.opts.Objects.List(ctx, deref(src.S3Bucket), deref(src.S3KeyPrefix))
 		if err != nil {
 			return err
 		}
@@ -85,7 +89,7 @@ func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bu
 		if err != nil {
 			return err
 		}
-		if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(bulkObjectsKey(rec), v) }); err != nil {
+		if err := jobs.Set(o.opts.Store, objectsKey(rec), v); err != nil {
 			return err
 		}
 		var total int64
@@ -93,10 +97,10 @@ func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bu
 			total += o.Size
 		}
 		rec.objects, rec.Listed, rec.Desc.TotalInputBytes = objs, true, &total
-		if err := e.saveBulk(rec); err != nil {
+		if err := o.save(rec); err != nil {
 			return err
 		}
-	} else if err := e.loadMeta(bulkObjectsKey(rec), func(v []byte) error { return json.Unmarshal(v, &rec.objects) }); err != nil {
+	} else if err := jobs.ReadAll(o.opts.Store, objectsKey(rec), func(v []byte) error { return json.Unmarshal(v, &rec.objects) }); err != nil {
 		return err
 	}
 	rate := newWriteRate(rec.Desc.MaxWriteRequestUnits)
@@ -105,41 +109,41 @@ func (e *Engine) putBulk(ctx context.Context, rec *bulkRecord, t *Table, rep *bu
 		for _, o := range rec.objects[:rec.Object] {
 			done += o.Size
 		}
-		if err := e.putBulkObject(ctx, rec, t, rep, rate, done); err != nil {
+		if err := o.putObject(ctx, rec, t, rep, rate, done); err != nil {
 			return err
 		}
 		rec.Object, rec.Line = rec.Object+1, 0
-		rec.Desc.ProcessedInputBytes = cpPtr(done + rec.objects[rec.Object-1].Size)
-		if err := e.bulkCheckpoint(ctx, rec, rep); err != nil {
+		rec.Desc.ProcessedInputBytes = ptr(done + rec.objects[rec.Object-1].Size)
+		if err := o.checkpoint(ctx, rec, rep); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// bulkObjectsKey is where rec's listing of input objects is stored.
-func bulkObjectsKey(rec *bulkRecord) []byte { return []byte("mbulkobj/" + rec.jobARN()) }
+// objectsKey is where rec's listing of input objects is stored.
+func objectsKey(rec *Record) []byte { return []byte("mbulkobj/" + rec.JobARN()) }
 
-// bulkCheckpoint writes the report lines gathered so far and saves the
+// checkpoint writes the report lines gathered so far and saves the
 // resume point.
-func (e *Engine) bulkCheckpoint(ctx context.Context, rec *bulkRecord, rep *bulkReport) error {
-	if err := e.flushBulkReport(ctx, rec, rep); err != nil {
+func (o *Operations) checkpoint(ctx context.Context, rec *Record, rep *report) error {
+	if err := o.flushReport(ctx, rec, rep); err != nil {
 		return err
 	}
-	return e.saveBulk(rec)
+	return o.save(rec)
 }
 
-// putBulkObject puts the records of the object rec is at, skipping the
+// putObject puts the records of the object rec is at, skipping the
 // ones it processed before a stop; done is the size of the objects before.
-func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, rep *bulkReport, rate *writeRate, done int64) error {
+func (o *Operations) putObject(ctx context.Context, rec *Record, t Target, rep *report, rate *writeRate, done int64) error {
 	src := rec.Desc.InputS3Configuration
 	obj := rec.objects[rec.Object]
-	f, err := e.cfg.Objects.Open(ctx, cpDeref(src.S3Bucket), obj.Key)
+	f, err := o.opts.Objects.Open(ctx, deref(src.S3Bucket), obj.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj.Key, err)
 	}
 	defer f.Close()
-	cr := &countingReader{r: f}
+	cr := &jobs.CountingReader{R: f}
 	r, err := decompressed(src.InputCompressionType, cr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj.Key, err)
@@ -157,19 +161,19 @@ func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, r
 			continue // processed before a stop
 		}
 		select {
-		case <-e.closing:
-			return errStopped
+		case <-o.opts.Closing:
+			return jobs.ErrStopped
 		default:
 		}
-		if e.bulkCancel.cancelled(rec.jobARN()) {
+		if o.cancels.cancelled(rec.JobARN()) {
 			return errCancelled
 		}
-		if err := e.putBulkRecord(rec, t, rep, rate, obj.Key, line, sc.Bytes()); err != nil {
+		if err := o.putRecord(rec, t, rep, rate, obj.Key, line, sc.Bytes()); err != nil {
 			return err
 		}
 		if line%bulkCheckpoint == 0 {
-			rec.Line, rec.Desc.ProcessedInputBytes = line, cpPtr(done+cr.n)
-			if err := e.bulkCheckpoint(ctx, rec, rep); err != nil {
+			rec.Line, rec.Desc.ProcessedInputBytes = line, ptr(done+cr.N)
+			if err := o.checkpoint(ctx, rec, rep); err != nil {
 				return err
 			}
 		}
@@ -178,8 +182,8 @@ func (e *Engine) putBulkObject(ctx context.Context, rec *bulkRecord, t *Table, r
 		// A record over the scanner's limit, or an object that does not
 		// decompress: reported, and the rest of the object is skipped.
 		rep.add(outputError, bulkErrorLine(obj.Key, line+1, "ValidationException", err.Error(), nil))
-		rec.Desc.ProcessedItemCount = cpPtr(cpDeref(rec.Desc.ProcessedItemCount) + 1)
-		rec.Desc.FailedItemCount = cpPtr(cpDeref(rec.Desc.FailedItemCount) + 1)
+		rec.Desc.ProcessedItemCount = ptr(deref(rec.Desc.ProcessedItemCount) + 1)
+		rec.Desc.FailedItemCount = ptr(deref(rec.Desc.FailedItemCount) + 1)
 	}
 	return nil
 }
@@ -211,8 +215,8 @@ type bulkInputRecord struct {
 	ExpressionAttributeValues json.RawMessage   `json:"ExpressionAttributeValues"`
 }
 
-// parseBulkRecord reads one record as a PutItem request.
-func parseBulkRecord(table string, b []byte) (*wire.PutItemInput, error) {
+// parseRecord reads one record as a PutItem request.
+func parseRecord(table string, b []byte) (*wire.PutItemInput, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var r bulkInputRecord
@@ -236,30 +240,30 @@ func parseBulkRecord(table string, b []byte) (*wire.PutItemInput, error) {
 	return in, nil
 }
 
-// putBulkRecord writes one record through PutItem and counts it: a record
+// putRecord writes one record through PutItem and counts it: a record
 // that cannot be read or written is an ERROR, one whose condition is false
 // a CONDITION_CHECK_FAILURE; a throttled write is tried again.
-func (e *Engine) putBulkRecord(rec *bulkRecord, t *Table, rep *bulkReport, rate *writeRate, key string, line int64, raw []byte) error {
+func (o *Operations) putRecord(rec *Record, t Target, rep *report, rate *writeRate, key string, line int64, raw []byte) error {
 	d := &rec.Desc
-	d.ProcessedItemCount = cpPtr(cpDeref(d.ProcessedItemCount) + 1)
-	in, err := parseBulkRecord(t.Name, raw)
+	d.ProcessedItemCount = ptr(deref(d.ProcessedItemCount) + 1)
+	in, err := parseRecord(t.Name(), raw)
 	if err != nil {
-		d.FailedItemCount = cpPtr(cpDeref(d.FailedItemCount) + 1)
+		d.FailedItemCount = ptr(deref(d.FailedItemCount) + 1)
 		rep.add(outputError, bulkErrorLine(key, line, "ValidationException", err.Error(), raw))
 		return nil
 	}
 	size := attr.ItemSize(in.Item)
-	if wait := rate.reserve(e.clock.Now(), writeUnits(size)); !e.sleep(wait) {
-		return errStopped
+	if wait := rate.reserve(o.opts.Now(), o.opts.WriteUnits(size)); !o.opts.Sleep(wait) {
+		return jobs.ErrStopped
 	}
 	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
-		_, err = e.PutItem(context.Background(), in)
+		err = t.Put(in)
 		var de *ddberr.Error
 		if !errors.As(err, &de) || !bulkThrottled(de) {
 			break
 		}
-		if !e.sleep(backoff) {
-			return errStopped
+		if !o.opts.Sleep(backoff) {
+			return jobs.ErrStopped
 		}
 	}
 	var de *ddberr.Error
@@ -270,7 +274,7 @@ func (e *Engine) putBulkRecord(rec *bulkRecord, t *Table, rep *bulkReport, rate 
 		existing, _ := de.Item.(attr.Item)
 		rep.add(outputConditionCheckFailure, bulkConditionLine(key, line, in.Item, existing))
 	case errors.As(err, &de) && de.Type == "ValidationException":
-		d.FailedItemCount = cpPtr(cpDeref(d.FailedItemCount) + 1)
+		d.FailedItemCount = ptr(deref(d.FailedItemCount) + 1)
 		rep.add(outputError, bulkErrorLine(key, line, de.Type, de.Message, raw))
 	default:
 		return err // the table is gone, or the store failed: the operation fails

@@ -1,4 +1,4 @@
-package engine
+package imports
 
 import (
 	"compress/gzip"
@@ -13,64 +13,54 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// errStopped is background work a Close interrupted (it runs again at the
-// next start).
-var errStopped = errors.New("stopped by Close")
+// chunkItems is how many items one storage transaction of an import
+// writes (as many as a backup's or a restore's).
+const chunkItems = 256
 
-// importChunk is how many items one storage transaction of an import
-// writes.
-const importChunk = backupChunk
+// maxItemSize is DynamoDB's item size limit (400 KB).
+const maxItemSize = 400 * 1024
 
 // Item validation failures, as DynamoDB reports them (its developer
 // guide, "Import format quotas and validation": FAILED with this code and
 // text, the table kept with the items that could be imported).
 const (
-	importItemValidation    = "ItemValidationError"
-	importItemValidationMsg = "Some of the items failed validation checks and were not imported. Please check CloudWatch error logs for more details."
+	ItemValidation    = "ItemValidationError"
+	itemValidationMsg = "Some of the items failed validation checks and were not imported. Please check CloudWatch error logs for more details."
 )
 
-// runImport reads rec's objects into t and records how it ended:
+// run reads rec's objects into t and records how it ended:
 // COMPLETED with t ACTIVE; FAILED with ItemValidationError and t ACTIVE
 // when some records could not be imported; FAILED with t deleted when the
 // objects could not be read.
-func (e *Engine) runImport(rec *importRecord, t *Table) {
+func (m *Imports) run(rec *Record, t Target) {
 	d := &rec.Desc
-	ctx, cancel := e.jobContext()
+	ctx, cancel := jobs.Context(m.opts.Closing)
 	defer cancel()
-	err := e.readImport(ctx, rec, t)
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
+	err := m.read(ctx, rec, t)
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
 		return
 	}
-	d.EndTime = wire.NewTime(e.clock.Now())
+	d.EndTime = wire.NewTime(m.opts.Now())
 	switch {
 	case err != nil:
-		d.ImportStatus = importFailed
-		code, msg := jobFailure(err)
+		d.ImportStatus = Failed
+		code, msg := jobs.Failure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
-		d.ProcessedSizeBytes = cpPtr[int64](0) // as DynamoDB's S3NoSuchBucket example shows it
-		e.dropImportTable(t)
-	case cpDeref(d.ErrorCount) > 0:
-		d.ImportStatus = importFailed
-		d.FailureCode, d.FailureMessage = cpPtr(importItemValidation), cpPtr(importItemValidationMsg)
-		e.finishRestore(t)
+		d.ProcessedSizeBytes = ptr[int64](0) // as DynamoDB's S3NoSuchBucket example shows it
+		t.Drop()
+	case deref(d.ErrorCount) > 0:
+		d.ImportStatus = Failed
+		d.FailureCode, d.FailureMessage = ptr(ItemValidation), ptr(itemValidationMsg)
+		t.Finish()
 	default:
-		d.ImportStatus = importCompleted
-		e.finishRestore(t)
+		d.ImportStatus = Completed
+		t.Finish()
 	}
-	_ = e.imp.save(e, rec) // on error the import stays IN_PROGRESS and runs again at the next start
-}
-
-// dropImportTable deletes a failed import's table, still CREATING (which
-// DeleteTable refuses).
-func (e *Engine) dropImportTable(t *Table) {
-	e.ddl.Lock()
-	defer e.ddl.Unlock()
-	if cur, ok := e.lookupTable(t.Name); ok && cur.ID == t.ID {
-		_, _ = e.dropTable(cur) // on failure the table stays CREATING; the import is FAILED either way
-	}
+	_ = m.log.Save(rec) // on error the import stays IN_PROGRESS and runs again at the next start
 }
 
 // errBadRecord is a record of an object that cannot be imported: counted,
@@ -86,46 +76,46 @@ type importCounts struct {
 	processed, imported, failed, size int64
 }
 
-// readImport reads every object under the source's prefix into t,
+// read reads every object under the source's prefix into t,
 // counting what it processed, imported and refused in rec (set when it
 // ends, as DynamoDB's counters are).
-func (e *Engine) readImport(ctx context.Context, rec *importRecord, t *Table) error {
+func (m *Imports) read(ctx context.Context, rec *Record, t Target) error {
 	d := &rec.Desc
 	src := d.S3BucketSource
-	bucket := cpDeref(src.S3Bucket)
-	objects, err := e.cfg.Objects.List(ctx, bucket, cpDeref(src.S3KeyPrefix))
+	bucket := deref(src.S3Bucket)
+	objects, err := m.opts.Objects.List(ctx, bucket, deref(src.S3KeyPrefix))
 	if err != nil {
 		return err
 	}
 	var n importCounts
-	chunk := make([]attr.Item, 0, importChunk)
+	chunk := make([]attr.Item, 0, chunkItems)
 	flush := func() error {
-		err := e.restoreChunk(t, lastPerKey(t, chunk))
+		err := t.Write(lastPerKey(t, chunk))
 		chunk = chunk[:0]
 		return err
 	}
 	add := func(it attr.Item, err error) error {
 		select {
-		case <-e.closing:
-			return errStopped
+		case <-m.opts.Closing:
+			return jobs.ErrStopped
 		default:
 		}
 		n.processed++
 		if err == nil {
-			err = checkImportItem(t, it)
+			err = t.Check(it)
 		}
 		if err != nil {
 			n.failed++
 			return errBadRecord
 		}
 		n.imported++
-		if chunk = append(chunk, it); len(chunk) == importChunk {
+		if chunk = append(chunk, it); len(chunk) == chunkItems {
 			return flush()
 		}
 		return nil
 	}
 	for _, obj := range objects {
-		size, err := e.readObject(ctx, d, bucket, obj.Key, add)
+		size, err := m.readObject(ctx, d, bucket, obj.Key, add)
 		n.size += size
 		if err != nil {
 			return fmt.Errorf("%s: %w", obj.Key, err)
@@ -138,32 +128,13 @@ func (e *Engine) readImport(ctx context.Context, rec *importRecord, t *Table) er
 	return nil
 }
 
-// checkImportItem refuses an item the table would not take from PutItem:
-// invalid values, a missing or mistyped key, index keys of the wrong type,
-// over 400 KB.
-func checkImportItem(t *Table, it attr.Item) error {
-	if err := attr.ValidateItem(it); err != nil {
-		return err
-	}
-	if _, err := t.validateItemKey(it); err != nil {
-		return err
-	}
-	if err := t.checkIndexKeys(it, false); err != nil {
-		return err
-	}
-	if attr.ItemSize(it) > maxItemSize {
-		return errors.New("item over the size limit")
-	}
-	return nil
-}
-
 // lastPerKey keeps, of items with the same key, the last one (a later line
 // of the source replaces an earlier one, as a later PutItem would).
-func lastPerKey(t *Table, items []attr.Item) []attr.Item {
+func lastPerKey(t Target, items []attr.Item) []attr.Item {
 	seen := make(map[string]int, len(items))
 	out := items[:0]
 	for _, it := range items {
-		k := string(t.storageKey(t.primaryKeyOf(it)))
+		k := t.Key(it)
 		if i, dup := seen[k]; dup {
 			out[i] = it
 			continue
@@ -180,18 +151,18 @@ func lastPerKey(t *Table, items []attr.Item) []attr.Item {
 // (errBadRecord), or content that does not decompress, ends the object
 // (counted as one bad record) but not the import; an error reading the
 // object from the store ends the import.
-func (e *Engine) readObject(ctx context.Context, d *wire.ImportTableDescription, bucket, key string, add func(attr.Item, error) error) (int64, error) {
-	f, err := e.cfg.Objects.Open(ctx, bucket, key)
+func (m *Imports) readObject(ctx context.Context, d *wire.ImportTableDescription, bucket, key string, add func(attr.Item, error) error) (int64, error) {
+	f, err := m.opts.Objects.Open(ctx, bucket, key)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
 	src := &sourceReader{r: f}
-	content := &countingReader{r: src}
+	content := &jobs.CountingReader{R: src}
 	var fatal error // add's own failure (a write, a stop): it ends the import
 	add = keepFatal(add, &fatal)
 	err = decompress(d.InputCompressionType, src, func(r io.Reader) error {
-		content.r = r
+		content.R = r
 		var err error
 		if d.InputFormat == "CSV" {
 			err = readCSV(d.InputFormatOptions, d.TableCreationParameters, content, add)
@@ -205,20 +176,20 @@ func (e *Engine) readObject(ctx context.Context, d *wire.ImportTableDescription,
 	})
 	switch {
 	case src.err != nil:
-		return content.n, src.err // the store's error, not the content's
+		return content.N, src.err // the store's error, not the content's
 	case fatal != nil:
-		return content.n, fatal
+		return content.N, fatal
 	case err == nil || errors.Is(err, errBadRecord):
-		return content.n, nil
+		return content.N, nil
 	case ctx.Err() != nil:
-		return content.n, ctx.Err()
+		return content.N, ctx.Err()
 	}
 	// The content does not decompress: one bad record.
 	if err := add(nil, err); !errors.Is(err, errBadRecord) {
-		return content.n, err
+		return content.N, err
 	}
 	_, _ = io.Copy(io.Discard, content)
-	return content.n, src.err
+	return content.N, src.err
 }
 
 // keepFatal is add, noting in fatal its errors other than errBadRecord.
@@ -266,18 +237,6 @@ func (s *sourceReader) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		s.err = err
 	}
-	return n, err
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
 	return n, err
 }
 
@@ -344,14 +303,14 @@ func readCSV(opts *wire.InputFormatOptions, p *wire.TableCreationParameters, r i
 	cr.FieldsPerRecord = -1
 	var header []string
 	if opts != nil && opts.Csv != nil {
-		if d := cpDeref(opts.Csv.Delimiter); d != "" {
+		if d := deref(opts.Csv.Delimiter); d != "" {
 			cr.Comma = []rune(d)[0]
 		}
 		header = opts.Csv.HeaderList
 	}
 	types := map[string]string{}
 	for _, a := range p.AttributeDefinitions {
-		types[cpDeref(a.AttributeName)] = a.AttributeType
+		types[deref(a.AttributeName)] = a.AttributeType
 	}
 	for {
 		row, err := cr.Read()

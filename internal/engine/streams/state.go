@@ -1,4 +1,4 @@
-package engine
+package streams
 
 import (
 	"cmp"
@@ -8,9 +8,9 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -22,26 +22,6 @@ const (
 	iteratorLifetime     = 15 * time.Minute
 	streamMaintenanceDur = time.Second
 )
-
-// streamRegistry is the in-memory state of every retained stream.
-//
-// Sequence numbers: one engine-wide counter (seq). A writer allocates its
-// number and registers it as in flight under its stream's lock, and
-// releases it when its transaction commits or rolls back (streamTxn). A
-// reader reads a stream only up to its safe watermark — the highest
-// number below which nothing is in flight — so a record that commits
-// after a later-numbered one is never skipped.
-type streamRegistry struct {
-	seq atomic.Uint64 // last allocated sequence number
-	key []byte        // shard-iterator MAC key
-
-	mu      sync.Mutex // guards the maps, next and changes of which stream is current
-	byARN   map[string]*streamState
-	byID    map[streamKey]*streamState
-	current map[uint64]*streamState // the newest stream of each table ID
-	next    uint32                  // next stream number
-	fast    sync.Map                // ARN → *streamState, read by the write path
-}
 
 type streamKey struct {
 	table uint64
@@ -80,7 +60,7 @@ func (s *streamState) shard(id string) *shardMeta {
 
 // safe is the stream's watermark: every number at or below it is
 // committed or abandoned. Callers hold s.mu.
-func (s *streamState) safe(reg *streamRegistry) uint64 {
+func (s *streamState) safe(reg *Registry) uint64 {
 	if len(s.inflight) == 0 {
 		return reg.seq.Load()
 	}
@@ -98,11 +78,15 @@ func (s *streamState) release(n uint64) {
 	s.mu.Unlock()
 }
 
-// streamStore wraps the engine's store so that every transaction can carry
-// the sequence numbers it allocated and release them when it ends.
-type streamStore struct{ storage.Store }
+// Store wraps the engine's store so that every transaction can carry the
+// sequence numbers it allocated and release them when it ends. The engine
+// begins every transaction through it.
+type Store struct{ storage.Store }
 
-func (s streamStore) Begin() (storage.Txn, error) {
+// WrapStore wraps s.
+func WrapStore(s storage.Store) Store { return Store{s} }
+
+func (s Store) Begin() (storage.Txn, error) {
 	t, err := s.Store.Begin()
 	if err != nil {
 		return nil, err
@@ -112,7 +96,7 @@ func (s streamStore) Begin() (storage.Txn, error) {
 
 // BeginLazy is Begin with the snapshot taken at the first read when the
 // store can (storage.LazyBeginner), else Begin.
-func (s streamStore) BeginLazy() (storage.Txn, error) {
+func (s Store) BeginLazy() (storage.Txn, error) {
 	lb, ok := s.Store.(storage.LazyBeginner)
 	if !ok {
 		return s.Begin()
@@ -156,14 +140,11 @@ func (t *streamTxn) releaseAll() {
 	t.pending = t.pending[:0]
 }
 
-// loadStreams restores the registry at Open: the MAC key, every stream's
+// load restores the registry at Open: the MAC key, every stream's
 // metadata and the sequence counter (the highest stored number, shard
 // bound or persisted floor).
-func (e *Engine) loadStreams() error {
-	reg := &streamRegistry{byARN: map[string]*streamState{}, byID: map[streamKey]*streamState{},
-		current: map[uint64]*streamState{}}
-	e.streams = reg
-	snap, err := e.store.NewSnapshot()
+func (reg *Registry) load() error {
+	snap, err := reg.cfg.Store.NewSnapshot()
 	if err != nil {
 		return err
 	}
@@ -173,7 +154,7 @@ func (e *Engine) loadStreams() error {
 		if _, err := rand.Read(reg.key); err != nil {
 			return err
 		}
-		if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(metaStreamHMACKey, reg.key) }); err != nil {
+		if err := reg.cfg.Commit(true, func(txn storage.Txn) error { return txn.Set(metaStreamHMACKey, reg.key) }); err != nil {
 			return err
 		}
 	}
@@ -241,7 +222,7 @@ func lastSeqIn(r storage.Reader, prefix []byte) (uint64, error) {
 }
 
 // add indexes a stream (callers hold reg.mu or are in Open).
-func (reg *streamRegistry) add(s *streamState) {
+func (reg *Registry) add(s *streamState) {
 	s.id, s.view, s.arn = streamKey{s.meta.TableID, s.meta.No}, s.meta.ViewType, s.meta.ARN
 	reg.byARN[s.meta.ARN] = s
 	reg.byID[streamKey{s.meta.TableID, s.meta.No}] = s
@@ -252,7 +233,7 @@ func (reg *streamRegistry) add(s *streamState) {
 }
 
 // remove forgets a stream (callers hold reg.mu).
-func (reg *streamRegistry) remove(s *streamState) {
+func (reg *Registry) remove(s *streamState) {
 	delete(reg.byARN, s.meta.ARN)
 	delete(reg.byID, streamKey{s.meta.TableID, s.meta.No})
 	if reg.current[s.meta.TableID] == s {
@@ -262,7 +243,7 @@ func (reg *streamRegistry) remove(s *streamState) {
 }
 
 // list returns every retained stream in creation order.
-func (reg *streamRegistry) list() []*streamState {
+func (reg *Registry) list() []*streamState {
 	reg.mu.Lock()
 	out := make([]*streamState, 0, len(reg.byARN))
 	for _, s := range reg.byARN {
@@ -283,44 +264,42 @@ func (reg *streamRegistry) list() []*streamState {
 
 // streamFor returns the stream a write to t records into, creating it on
 // first use; nil when t has no enabled stream.
-func (e *Engine) streamFor(t *Table) (*streamState, error) {
-	spec := t.Desc.StreamSpecification
-	if spec == nil || !cpDeref(spec.StreamEnabled) || t.Desc.LatestStreamArn == nil {
+func (reg *Registry) streamFor(t *change.Table) (*streamState, error) {
+	if !t.Stream.Enabled || t.Stream.ARN == "" {
 		return nil, nil
 	}
-	if v, ok := e.streams.fast.Load(*t.Desc.LatestStreamArn); ok {
+	if v, ok := reg.fast.Load(t.Stream.ARN); ok {
 		return v.(*streamState), nil
 	}
-	return e.ensureStream(t)
+	return reg.ensureStream(t)
 }
 
 // ensureStream creates (and persists) the stream t's description names,
 // disabling the table's previous stream. It is idempotent.
-func (e *Engine) ensureStream(t *Table) (*streamState, error) {
-	reg := e.streams
+func (reg *Registry) ensureStream(t *change.Table) (*streamState, error) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	arn := cpDeref(t.Desc.LatestStreamArn)
+	arn := t.Stream.ARN
 	if s, ok := reg.byARN[arn]; ok {
 		return s, nil
 	}
 	if prev := reg.current[t.ID]; prev != nil {
-		if err := e.disableStream(prev); err != nil {
+		if err := reg.disableStream(prev); err != nil {
 			return nil, err
 		}
 	}
-	label := cpDeref(t.Desc.LatestStreamLabel)
+	label := t.Stream.Label
 	created, err := time.Parse("2006-01-02T15:04:05.000", label)
 	if err != nil {
-		created = e.clock.Now()
+		created = reg.cfg.Clock.Now()
 	}
 	m := streamMeta{TableID: t.ID, TableName: t.Name, No: reg.next, ARN: arn, Label: label,
-		ViewType: t.Desc.StreamSpecification.StreamViewType, KeySchema: slices.Clone(t.Desc.KeySchema),
+		ViewType: t.Stream.ViewType, KeySchema: slices.Clone(t.Stream.KeySchema),
 		Created: created.UTC()}
 	start := reg.seq.Add(1)
 	m.Shards = []shardMeta{{No: 0, ID: shardID(created, t.ID, m.No, 0), Start: start, Created: created.UTC()}}
 	m.NextShard = 1
-	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error {
 		if err := txn.Set(metaStreamNextKey, binary.BigEndian.AppendUint32(nil, m.No+1)); err != nil {
 			return err
 		}
@@ -336,20 +315,20 @@ func (e *Engine) ensureStream(t *Table) (*streamState, error) {
 
 // disableStream closes a stream's open shard and marks it DISABLED (it
 // stays readable for the retention period).
-func (e *Engine) disableStream(s *streamState) error {
+func (reg *Registry) disableStream(s *streamState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.meta.Disabled.IsZero() {
 		return nil
 	}
 	m := cloneMeta(s.meta)
-	now := e.clock.Now().UTC()
+	now := reg.cfg.Clock.Now().UTC()
 	m.Disabled = now
 	if sh := &m.Shards[len(m.Shards)-1]; sh.open() {
 		sh.End = max(s.last, sh.Start)
 		sh.Closed = now
 	}
-	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
 		return err
 	}
 	s.meta = m
@@ -357,23 +336,23 @@ func (e *Engine) disableStream(s *streamState) error {
 }
 
 // rollover closes a stream's open shard and opens its child.
-func (e *Engine) rollover(s *streamState) error {
+func (reg *Registry) rollover(s *streamState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.activeShard() == nil {
 		return nil
 	}
 	m := cloneMeta(s.meta)
-	now := e.clock.Now().UTC()
+	now := reg.cfg.Clock.Now().UTC()
 	parent := &m.Shards[len(m.Shards)-1]
 	parent.End = max(s.last, parent.Start)
 	parent.Closed = now
-	start := e.streams.seq.Add(1)
+	start := reg.seq.Add(1)
 	child := shardMeta{No: m.NextShard, ID: shardID(now, m.TableID, m.No, m.NextShard),
 		Parent: parent.ID, Start: start, Created: now}
 	m.Shards = append(m.Shards, child)
 	m.NextShard++
-	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
 		return err
 	}
 	s.meta = m
@@ -386,41 +365,37 @@ func cloneMeta(m streamMeta) streamMeta {
 	return m
 }
 
-// observeStreams reconciles the streams with a new version of a table
-// (installTable calls it after every catalog change): a newly enabled
-// stream is created, a disabled one or one of a deleted table is closed.
-func (e *Engine) observeStreams(t *Table) {
-	if e.streams == nil {
+// Observe reconciles the streams with a new version of a table (the
+// engine calls it after every catalog change): a newly enabled stream is
+// created, a disabled one or one of a table being deleted is closed. It
+// does nothing before Open.
+func (reg *Registry) Observe(t *change.Table, deleting bool) {
+	if !reg.opened.Load() {
 		return
 	}
-	spec := t.Desc.StreamSpecification
-	if t.Status != StatusDeleting && spec != nil && cpDeref(spec.StreamEnabled) {
-		e.ensureStream(t) //nolint:errcheck // retried by the next write or Open
+	if !deleting && t.Stream.Enabled {
+		reg.ensureStream(t) //nolint:errcheck // retried by the next write or Open
 		return
 	}
-	e.streams.mu.Lock()
-	cur := e.streams.current[t.ID]
-	e.streams.mu.Unlock()
+	reg.mu.Lock()
+	cur := reg.current[t.ID]
+	reg.mu.Unlock()
 	if cur != nil {
-		e.disableStream(cur) //nolint:errcheck // retried at the next Open
+		reg.disableStream(cur) //nolint:errcheck // retried at the next Open
 	}
 }
 
-// reconcileStreams runs observeStreams for every table at Open, and
-// disables the streams of tables that no longer exist.
-func (e *Engine) reconcileStreams() {
-	e.mu.RLock()
-	ids := map[uint64]*Table{}
-	for _, t := range e.tables {
-		ids[t.ID] = t
+// reconcile observes every table at Open, and disables the streams of
+// tables that no longer exist.
+func (reg *Registry) reconcile(tables []Observed) {
+	ids := map[uint64]bool{}
+	for _, t := range tables {
+		ids[t.Table.ID] = true
+		reg.Observe(t.Table, t.Deleting)
 	}
-	e.mu.RUnlock()
-	for _, t := range ids {
-		e.observeStreams(t)
-	}
-	for _, s := range e.streams.list() {
-		if _, ok := ids[s.meta.TableID]; !ok {
-			e.disableStream(s) //nolint:errcheck // retried at the next Open
+	for _, s := range reg.list() {
+		if !ids[s.meta.TableID] {
+			reg.disableStream(s) //nolint:errcheck // retried at the next Open
 		}
 	}
 }

@@ -1,9 +1,10 @@
-package engine
+package streams
 
 import (
 	"errors"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -11,18 +12,20 @@ import (
 // sequence numbers could not be released).
 var errStreamTxn = errors.New("engine: stream record in a foreign transaction")
 
-// streamWrites appends the stream record of one item change to txn, the
+// Stage appends the stream record of one item change to txn, the
 // item's own transaction, so that the record commits exactly when the
 // item does. No record is written when the table has no enabled stream or
 // when the write changed nothing (old and new equal). The record carries
 // what the stream's view type asks for; a deletion staged by the TTL
-// expirer itself (ttl, from its itemWrite) is marked as the service's, so
+// expirer itself (c.TTL) is marked as the service's, so
 // any other delete of the same item, racing or not, is the user's.
-func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl bool) error {
+func (reg *Registry) Stage(txn storage.Txn, c change.Change) error {
+	old, new := c.Old, c.New
 	if old == nil && new == nil {
 		return nil
 	}
-	s, err := e.streamFor(t)
+	t := c.Table.Def()
+	s, err := reg.streamFor(t)
 	if s == nil || err != nil {
 		return err
 	}
@@ -33,18 +36,18 @@ func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl
 	if !ok {
 		return errStreamTxn
 	}
-	r := streamRecord{Created: e.clock.Now()}
+	r := streamRecord{Created: reg.cfg.Clock.Now()}
 	switch {
 	case old == nil:
 		r.Event = eventInsert
-		r.Keys = t.keyItem(new)
+		r.Keys = t.KeyItem(new)
 	case new == nil:
 		r.Event = eventRemove
-		r.Keys = t.keyItem(old)
-		r.Service = ttl
+		r.Keys = t.KeyItem(old)
+		r.Service = c.TTL
 	default:
 		r.Event = eventModify
-		r.Keys = t.keyItem(new)
+		r.Keys = t.KeyItem(new)
 	}
 	switch s.view {
 	case "NEW_IMAGE":
@@ -64,7 +67,7 @@ func (e *Engine) streamWrites(txn storage.Txn, t *Table, old, new attr.Item, ttl
 		s.mu.Unlock()
 		return nil
 	}
-	n := e.streams.seq.Add(1)
+	n := reg.seq.Add(1)
 	s.inflight[n] = struct{}{}
 	s.last = n
 	shardNo := sh.No

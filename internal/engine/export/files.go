@@ -1,4 +1,4 @@
-package engine
+package export
 
 import (
 	"bufio"
@@ -13,8 +13,9 @@ import (
 	"io"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/jobs"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/objstore"
-	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -33,62 +34,20 @@ import (
 // DynamoDB writes at least one data file per partition; Kura's table is
 // one keyspace and gets one.
 
-// runExport writes rec's files and records how it ended. snap is the
-// snapshot the request took and filter its FilterSpecification parsed
-// (nil both after a restart: a snapshot is taken now, and the filter
-// parsed against the table); snap is closed here.
-func (e *Engine) runExport(rec *exportRecord, snap storage.Snapshot, filter *exportFilter) {
-	if snap == nil {
-		var err error
-		if snap, err = e.store.NewSnapshot(); err != nil {
-			return // still IN_PROGRESS: the next start runs it again
-		}
-	}
-	defer snap.Close()
-	ctx, cancel := e.jobContext()
-	defer cancel()
-	d := &rec.Desc
-	count, billed, err := e.writeExport(ctx, rec, snap, filter)
-	if errors.Is(err, errStopped) || ctx.Err() != nil {
-		return
-	}
-	d.EndTime = wire.NewTime(e.clock.Now())
-	if err != nil {
-		d.ExportStatus = exportFailed
-		code, msg := jobFailure(err)
-		d.FailureCode, d.FailureMessage = &code, &msg
-	} else {
-		d.ExportStatus = exportCompleted
-		d.ItemCount, d.BilledSizeBytes = cpPtr(count), cpPtr(billed)
-		d.ExportManifest = cpPtr(exportPrefix(d) + "manifest-summary.json")
-		if err := e.writeSummary(ctx, rec); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			d.ExportStatus = exportFailed
-			code, msg := jobFailure(err)
-			d.FailureCode, d.FailureMessage = &code, &msg
-			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
-		}
-	}
-	_ = e.exp.save(e, rec) // on error the export stays IN_PROGRESS and runs again at the next start
-}
-
-// writeExport writes _started, the data file and manifest-files.json, and
+// write writes _started, the data file and manifest-files.json, and
 // returns the items exported and their billed size.
-func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storage.Snapshot, filter *exportFilter) (count, billed int64, err error) {
+func (x *Exports) write(ctx context.Context, rec *Record, snap *snapshot.Reader, filter Filter) (count, billed int64, err error) {
 	d := &rec.Desc
-	objects, bucket, prefix := e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)
-	if err := putObject(ctx, objects, bucket, prefix+"_started", nil); err != nil {
+	objects, bucket, prefix := x.opts.Objects, deref(d.S3Bucket), filesPrefix(d)
+	if err := jobs.PutObject(ctx, objects, bucket, prefix+"_started", nil); err != nil {
 		return 0, 0, err
 	}
 	if rec.Filter != nil && filter == nil {
-		t, ok := e.tableByID(rec.TableID)
-		if !ok {
-			return 0, 0, errors.New("the table was deleted before its export could run")
-		}
-		if filter, err = parseExportFilter(t, rec.Filter); err != nil {
+		var found bool
+		if filter, found, err = x.opts.ParseFilter(rec.TableID, rec.Filter); err != nil {
 			return 0, 0, err
+		} else if !found {
+			return 0, 0, errors.New("the table was deleted before its export could run")
 		}
 	}
 	key := prefix + "data/" + dataFileName(d) + ".json.gz"
@@ -100,10 +59,10 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 	zw := gzip.NewWriter(io.MultiWriter(f, sum))
 	bw := bufio.NewWriterSize(zw, 64<<10)
 	line := make([]byte, 0, 1024)
-	done, err := itemsAt(snap, rec.TableID, d.ExportTime.Time, func(stored []byte) (bool, error) {
+	done, err := snap.ItemsAt(rec.TableID, d.ExportTime.Time, func(_, stored []byte) (bool, error) {
 		select {
-		case <-e.closing:
-			return false, errStopped
+		case <-x.opts.Closing:
+			return false, jobs.ErrStopped
 		default:
 		}
 		it, err := attr.DecodeItem(stored)
@@ -111,9 +70,11 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 			return false, err
 		}
 		size := attr.ItemSize(it)
-		it, keep, err := filter.keep(it)
-		if err != nil || !keep {
-			return err == nil, err
+		if filter != nil {
+			var keep bool
+			if it, keep, err = filter.Keep(it); err != nil || !keep {
+				return err == nil, err
+			}
 		}
 		line = append(attr.AppendItemJSON(append(line[:0], `{"Item":`...), it), "}\n"...)
 		count, billed = count+1, billed+int64(size)
@@ -121,7 +82,7 @@ func (e *Engine) writeExport(ctx context.Context, rec *exportRecord, snap storag
 		return err == nil, err
 	})
 	if err == nil && !done {
-		err = errStopped
+		err = jobs.ErrStopped
 	}
 	if err == nil {
 		err = bw.Flush()
@@ -165,7 +126,7 @@ type exportSummary struct {
 }
 
 // writeSummary writes manifest-summary.json and its checksum.
-func (e *Engine) writeSummary(ctx context.Context, rec *exportRecord) error {
+func (x *Exports) writeSummary(ctx context.Context, rec *Record) error {
 	d := &rec.Desc
 	ms := func(t *wire.Time) string { return t.Time.UTC().Format("2006-01-02T15:04:05.000Z") }
 	var sse *string
@@ -173,38 +134,26 @@ func (e *Engine) writeSummary(ctx context.Context, rec *exportRecord) error {
 		sse = &d.S3SseAlgorithm
 	}
 	b, err := json.Marshal(exportSummary{
-		Version: "2020-06-30", ExportArn: cpDeref(d.ExportArn), StartTime: ms(d.StartTime), EndTime: ms(d.EndTime),
-		TableArn: cpDeref(d.TableArn), TableID: cpDeref(d.TableId), ExportTime: ms(d.ExportTime),
-		S3Bucket: cpDeref(d.S3Bucket), S3Prefix: d.S3Prefix, S3SseAlgorithm: sse, S3SseKmsKeyID: d.S3SseKmsKeyId,
-		ManifestFilesS3Key: exportPrefix(d) + "manifest-files.json",
-		BilledSizeBytes:    cpDeref(d.BilledSizeBytes), ItemCount: cpDeref(d.ItemCount),
+		Version: "2020-06-30", ExportArn: deref(d.ExportArn), StartTime: ms(d.StartTime), EndTime: ms(d.EndTime),
+		TableArn: deref(d.TableArn), TableID: deref(d.TableId), ExportTime: ms(d.ExportTime),
+		S3Bucket: deref(d.S3Bucket), S3Prefix: d.S3Prefix, S3SseAlgorithm: sse, S3SseKmsKeyID: d.S3SseKmsKeyId,
+		ManifestFilesS3Key: filesPrefix(d) + "manifest-files.json",
+		BilledSizeBytes:    deref(d.BilledSizeBytes), ItemCount: deref(d.ItemCount),
 		OutputFormat: d.ExportFormat, ExportType: d.ExportType,
 	})
 	if err != nil {
 		return err
 	}
-	return putWithChecksum(ctx, e.cfg.Objects, cpDeref(d.S3Bucket), exportPrefix(d)+"manifest-summary", b)
+	return putWithChecksum(ctx, x.opts.Objects, deref(d.S3Bucket), filesPrefix(d)+"manifest-summary", b)
 }
 
 // putWithChecksum writes name.json and name.checksum (its hex MD5).
 func putWithChecksum(ctx context.Context, objects objstore.Store, bucket, name string, body []byte) error {
-	if err := putObject(ctx, objects, bucket, name+".json", body); err != nil {
+	if err := jobs.PutObject(ctx, objects, bucket, name+".json", body); err != nil {
 		return err
 	}
 	sum := md5.Sum(body)
-	return putObject(ctx, objects, bucket, name+".checksum", []byte(hex.EncodeToString(sum[:])))
-}
-
-func putObject(ctx context.Context, objects objstore.Store, bucket, key string, body []byte) error {
-	w, err := objects.Create(ctx, bucket, key)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(body); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Close()
+	return jobs.PutObject(ctx, objects, bucket, name+".checksum", []byte(hex.EncodeToString(sum[:])))
 }
 
 // dataFileName is the name of an export's data file: 26 lowercase
@@ -214,7 +163,7 @@ func putObject(ctx context.Context, objects objstore.Store, bucket, key string, 
 // second one beside it under data/.
 func dataFileName(d *wire.ExportDescription) string {
 	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
-	sum := sha256.Sum256([]byte("data file of " + cpDeref(d.ExportArn)))
+	sum := sha256.Sum256([]byte("data file of " + deref(d.ExportArn)))
 	var b [26]byte
 	for i := range b {
 		b[i] = chars[int(sum[i])%len(chars)]

@@ -1,0 +1,225 @@
+package export
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
+	"github.com/kura-db/kura/internal/engine/snapshot"
+	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Export statuses and formats.
+const (
+	InProgress     = "IN_PROGRESS"
+	Completed      = "COMPLETED"
+	Failed         = "FAILED"
+	FormatJSON     = "DYNAMODB_JSON"
+	TypeFull       = "FULL_EXPORT"
+	maxListExports = 25
+	logPrefix      = "mexport/"
+)
+
+// Record is one export as stored under "mexport/" + ARN: its description
+// and what it needs to run again.
+type Record struct {
+	Desc    wire.ExportDescription    `json:"desc"`
+	TableID uint64                    `json:"tableId"`
+	Filter  *wire.FilterSpecification `json:"filter,omitempty"`
+}
+
+func (r *Record) JobARN() string      { return deref(r.Desc.ExportArn) }
+func (r *Record) JobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *Record) JobToken() string    { return deref(r.Desc.ClientToken) }
+
+// Filter is a FilterSpecification parsed against its table: Keep reports
+// whether an item is exported, and projects it.
+type Filter interface {
+	Keep(attr.Item) (attr.Item, bool, error)
+}
+
+// Options is what the core hands the exports.
+type Options struct {
+	Store   storage.Store  // where the records are kept
+	Objects objstore.Store // where the files are written
+	Now     func() time.Time
+	// Snapshot takes a snapshot of the store now.
+	Snapshot func() (*snapshot.Reader, error)
+	// ParseFilter parses an export's FilterSpecification against table
+	// tableID as it is now (for an export run again after a restart);
+	// false when the table is gone.
+	ParseFilter func(tableID uint64, spec *wire.FilterSpecification) (Filter, bool, error)
+	// Closing is closed when the engine closes: running exports stop.
+	Closing <-chan struct{}
+	// Go runs background work the engine waits for at Close.
+	Go func(func())
+}
+
+// Exports are the exports of one engine.
+type Exports struct {
+	opts Options
+	log  jobs.Log[Record, *Record]
+}
+
+// Open reads the stored exports and runs again the ones a stop
+// interrupted.
+func Open(opts Options) (*Exports, error) {
+	x := &Exports{opts: opts}
+	recs, err := x.log.Load(opts.Store, logPrefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.Desc.ExportStatus == InProgress {
+			c := *r
+			opts.Go(func() { x.run(&c, nil, nil) })
+		}
+	}
+	return x, nil
+}
+
+// ARN names a new export of table, started at `at`.
+func ARN(region, account, table string, at time.Time) string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/export/%014d-%x", region, account, table, at.UnixMilli(), r)
+}
+
+// ByToken is the export a request's ClientToken already started (nil:
+// none), or ExportConflictException when the token started another one.
+func (x *Exports) ByToken(in *wire.ExportTableToPointInTimeInput) (*wire.ExportDescription, error) {
+	if in.ClientToken == nil {
+		return nil, nil
+	}
+	r, ok := x.log.WithToken(*in.ClientToken, nil)
+	if !ok {
+		return nil, nil
+	}
+	if deref(r.Desc.TableArn) != deref(in.TableArn) || deref(r.Desc.S3Bucket) != deref(in.S3Bucket) ||
+		deref(r.Desc.S3Prefix) != deref(in.S3Prefix) {
+		return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + r.JobARN())
+	}
+	d := r.Desc
+	return &d, nil
+}
+
+// Start records rec, IN_PROGRESS, takes the snapshot it reads (now: a
+// DeleteTable right after cannot take the items away) and runs it in the
+// background with filter (nil: everything). It returns the description
+// to answer with.
+func (x *Exports) Start(rec *Record, filter Filter) (*wire.ExportDescription, error) {
+	rec.Desc.ExportStatus = InProgress
+	if err := x.log.Save(rec); err != nil {
+		return nil, err
+	}
+	snap, err := x.opts.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	d := rec.Desc
+	x.opts.Go(func() { x.run(rec, snap, filter) })
+	return &d, nil
+}
+
+// Describe is DescribeExport's answer, or ExportNotFoundException.
+func (x *Exports) Describe(arn string) (*wire.ExportDescription, error) {
+	r, ok := x.log.Get(arn)
+	if !ok {
+		return nil, ddberr.ExportNotFound("Export not found: " + arn)
+	}
+	d := r.Desc
+	return &d, nil
+}
+
+// List is ListExports' answer.
+func (x *Exports) List(in *wire.ListExportsInput) (*wire.ListExportsOutput, error) {
+	limit := maxListExports
+	if in.MaxResults != nil {
+		limit = int(*in.MaxResults)
+	}
+	recs, next, err := x.log.Page(false, deref(in.NextToken), limit, func(r *Record) bool {
+		return in.TableArn == nil || deref(r.Desc.TableArn) == *in.TableArn
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &wire.ListExportsOutput{ExportSummaries: []wire.ExportSummary{}}
+	for _, r := range recs {
+		arn := r.JobARN()
+		out.ExportSummaries = append(out.ExportSummaries, wire.ExportSummary{
+			ExportArn: &arn, ExportStatus: r.Desc.ExportStatus, ExportType: r.Desc.ExportType})
+	}
+	if next != "" {
+		out.NextToken = &next
+	}
+	return out, nil
+}
+
+// run writes rec's files and records how it ended. snap is the snapshot
+// the request took and filter its FilterSpecification parsed (nil both
+// after a restart: a snapshot is taken now, and the filter parsed against
+// the table); snap is closed here.
+func (x *Exports) run(rec *Record, snap *snapshot.Reader, filter Filter) {
+	if snap == nil {
+		var err error
+		if snap, err = x.opts.Snapshot(); err != nil {
+			return // still IN_PROGRESS: the next start runs it again
+		}
+	}
+	defer snap.Close()
+	ctx, cancel := jobs.Context(x.opts.Closing)
+	defer cancel()
+	d := &rec.Desc
+	count, billed, err := x.write(ctx, rec, snap, filter)
+	if errors.Is(err, jobs.ErrStopped) || ctx.Err() != nil {
+		return
+	}
+	d.EndTime = wire.NewTime(x.opts.Now())
+	if err != nil {
+		d.ExportStatus = Failed
+		code, msg := jobs.Failure(err)
+		d.FailureCode, d.FailureMessage = &code, &msg
+	} else {
+		d.ExportStatus = Completed
+		d.ItemCount, d.BilledSizeBytes = &count, &billed
+		manifest := filesPrefix(d) + "manifest-summary.json"
+		d.ExportManifest = &manifest
+		if err := x.writeSummary(ctx, rec); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			d.ExportStatus = Failed
+			code, msg := jobs.Failure(err)
+			d.FailureCode, d.FailureMessage = &code, &msg
+			d.ExportManifest, d.ItemCount, d.BilledSizeBytes = nil, nil, nil
+		}
+	}
+	_ = x.log.Save(rec) // on error the export stays IN_PROGRESS and runs again at the next start
+}
+
+// filesPrefix is the key prefix of an export's files:
+// "<S3Prefix>/AWSDynamoDB/<ExportId>/" (no leading part without a prefix).
+func filesPrefix(d *wire.ExportDescription) string {
+	arn := deref(d.ExportArn)
+	id := arn[strings.LastIndexByte(arn, '/')+1:]
+	p := strings.TrimSuffix(deref(d.S3Prefix), "/")
+	if p != "" {
+		p += "/"
+	}
+	return p + "AWSDynamoDB/" + id + "/"
+}
+
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

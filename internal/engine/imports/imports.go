@@ -1,0 +1,174 @@
+package imports
+
+import (
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
+	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// Import statuses.
+const (
+	InProgress     = "IN_PROGRESS"
+	Completed      = "COMPLETED"
+	Failed         = "FAILED"
+	maxListImports = 25
+	logPrefix      = "mimport/"
+)
+
+// Record is one import as stored under "mimport/" + ARN.
+type Record struct {
+	Desc    wire.ImportTableDescription `json:"desc"`
+	TableID uint64                      `json:"tableId"`
+}
+
+func (r *Record) JobARN() string      { return deref(r.Desc.ImportArn) }
+func (r *Record) JobStart() time.Time { return r.Desc.StartTime.Time }
+func (r *Record) JobToken() string    { return deref(r.Desc.ClientToken) }
+
+// Target is the table an import writes into, as the core gives it: the
+// small interface through which an import reaches the write path.
+type Target interface {
+	// Check refuses an item the table would not take from PutItem.
+	Check(attr.Item) error
+	// Key names the item's primary key (items with the same Key are one
+	// item).
+	Key(attr.Item) string
+	// Write writes items (distinct keys) into the table in one storage
+	// transaction, with their index entries.
+	Write([]attr.Item) error
+	// Finish makes the table ACTIVE.
+	Finish()
+	// Drop deletes the table (the import could not read its objects).
+	Drop()
+}
+
+// Options is what the core hands the imports.
+type Options struct {
+	Store   storage.Store  // where the records are kept
+	Objects objstore.Store // where the objects are read
+	Now     func() time.Time
+	// Target is the table of an import run again after a restart; false
+	// when it is gone.
+	Target func(tableID uint64) (Target, bool)
+	// Closing is closed when the engine closes: running imports stop.
+	Closing <-chan struct{}
+	// Go runs background work the engine waits for at Close.
+	Go func(func())
+}
+
+// Imports are the imports of one engine.
+type Imports struct {
+	opts Options
+	log  jobs.Log[Record, *Record]
+}
+
+// Open reads the stored imports and runs again the ones a stop
+// interrupted, when their table still exists.
+func Open(opts Options) (*Imports, error) {
+	m := &Imports{opts: opts}
+	recs, err := m.log.Load(opts.Store, logPrefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.Desc.ImportStatus != InProgress {
+			continue
+		}
+		c := *r
+		if t, ok := opts.Target(c.TableID); ok {
+			opts.Go(func() { m.run(&c, t) })
+		}
+	}
+	return m, nil
+}
+
+// ARN names a new import into table, started at `at`.
+func ARN(region, account, table string, at time.Time) string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/import/%014d-%x", region, account, table, at.UnixMilli(), r)
+}
+
+// ByToken is the import an earlier request with the same ClientToken
+// started (nil: none), when it named the same table, bucket and prefix;
+// a token reused for another import is refused.
+func (m *Imports) ByToken(in *wire.ImportTableInput) (*wire.ImportTableDescription, error) {
+	if in.ClientToken == nil {
+		return nil, nil
+	}
+	r, ok := m.log.WithToken(*in.ClientToken, nil)
+	if !ok {
+		return nil, nil
+	}
+	src, was := in.S3BucketSource, r.Desc.S3BucketSource
+	if deref(in.TableCreationParameters.TableName) != deref(r.Desc.TableCreationParameters.TableName) ||
+		deref(src.S3Bucket) != deref(was.S3Bucket) || deref(src.S3KeyPrefix) != deref(was.S3KeyPrefix) {
+		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + r.JobARN())
+	}
+	d := r.Desc
+	return &d, nil
+}
+
+// Start records rec, IN_PROGRESS, and runs it into t in the background.
+// It returns the description to answer with.
+func (m *Imports) Start(rec *Record, t Target) (*wire.ImportTableDescription, error) {
+	rec.Desc.ImportStatus = InProgress
+	if err := m.log.Save(rec); err != nil {
+		return nil, err
+	}
+	d := rec.Desc
+	m.opts.Go(func() { m.run(rec, t) })
+	return &d, nil
+}
+
+// Describe is DescribeImport's answer, or ImportNotFoundException.
+func (m *Imports) Describe(arn string) (*wire.ImportTableDescription, error) {
+	r, ok := m.log.Get(arn)
+	if !ok {
+		return nil, ddberr.ImportNotFound("Import not found: " + arn)
+	}
+	d := r.Desc
+	return &d, nil
+}
+
+// List is ListImports' answer: oldest first, a page (PageSize, at most
+// 25) at a time.
+func (m *Imports) List(in *wire.ListImportsInput) (*wire.ListImportsOutput, error) {
+	limit := maxListImports
+	if in.PageSize != nil {
+		limit = int(*in.PageSize)
+	}
+	recs, next, err := m.log.Page(false, deref(in.NextToken), limit, func(r *Record) bool {
+		return in.TableArn == nil || deref(r.Desc.TableArn) == *in.TableArn
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &wire.ListImportsOutput{ImportSummaryList: []wire.ImportSummary{}}
+	for _, r := range recs {
+		d := r.Desc
+		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: ptr(r.JobARN()), ImportStatus: d.ImportStatus,
+			TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime})
+	}
+	if next != "" {
+		out.NextToken = &next
+	}
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

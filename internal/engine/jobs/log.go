@@ -1,0 +1,179 @@
+package jobs
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// Record is the stored record of a background job (an export, an import,
+// a bulk operation): named by its ARN, started at a time, maybe with a
+// ClientToken.
+type Record interface {
+	JobARN() string
+	JobStart() time.Time
+	JobToken() string
+}
+
+// Log keeps the records of one kind of job by ARN, in the order they
+// started, each stored as JSON under prefix+ARN. T is the record type, P
+// its pointer. The zero Log is empty; Load gives it its store.
+type Log[T any, P interface {
+	*T
+	Record
+}] struct {
+	store  storage.Store
+	prefix string
+	mu     sync.Mutex
+	byID   map[string]P
+	all    []string // ARNs, oldest first
+}
+
+// Load reads the records stored under prefix in store (at Open) and
+// returns them, oldest first; later Saves go to store under prefix.
+func (l *Log[T, P]) Load(store storage.Store, prefix string) ([]P, error) {
+	l.store, l.prefix = store, prefix
+	var recs []P
+	err := ReadAll(store, []byte(prefix), func(v []byte) error {
+		r := P(new(T))
+		if err := json.Unmarshal(v, r); err != nil {
+			return err
+		}
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: %s records: %w", prefix, err)
+	}
+	slices.SortFunc(recs, func(a, b P) int { return a.JobStart().Compare(b.JobStart()) })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.byID = map[string]P{}
+	for _, r := range recs {
+		l.byID[r.JobARN()] = r
+		l.all = append(l.all, r.JobARN())
+	}
+	return recs, nil
+}
+
+// Save stores rec durably, then keeps a copy of it (rec may share
+// pointers with a request, or go on changing in a running job).
+func (l *Log[T, P]) Save(rec P) error {
+	v, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	arn := rec.JobARN()
+	if err := Set(l.store, []byte(l.prefix+arn), v); err != nil {
+		return err
+	}
+	c := P(new(T))
+	if err := json.Unmarshal(v, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byID == nil {
+		l.byID = map[string]P{}
+	}
+	if _, known := l.byID[arn]; !known {
+		l.all = append(l.all, arn)
+	}
+	l.byID[arn] = c
+	return nil
+}
+
+// Set sets key to v in one durable transaction.
+func Set(store storage.Store, key, v []byte) error {
+	txn, err := store.Begin()
+	if err != nil {
+		return err
+	}
+	defer txn.Rollback()
+	if err := txn.Set(key, v); err != nil {
+		return err
+	}
+	return txn.Commit(storage.CommitOptions{Sync: true})
+}
+
+// Get is the record of arn (not to be changed: save a copy instead).
+func (l *Log[T, P]) Get(arn string) (P, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.byID[arn]
+	return r, ok
+}
+
+// WithToken is the first record started with this ClientToken (of those
+// live accepts, when it is not nil: a token may name a job for a while
+// only).
+func (l *Log[T, P]) WithToken(token string, live func(P) bool) (P, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, arn := range l.all {
+		if r := l.byID[arn]; r.JobToken() == token && (live == nil || live(r)) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// Page is up to limit records that keep accepts, after the record whose
+// ARN is next ("": from the first), oldest first or, with newestFirst,
+// newest first; the returned token is the last ARN of the page when more
+// may follow. An unknown next is DynamoDB's "Invalid NextToken".
+func (l *Log[T, P]) Page(newestFirst bool, next string, limit int, keep func(P) bool) ([]P, string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	all := l.all
+	if newestFirst {
+		all = slices.Clone(all)
+		slices.Reverse(all)
+	}
+	start := 0
+	if next != "" {
+		i := slices.Index(all, next)
+		if i < 0 {
+			return nil, "", ddberr.Validation("Invalid NextToken")
+		}
+		start = i + 1
+	}
+	var out []P
+	for _, arn := range all[start:] {
+		r := l.byID[arn]
+		if !keep(r) {
+			continue
+		}
+		if len(out) == limit {
+			return out, out[limit-1].JobARN(), nil
+		}
+		out = append(out, r)
+	}
+	return out, "", nil
+}
+
+// ReadAll hands fn the value of every key under prefix, as one snapshot
+// of store holds them.
+func ReadAll(store storage.Store, prefix []byte, fn func(v []byte) error) error {
+	snap, err := store.NewSnapshot()
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	it, err := snap.NewIterator(storage.IterOptions{Lower: prefix, Upper: append(prefix[:len(prefix):len(prefix)], 0xff)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		if err := fn(it.Value()); err != nil {
+			return fmt.Errorf("%q: %w", it.Key(), err)
+		}
+	}
+	return it.Err()
+}

@@ -1,0 +1,184 @@
+package jobs_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/jobs"
+	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/storage/memory"
+)
+
+type rec struct {
+	ARN   string    `json:"arn"`
+	Start time.Time `json:"start"`
+	Token string    `json:"token"`
+	State string    `json:"state"`
+}
+
+func (r *rec) JobARN() string      { return r.ARN }
+func (r *rec) JobStart() time.Time { return r.Start }
+func (r *rec) JobToken() string    { return r.Token }
+
+type log = jobs.Log[rec, *rec]
+
+func arns(rs []*rec) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ARN)
+	}
+	return out
+}
+
+// TestLogSurvivesReload: what Save stored, a Load of a fresh Log reads
+// back oldest first (by start, not by save order), and only its prefix.
+func TestLogSurvivesReload(t *testing.T) {
+	s := memory.New()
+	var l, other log
+	if _, err := l.Load(s, "mtest/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Load(s, "mother/"); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0).UTC()
+	for i, arn := range []string{"c", "a", "b"} {
+		if err := l.Save(&rec{ARN: arn, Start: t0.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := other.Save(&rec{ARN: "x", Start: t0}); err != nil {
+		t.Fatal(err)
+	}
+	var again log
+	recs, err := again.Load(s, "mtest/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := arns(recs); !slices.Equal(got, []string{"c", "a", "b"}) {
+		t.Fatalf("reloaded %v", got)
+	}
+	if _, ok := again.Get("x"); ok {
+		t.Fatal("another log's record was loaded")
+	}
+}
+
+// TestSaveKeepsACopy: changing a record after Save does not change the
+// log's copy; saving it again replaces the copy and keeps its place.
+func TestSaveKeepsACopy(t *testing.T) {
+	var l log
+	if _, err := l.Load(memory.New(), "mtest/"); err != nil {
+		t.Fatal(err)
+	}
+	r := &rec{ARN: "a", State: "IN_PROGRESS"}
+	if err := l.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	r.State = "COMPLETED"
+	if got, _ := l.Get("a"); got.State != "IN_PROGRESS" {
+		t.Fatalf("copy changed with the caller's record: %q", got.State)
+	}
+	if err := l.Save(&rec{ARN: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := l.Page(false, "", 10, func(*rec) bool { return true })
+	if got, _ := l.Get("a"); err != nil || got.State != "COMPLETED" || !slices.Equal(arns(page), []string{"a", "b"}) {
+		t.Fatalf("after saving again: %+v %v %v", got, arns(page), err)
+	}
+}
+
+// TestWithToken: the first record with the token among those live accepts.
+func TestWithToken(t *testing.T) {
+	var l log
+	if _, err := l.Load(memory.New(), "mtest/"); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*rec{{ARN: "a", Token: "t", State: "old"}, {ARN: "b", Token: "t"}, {ARN: "c", Token: "u"}} {
+		if err := l.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, ok := l.WithToken("t", nil); !ok || r.ARN != "a" {
+		t.Fatalf("WithToken(t) = %+v %v", r, ok)
+	}
+	if r, ok := l.WithToken("t", func(r *rec) bool { return r.State != "old" }); !ok || r.ARN != "b" {
+		t.Fatalf("WithToken(t, live) = %+v %v", r, ok)
+	}
+	if _, ok := l.WithToken("v", nil); ok {
+		t.Fatal("an unknown token found a record")
+	}
+}
+
+// TestPage: pages of limit records with the token of the last one while
+// more may follow, in either order; an unknown token is refused.
+func TestPage(t *testing.T) {
+	var l log
+	if _, err := l.Load(memory.New(), "mtest/"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if err := l.Save(&rec{ARN: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	odd := func(r *rec) bool { return r.ARN != "2" }
+	for _, tc := range []struct {
+		newest bool
+		next   string
+		want   []string
+		token  string
+	}{
+		{false, "", []string{"0", "1"}, "1"},
+		{false, "1", []string{"3", "4"}, ""},
+		{true, "", []string{"4", "3"}, "3"},
+		{true, "3", []string{"1", "0"}, ""},
+	} {
+		page, next, err := l.Page(tc.newest, tc.next, 2, odd)
+		if err != nil || !slices.Equal(arns(page), tc.want) || next != tc.token {
+			t.Errorf("Page(%v, %q) = %v %q %v, want %v %q", tc.newest, tc.next, arns(page), next, err, tc.want, tc.token)
+		}
+	}
+	_, _, err := l.Page(false, "nope", 2, odd)
+	var de *ddberr.Error
+	if !errors.As(err, &de) || de.Message != "Invalid NextToken" {
+		t.Fatalf("unknown token: %v", err)
+	}
+}
+
+// TestFailure: S3's errors become DynamoDB's FailureCode values.
+func TestFailure(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code string
+	}{
+		{objstore.ErrNoSuchBucket, "S3NoSuchBucket"},
+		{fmt.Errorf("put: %w", objstore.ErrAccessDenied), "S3AccessDenied"},
+		{objstore.ErrInvalidKey, "S3InvalidKey"},
+		{errors.New("disk on fire"), "UNKNOWN"},
+	} {
+		if code, msg := jobs.Failure(tc.err); code != tc.code || msg == "" {
+			t.Errorf("Failure(%v) = %q %q, want code %q", tc.err, code, msg, tc.code)
+		}
+	}
+}
+
+// TestContextEndsAtClose: a job's context is cancelled when the engine
+// closes.
+func TestContextEndsAtClose(t *testing.T) {
+	closing := make(chan struct{})
+	ctx, cancel := jobs.Context(closing)
+	defer cancel()
+	close(closing)
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("context not cancelled at close")
+	}
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/streams"
+	"github.com/kura-db/kura/internal/wire"
+	sw "github.com/kura-db/kura/internal/wire/streamswire"
+)
+
+// DynamoDB Streams are internal/engine/streams': the registry is a
+// subsystem of the write path (subsystems.go) and answers the Streams API.
+// The engine hands it its store, clock and settings, and tells it of every
+// new version of a table (observeStreams).
+
+// streamsConfig is what the streams registry is given of the engine.
+func (e *Engine) streamsConfig() streams.Config {
+	return streams.Config{
+		Store: e.store, Clock: e.clock, Sync: e.cfg.Sync, Region: e.cfg.Region,
+		ShardPeriod: e.cfg.StreamShardPeriod, Retention: e.cfg.StreamRetention,
+		Commit: e.commit, Purge: e.purgeSome, PurgeChunk: purgeChunk,
+		Authorize: e.authorizeARN,
+		TableExists: func(name string) bool {
+			_, ok := e.lookupTable(name)
+			return ok
+		},
+		Background: e.goBackground, // called from Open only, as goBackground asks
+		Sleep:      e.sleep,
+		Closing:    e.closing,
+	}
+}
+
+// streamSpec is the stream a table's description names.
+func streamSpec(d *wire.TableDescription) change.StreamSpec {
+	s := change.StreamSpec{ARN: cpDeref(d.LatestStreamArn), Label: cpDeref(d.LatestStreamLabel), KeySchema: d.KeySchema}
+	if spec := d.StreamSpecification; spec != nil {
+		s.Enabled, s.ViewType = cpDeref(spec.StreamEnabled), spec.StreamViewType
+	}
+	return s
+}
+
+// observeStreams tells the streams of a new version of a table (install
+// calls it after every catalog change).
+func (e *Engine) observeStreams(t *Table) {
+	e.streams.Observe(&t.Table, t.Status == StatusDeleting)
+}
+
+// observedTables lists the catalog's tables for the streams at Open.
+func (e *Engine) observedTables() []streams.Observed {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]streams.Observed, 0, len(e.tables))
+	for _, t := range e.tables {
+		out = append(out, streams.Observed{Table: &t.Table, Deleting: t.Status == StatusDeleting})
+	}
+	return out
+}
+
+// ListStreams is DynamoDB Streams' ListStreams.
+func (e *Engine) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (*sw.ListStreamsOutput, error) {
+	return e.streams.ListStreams(ctx, in)
+}
+
+// DescribeStream is DynamoDB Streams' DescribeStream.
+func (e *Engine) DescribeStream(ctx context.Context, in *sw.DescribeStreamInput) (*sw.DescribeStreamOutput, error) {
+	return e.streams.DescribeStream(ctx, in)
+}
+
+// GetShardIterator is DynamoDB Streams' GetShardIterator.
+func (e *Engine) GetShardIterator(ctx context.Context, in *sw.GetShardIteratorInput) (*sw.GetShardIteratorOutput, error) {
+	return e.streams.GetShardIterator(ctx, in)
+}
+
+// GetRecords is DynamoDB Streams' GetRecords.
+func (e *Engine) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*sw.GetRecordsOutput, error) {
+	return e.streams.GetRecords(ctx, in)
+}

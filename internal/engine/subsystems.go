@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// The subsystems the write path offers every item change to
+// (change.Subsystem), in the order they stage their writes: secondary
+// indexes, vector indexes, the point-in-time recovery history, streams.
+// wireSubsystems builds the list at Open; stageWrite and writeStats know
+// only the list.
+func (e *Engine) wireSubsystems() {
+	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, e.streams}
+}
+
+// tableOf is the engine's table behind a change.
+func tableOf(c change.Change) *Table { return c.Table.(*Table) }
+
+// indexSubsystem maintains GSI and LSI entries (index_write.go) and, once
+// committed, the indexes' statistics.
+type indexSubsystem struct{ e *Engine }
+
+func (s indexSubsystem) Stage(txn storage.Txn, c change.Change) error {
+	return s.e.indexWrites(txn, tableOf(c), c.Old, c.New)
+}
+
+func (s indexSubsystem) Committed(c change.Change) { s.e.addIndexStats(tableOf(c), c.Old, c.New) }
+
+// vectorSubsystem keeps vector indexes' item mappings and dirty marks
+// (vector_write.go) and, once committed, the in-memory indexes.
+type vectorSubsystem struct{ e *Engine }
+
+func (s vectorSubsystem) Stage(txn storage.Txn, c change.Change) error {
+	return s.e.vectorWrites(txn, tableOf(c), c.Key, c.Old, c.New, c.Whole, c.Verbatim)
+}
+
+func (s vectorSubsystem) Committed(c change.Change) { s.e.vectorApply(tableOf(c), c.Old, c.New) }
