@@ -1,8 +1,11 @@
 package replication
 
 import (
+	"bytes"
 	"sync"
 	"time"
+
+	"github.com/kura-db/kura/internal/storage"
 )
 
 // faults are the fault controls of a test (admin endpoints): delays
@@ -69,4 +72,35 @@ func (f *faults) delayOf(from, to string) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.delays[[2]string{from, to}]
+}
+
+// Serves reports whether region is one of the group's.
+func (g *Group) Serves(region string) bool { return g.cfg.Regions[region] != nil }
+
+// Backlog counts the writes queued for each region (every region is
+// listed, 0 for none), so that a test can wait for replication to catch up.
+func (g *Group) Backlog() (map[string]int, error) {
+	out := map[string]int{}
+	for r := range g.cfg.Regions {
+		out[r] = 0
+	}
+	snap, err := g.cfg.Store.NewSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	p := key('q')
+	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for it.Next() {
+		// q 0 table 0 region 0 seq
+		parts := bytes.SplitN(it.Key(), []byte{0}, 4)
+		if len(parts) == 4 {
+			out[string(parts[2])]++
+		}
+	}
+	return out, it.Err()
 }

@@ -325,6 +325,9 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 		s.closeDatabases()
 		return nil, err
 	}
+	if cfg.Admin {
+		opts.Replication = s.repl
+	}
 	return s.repl.Region(cfg.Region), nil
 }
 
