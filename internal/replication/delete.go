@@ -124,19 +124,17 @@ func (g *Group) purge(table, region string) error {
 		if err != nil {
 			return err
 		}
-		var keys [][]byte
-		for it.Next() {
-			keys = append(keys, append([]byte(nil), it.Key()...))
+		// The iterator reads the transaction's snapshot: deleting as it
+		// goes does not disturb it.
+		for err == nil && it.Next() {
+			err = txn.Delete(append([]byte(nil), it.Key()...))
 		}
-		err = it.Err()
+		if err == nil {
+			err = it.Err()
+		}
 		it.Close()
 		if err != nil {
 			return err
-		}
-		for _, k := range keys {
-			if err := txn.Delete(k); err != nil {
-				return err
-			}
 		}
 	}
 	return txn.Commit(storage.CommitOptions{Sync: true})
