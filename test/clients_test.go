@@ -112,13 +112,14 @@ func TestAWSCLI(t *testing.T) {
 // real Kura, and the web console's tests (its client and signer in Node, its
 // page in jsdom, all against the same Kura, which enforces throughput for
 // throttle.test.js; the other files' tables are on demand or never
-// written). .ci/run installs the packages with `npm ci`; the test is
+// written), and the S3 client's flows (s3.test.js) against Kura's S3 API. .ci/run installs the packages with `npm ci`; the test is
 // skipped where node or the packages are missing.
 func TestJavaScriptSDK(t *testing.T) {
 	if _, err := os.Stat("clients/js/node_modules/@aws-sdk/client-dynamodb"); err != nil {
 		t.Skip("JavaScript SDK not installed (run npm ci in test/clients/js)")
 	}
-	k := startKura(t, append([]string{"--in-memory", "--enforce-throughput", "--burst-capacity", "1s"}, clientCredentials...)...)
+	// --s3-dir for s3.test.js (the S3 API on the endpoint).
+	k := startKura(t, append([]string{"--in-memory", "--enforce-throughput", "--burst-capacity", "1s", "--s3-dir", t.TempDir()}, clientCredentials...)...)
 	cmd := exec.Command("node", "--test")
 	cmd.Dir = "clients/js"
 	cmd.Env = append(os.Environ(), "KURA_ENDPOINT="+k.endpoint)

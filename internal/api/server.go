@@ -21,6 +21,7 @@ import (
 	"github.com/kura-db/kura/internal/console"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/metrics"
+	"github.com/kura-db/kura/internal/s3api"
 )
 
 // DefaultMaxRequestBytes is DynamoDB's HTTP request size limit (16 MB).
@@ -106,6 +107,14 @@ type Options struct {
 	// Host names requests may carry (origin.go); the zero value allows
 	// the console's own origin and localhost ones, and checks no Host.
 	Origins OriginPolicy
+	// S3, when set, serves the S3 REST API (internal/s3api) on the same
+	// endpoint: every request without X-Amz-Target to a path other than
+	// "/" (and the console's, /admin/ and the checkpoint path), and a GET
+	// of "/" signed for service s3 (ListBuckets). DynamoDB's requests are POSTs of "/", which
+	// the connection server reads itself; S3's reach ServeHTTP, so the
+	// DynamoDB fast path is unchanged and DynamoDB's body limits do not
+	// apply to S3's bodies (which s3api streams to the folder).
+	S3 *s3api.Handler
 	// Health, when set, is asked by every health check (GET / and HEAD /):
 	// a non-nil error (a nearly full disk, a failed store) is answered
 	// 503 with the error's text instead of 200.
@@ -133,13 +142,14 @@ type Server struct {
 	bodyMinRate int64
 	origins     OriginPolicy
 	health      func() error
+	s3          *s3api.Handler
 }
 
 // NewServer returns a Server that answers with b.
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
 		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests,
-		ckpt: opts.Checkpoint, repl: opts.Replication, authz: opts.Authorize, health: opts.Health}
+		ckpt: opts.Checkpoint, repl: opts.Replication, authz: opts.Authorize, health: opts.Health, s3: opts.S3}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -209,6 +219,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.console != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && console.Serves(r.URL.Path) {
 		s.console.ServeHTTP(w, r)
+		return
+	}
+	if s.s3 != nil && r.Header.Get("X-Amz-Target") == "" && (r.URL.Path != "/" || s3api.Claims(r)) {
+		s.s3.ServeHTTP(w, r)
 		return
 	}
 	if s.cors(w, r) {

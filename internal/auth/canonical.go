@@ -17,6 +17,15 @@ func canonicalRequest(b []byte, r *Request, signed []string) []byte {
 	b = append(b, '\n')
 	b = append(b, canonicalQuery(r.Query)...)
 	b = append(b, '\n')
+	b = canonicalHeaders(b, r, signed)
+	sum := sha256.Sum256(r.Body)
+	return hex.AppendEncode(b, sum[:])
+}
+
+// canonicalHeaders appends the signed headers' canonical lines, the empty
+// line after them and the list of their names, each line ending in a
+// newline.
+func canonicalHeaders(b []byte, r *Request, signed []string) []byte {
 	for _, name := range signed {
 		b = append(b, name...)
 		b = append(b, ':')
@@ -39,9 +48,7 @@ func canonicalRequest(b []byte, r *Request, signed []string) []byte {
 		}
 		b = append(b, name...)
 	}
-	b = append(b, '\n')
-	sum := sha256.Sum256(r.Body)
-	return hex.AppendEncode(b, sum[:])
+	return append(b, '\n')
 }
 
 // appendCollapsed appends v trimmed, each run of spaces and tabs as one

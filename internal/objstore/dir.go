@@ -47,6 +47,18 @@ func (d Dir) path(bucket, key string) (string, error) {
 	return filepath.Join(dir, filepath.FromSlash(key)), nil
 }
 
+// File is the file of object key in bucket (which must exist), or
+// ErrInvalidKey for a name Dir cannot hold, ErrNoSuchBucket: the S3 API
+// on Kura's endpoint (internal/s3api) reads and writes the same files.
+func (d Dir) File(bucket, key string) (string, error) { return d.path(bucket, key) }
+
+// BucketDir is the folder of an existing bucket (ErrNoSuchBucket,
+// ErrInvalidKey for a name that is not a bucket's).
+func (d Dir) BucketDir(bucket string) (string, error) { return d.bucketDir(bucket) }
+
+// ValidBucket reports whether name is a bucket name Dir accepts.
+func ValidBucket(name string) bool { return bucketName.MatchString(name) }
+
 // bucketDir is the folder of an existing bucket.
 func (d Dir) bucketDir(bucket string) (string, error) {
 	if !bucketName.MatchString(bucket) {
