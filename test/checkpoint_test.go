@@ -142,3 +142,32 @@ func TestCheckpointPerCredential(t *testing.T) {
 		}
 	}
 }
+
+// With --regions a checkpoint copies every region and the global tables'
+// replication state: Kura started on it has each region's tables and
+// replicates on.
+func TestCheckpointRegions(t *testing.T) {
+	skipOnTiKV(t)
+	dir := t.TempDir()
+	k := startKura(t, "--data-dir", filepath.Join(dir, "data"), "--regions", "us-east-1,eu-west-1", "--checkpoint-dir", filepath.Join(dir, "backups"))
+	east, west := keyClient(k, "AKID", "us-east-1"), keyClient(k, "AKID", "eu-west-1")
+	streamTable(t, east, "Copied")
+	if _, err := addReplica(east, "Copied", "eu-west-1"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the replica to be ACTIVE", func() bool { return replicaStatus(t, east, "Copied", "eu-west-1") == "ACTIVE" })
+	createNotes(t, west, "west")
+	code, path, body := postCheckpoint(t, k, "", "")
+	if code != 200 {
+		t.Fatalf("checkpoint: %d %s", code, body)
+	}
+	restored := startKura(t, "--data-dir", path, "--regions", "us-east-1,eu-west-1")
+	east, west = keyClient(restored, "AKID", "us-east-1"), keyClient(restored, "AKID", "eu-west-1")
+	if got := ownerOf(t, west); got != "west" {
+		t.Fatalf("eu-west-1's item in the checkpoint: %q", got)
+	}
+	if _, err := east.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Copied"), Item: map[string]types.AttributeValue{"pk": S("x"), "n": N("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "replication on the copy", func() bool { return getN(t, west, "Copied", "x") == "1" })
+}

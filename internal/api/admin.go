@@ -19,6 +19,9 @@ import (
 //	                                     duration, e.g. 15m) → {"Now": RFC 3339}
 //	POST /admin/iam/simulate             with --iam-file: would a key be allowed an
 //	                                     action (authorize_admin.go)
+//	POST /admin/replication/..., /admin/region/...
+//	                                     with --regions: the global tables' fault
+//	                                     controls (admin_replication.go)
 //
 // They let tests and users exercise TTL expiry, shard-iterator expiry and
 // stream retention without waiting. With authentication on they take a
@@ -43,6 +46,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			s.writeError(&exchange{ctx: r.Context(), out: httpReplier{w}}, err, 0)
 			return
 		}
+	}
+	if isReplicationAdmin(r.URL.Path) {
+		s.serveReplicationAdmin(w, r) // before the region's backend: it may be unavailable
+		return
 	}
 	b, release, err := s.backendFor(r.Header.Get("Authorization"))
 	if err != nil {

@@ -87,6 +87,9 @@ type Options struct {
 	// (admin_checkpoint.go): it writes a copy of the data and returns
 	// where.
 	Checkpoint func() (string, error)
+	// Replication, when set (with Admin), serves the global tables' fault
+	// controls (admin_replication.go).
+	Replication ReplicationControls
 	// Authorize, when set, checks every authenticated request against
 	// IAM policies (authorize.go); it needs Auth.
 	Authorize *Authorizer
@@ -130,6 +133,7 @@ type Server struct {
 	requests  *metrics.Requests
 	logReqs   bool
 	ckpt      func() (string, error)
+	repl      ReplicationControls
 	authz     *Authorizer
 
 	bodies      budget
@@ -145,7 +149,7 @@ type Server struct {
 func NewServer(b Backend, opts Options) *Server {
 	s := &Server{backend: b, log: opts.Logger, maxBody: opts.MaxRequestBytes, admin: opts.Admin, databases: opts.Databases, auth: opts.Auth,
 		console: opts.Console, requests: opts.Requests, logReqs: opts.LogRequests,
-		ckpt: opts.Checkpoint, authz: opts.Authorize, health: opts.Health, s3: opts.S3}
+		ckpt: opts.Checkpoint, repl: opts.Replication, authz: opts.Authorize, health: opts.Health, s3: opts.S3}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -35,8 +35,8 @@ type Options struct {
 
 // settings is GET /console/settings.json.
 type settings struct {
-	Region         string `json:"region"`
-	Authentication bool   `json:"authentication"`
+	Region         string   `json:"region"`
+	Authentication bool     `json:"authentication"`
 	DatabasePerKey bool     `json:"databasePerKey"`
 	Regions        []string `json:"regions,omitempty"`
 }

@@ -429,6 +429,19 @@ func Internal(msg string) *Error {
 	return newErr(nsDynamo, "InternalServerError", 500, msg)
 }
 
+// ServiceUnavailable is DynamoDB's answer while it cannot serve a region:
+// ServiceUnavailable, HTTP 503, which the AWS SDKs retry. Kura sends it for
+// a region made unavailable through the admin endpoints (a regional outage:
+// AWS's reports of its outages speak of increased API error rates).
+//
+// Source: the type and status are DynamoDB's documented 5xx error
+// (developer guide, "Error handling with DynamoDB": "ServiceUnavailable
+// ... DynamoDB is currently unavailable. (This should be a temporary
+// state.)"); the message is that sentence.
+func ServiceUnavailable() *Error {
+	return newErr(nsDynamo, "ServiceUnavailable", 503, "DynamoDB is currently unavailable. (This should be a temporary state.)")
+}
+
 // HostNotAllowed refuses a request whose Host header names a server Kura
 // is not (api's DNS-rebinding guard: --allow-any-host turns it off).
 // DynamoDB has no such check, as it answers only its own names, so the

@@ -43,10 +43,25 @@ func (s *Server) Checkpoint() (string, error) {
 			return "", err
 		}
 		defer s.release(db)
+		// The global tables' replication state is copied first: a write
+		// made after its copy and in a region's copy is read again from
+		// the region's stream and sent on again, which changes nothing.
+		repl := dir + ".replication"
+		if err := s.checkpointReplication(repl); err != nil {
+			return "", err
+		}
 		if err := checkpoint(db, dir); err != nil {
 			return "", err
 		}
-		return dir, s.checkpointRegions(dir)
+		if err := s.checkpointRegions(dir); err != nil {
+			return "", err
+		}
+		if s.replStore != nil {
+			if err := os.Rename(repl, filepath.Join(dir, "regions", "_replication")); err != nil {
+				return "", err
+			}
+		}
+		return dir, nil
 	}
 	keys, err := s.databaseKeys()
 	if err != nil {
@@ -107,6 +122,19 @@ func (s *Server) checkpointRegions(dir string) error {
 		}
 	}
 	return nil
+}
+
+// checkpointReplication copies the replication state of global tables
+// (two or more regions) into dir.
+func (s *Server) checkpointReplication(dir string) error {
+	if s.replStore == nil {
+		return nil
+	}
+	c, ok := s.replStore.(storage.Checkpointer)
+	if !ok {
+		return errNoCheckpoint
+	}
+	return c.Checkpoint(dir)
 }
 
 // newCheckpointDir names the next checkpoint: its UTC time, to the

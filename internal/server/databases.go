@@ -97,10 +97,16 @@ func (s *Server) databaseFor(authorization string) (api.Backend, func(), error) 
 	if !s.cfg.PerCredential {
 		name = s.regionKey(region) // --regions in shared mode
 	}
+	if s.repl != nil && s.repl.Unavailable(region) {
+		return nil, nil, regionOutage()
+	}
 	db, err := s.acquire(name, region)
 	if err != nil {
 		s.log.Error("cannot open the database of a credential", "database", name, "err", err)
 		return nil, nil, ddberr.Internal(openFailedMessage(err))
+	}
+	if s.repl != nil {
+		return s.repl.Region(region), func() { s.release(db) }, nil
 	}
 	return db.eng, func() { s.release(db) }, nil
 }

@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	"github.com/kura-db/kura/internal/auth"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/replication"
 )
 
 // With Config.Regions the server is several regions: a request belongs to
@@ -71,3 +74,43 @@ func checkRegions(cfg Config) error {
 // signed for another (auth.UnknownRegion), with or without authentication
 // on, since a client pointed at Kura reaches no other endpoint.
 func unknownRegion(region string) error { return auth.UnknownRegion(region) }
+
+// regionOutage answers every request for a region made unavailable
+// (replication.Group.SetUnavailable) as DynamoDB answers while it cannot
+// serve a region (ddberr.ServiceUnavailable).
+func regionOutage() error { return ddberr.ServiceUnavailable() }
+
+// replicationKey names the store of the global tables' replication state
+// (internal/replication) of a shared server with several regions: the
+// folder "_replication" beside the regions' (no region's folder has a
+// '_'), or that name in TiKV or PostgreSQL.
+const replicationKey = "replication"
+
+// startReplication opens the replication store and the global tables of
+// the regions (a shared server with two or more regions), whose engines
+// are open.
+func (s *Server) startReplication(engines map[string]*engine.Engine) error {
+	cfg := s.cfg
+	cfg.DataDir = filepath.Join(cfg.DataDir, "regions", "_replication")
+	store, err := s.openStore(cfg, replicationKey)
+	if err != nil {
+		return fmt.Errorf("opening the replication store: %w", err)
+	}
+	g, err := replication.Open(replication.Config{Store: store, Regions: engines, Logger: s.log})
+	if err != nil {
+		store.Close()
+		return fmt.Errorf("opening the global tables: %w", err)
+	}
+	s.repl, s.replStore = g, store
+	return nil
+}
+
+// stopReplication stops replication and closes its store.
+func (s *Server) stopReplication() error {
+	if s.repl == nil {
+		return nil
+	}
+	s.repl.Close()
+	s.repl = nil
+	return s.replStore.Close()
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/replication"
 	"github.com/kura-db/kura/internal/s3api"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
@@ -175,9 +176,13 @@ type Server struct {
 	pg      *postgres.Cluster  // with Config.Postgres: the pool every database's store shares
 	objects objstore.Store     // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
 	kinesis kinesisdest.Client // Kinesis streaming destinations' (Config.KinesisEndpoint); nil: none
-	ckptMu  sync.Mutex         // serialises Checkpoint
-	scheme  string             // of Endpoint: "https" with Config.TLSCert
-	certs   *certFiles         // with Config.TLSCert
+	// With two or more Config.Regions in shared mode: their global tables
+	// and the store of their replication state (regions.go).
+	repl      *replication.Group
+	replStore storage.Store
+	ckptMu    sync.Mutex // serialises Checkpoint
+	scheme    string     // of Endpoint: "https" with Config.TLSCert
+	certs     *certFiles // with Config.TLSCert
 	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
 	// raised to the hard one at start; 0 if unknown.
 	fileLimit uint64
@@ -321,19 +326,33 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 	}
 	// Never released: the shared database stays open until Shutdown, and
 	// so do the other regions' (regions.go).
+	engines := map[string]*engine.Engine{cfg.Region: db.eng}
 	for _, r := range cfg.Regions {
 		if r == cfg.Region {
 			continue
 		}
-		if _, err := s.acquire(s.regionKey(r), r); err != nil {
+		rdb, err := s.acquire(s.regionKey(r), r)
+		if err != nil {
 			s.closeDatabases()
 			return nil, fmt.Errorf("region %s: %w", r, err)
 		}
+		engines[r] = rdb.eng
 	}
-	if len(cfg.Regions) > 0 {
-		opts.Databases = s.databaseFor
+	if len(cfg.Regions) == 0 {
+		return db.eng, nil
 	}
-	return db.eng, nil
+	opts.Databases = s.databaseFor
+	if len(cfg.Regions) == 1 {
+		return db.eng, nil
+	}
+	if err := s.startReplication(engines); err != nil {
+		s.closeDatabases()
+		return nil, err
+	}
+	if cfg.Admin {
+		opts.Replication = s.repl
+	}
+	return s.repl.Region(cfg.Region), nil
 }
 
 // apiOptions configures the HTTP API from the Config: authentication,
@@ -439,7 +458,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
 		s.http.Close()
 	}
-	return s.closeDatabases()
+	return errors.Join(s.stopReplication(), s.closeDatabases())
 }
 
 // openObjects is the object store of Config.S3Dir or S3Endpoint (nil:

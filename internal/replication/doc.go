@@ -1,0 +1,29 @@
+// Package replication owns global tables (version 2019.11.21) between the
+// regions of one Kura (--regions): which tables are replicated to which
+// regions, the asynchronous replication of their writes both ways, and
+// the fault controls a test uses to delay, pause or cut off a region.
+//
+// It sits above the engine: each region is an *engine.Engine, and the
+// package uses only its exported operations. Region wraps a region's
+// engine as the API's backend, answering UpdateTable's ReplicaUpdates and
+// adding GlobalTableVersion and Replicas to table descriptions; every other
+// operation is the engine's.
+//
+// Replication is driven from each replica's change log, the table's stream
+// (NEW_AND_OLD_IMAGES, as DynamoDB requires). A worker per replica reads
+// its region's stream (reader.go), stamps each local write with a
+// timestamp and queues it for every other replica in an outbox, and
+// applies the outbox entries queued for its own region (apply.go) with
+// last-writer-wins on the stamp (ties broken by region name), so two
+// regions that wrote one item concurrently converge on the same item.
+// Writes the worker applied are recognised in the stream they reappear in
+// (markers) and not sent back.
+//
+// State: the catalogue of global tables, each reader's stream position,
+// the outbox, the markers and each item's last stamp per region live in a
+// store of their own (Config.Store), changed in one transaction per stream
+// record, so a restart resumes where replication stopped and loses
+// nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
+// store at Open), each replica's backfill progress, and the fault settings
+// (not kept across a restart).
+package replication

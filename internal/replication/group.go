@@ -1,0 +1,169 @@
+package replication
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// Config configures a Group.
+type Config struct {
+	// Store keeps the replication state (doc.go); it belongs to the Group
+	// from Open on, and the caller closes it after Close.
+	Store storage.Store
+	// Regions are the engines of the regions, by name.
+	Regions map[string]*engine.Engine
+	// Now is the clock that stamps writes and times replication delays
+	// (nil: time.Now).
+	Now func() time.Time
+	// Poll is how often an idle worker looks for new stream records and
+	// queued writes (0: 10 ms).
+	Poll   time.Duration
+	Logger *slog.Logger
+}
+
+// Group is the global tables of one Kura's regions.
+type Group struct {
+	cfg    Config
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	tables  map[string]*tableState // the catalogue, by table name
+	workers map[workerKey]*worker
+	faults  faults
+
+	progressMu sync.Mutex
+	progresses map[workerKey]int // backfills' percentages
+}
+
+type workerKey struct{ table, region string }
+
+// Open loads the catalogue from cfg.Store and starts a worker for every
+// replica, resuming backfills and deletions a stop interrupted.
+func Open(cfg Config) (*Group, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 10 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Group{cfg: cfg, tables: map[string]*tableState{}, workers: map[workerKey]*worker{}, progresses: map[workerKey]int{}}
+	g.faults.init()
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	if err := g.load(); err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, t := range g.tables {
+		for _, r := range t.Replicas {
+			switch r.Status {
+			case statusDeleting:
+				g.goDelete(t.Name, r.Region)
+			case statusCreating:
+				g.startWorker(t.Name, r.Region)
+				g.goBackfill(t.Name, r.Region, sourceOf(t, r.Region))
+			default:
+				g.startWorker(t.Name, r.Region)
+			}
+		}
+	}
+	return g, nil
+}
+
+// load reads the catalogue.
+func (g *Group) load() error {
+	snap, err := g.cfg.Store.NewSnapshot()
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	p := key('g')
+	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		t := &tableState{}
+		if err := jsonUnmarshal(it.Value(), t); err != nil {
+			return err
+		}
+		g.tables[t.Name] = t
+	}
+	return it.Err()
+}
+
+// Close stops every worker; replication resumes from the stored state at
+// the next Open.
+func (g *Group) Close() {
+	g.cancel()
+	g.wg.Wait()
+}
+
+// sourceOf is the replica a new replica in region is filled from: the
+// first ACTIVE one.
+func sourceOf(t *tableState, region string) string {
+	for _, r := range t.Replicas {
+		if r.Region != region && r.Status == statusActive {
+			return r.Region
+		}
+	}
+	return ""
+}
+
+// replica returns region's replica of t, or nil.
+func (t *tableState) replica(region string) *replicaState {
+	for i := range t.Replicas {
+		if t.Replicas[i].Region == region {
+			return &t.Replicas[i]
+		}
+	}
+	return nil
+}
+
+// targets are the regions a write made in region is sent to: every other
+// replica being created or active. g.mu is held.
+func (g *Group) targets(table, region string) []string {
+	t := g.tables[table]
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range t.Replicas {
+		if r.Region != region && r.Status != statusDeleting {
+			out = append(out, r.Region)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// saveTable writes t to the catalogue (nil deletes the table name). g.mu is
+// held.
+func (g *Group) saveTable(name string, t *tableState) error {
+	txn, err := g.cfg.Store.Begin()
+	if err != nil {
+		return err
+	}
+	defer txn.Rollback()
+	if t == nil {
+		err = txn.Delete(key('g', name))
+	} else {
+		err = setJSON(txn, key('g', name), t)
+	}
+	if err != nil {
+		return err
+	}
+	return txn.Commit(storage.CommitOptions{Sync: true})
+}

@@ -1,0 +1,99 @@
+package replication
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// worker is the replication of one table's replica in one region: it
+// reads the region's stream (reader.go) and applies the writes queued for
+// the region (apply.go).
+type worker struct {
+	table, region string
+	stop          context.CancelFunc
+	done          chan struct{}
+}
+
+// startWorker starts the worker of table's replica in region, unless it
+// runs. g.mu is held.
+func (g *Group) startWorker(table, region string) {
+	k := workerKey{table, region}
+	if g.workers[k] != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(g.ctx)
+	w := &worker{table: table, region: region, stop: cancel, done: make(chan struct{})}
+	g.workers[k] = w
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer close(w.done)
+		g.run(ctx, w)
+	}()
+}
+
+// stopWorker stops the worker of table's replica in region and waits for
+// it. g.mu is not held.
+func (g *Group) stopWorker(table, region string) {
+	g.mu.Lock()
+	w := g.workers[workerKey{table, region}]
+	delete(g.workers, workerKey{table, region})
+	g.mu.Unlock()
+	if w != nil {
+		w.stop()
+		<-w.done
+	}
+}
+
+// run reads and applies until ctx ends, resting for Poll when there was
+// nothing to do. A region made unavailable does neither: its stream has no
+// new writes and its queue waits for its recovery.
+func (g *Group) run(ctx context.Context, w *worker) {
+	for ctx.Err() == nil {
+		n := 0
+		if !g.faults.unavailable(w.region) {
+			read, err := g.readStream(ctx, w, false)
+			if err != nil && ctx.Err() == nil {
+				g.cfg.Logger.Warn("replication: reading a stream", "table", w.table, "region", w.region, "err", err)
+			}
+			applied, err := g.applyQueue(ctx, w)
+			if err != nil && ctx.Err() == nil {
+				g.cfg.Logger.Warn("replication: applying writes", "table", w.table, "region", w.region, "err", err)
+			}
+			n = read + applied
+		}
+		if n == 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(g.cfg.Poll):
+			}
+		}
+	}
+}
+
+// lastSeq is the last outbox sequence number handed out.
+var lastSeq atomic.Uint64
+
+// nextSeq orders outbox entries: the clock in nanoseconds, made strictly
+// increasing, so that entries queued after a restart follow those before.
+func (g *Group) nextSeq() uint64 {
+	for {
+		last := lastSeq.Load()
+		next := max(last+1, uint64(time.Now().UnixNano()))
+		if lastSeq.CompareAndSwap(last, next) {
+			return next
+		}
+	}
+}
+
+// enqueue queues e for region's replica of table in txn.
+func (g *Group) enqueue(txn storage.Txn, table, region string, e entry) (uint64, error) {
+	seq := g.nextSeq()
+	return seq, setJSON(txn, queueKey(table, region, seq), e)
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
