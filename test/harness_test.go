@@ -161,7 +161,9 @@ func startKuraUnder(wrapper []string, args ...string) (*kura, error) {
 	if err := k.cmd.Start(); err != nil {
 		return nil, err
 	}
-	if err := waitHealthy(k.endpoint, 10*time.Second); err != nil {
+	// 30 s: a start takes well under a second, but a loaded CI machine
+	// has been seen to take over 10.
+	if err := waitHealthy(k.endpoint, 30*time.Second); err != nil {
 		k.kill()
 		return nil, fmt.Errorf("kura did not start: %v\n%s", err, k.log)
 	}
