@@ -57,6 +57,9 @@ type config struct {
 	// imports instead; S3PathStyle addresses its buckets by path.
 	S3Endpoint  string
 	S3PathStyle bool
+	// KinesisEndpoint is the Kinesis Data Streams service Kinesis
+	// streaming destinations put records to ("": none).
+	KinesisEndpoint string
 	// Admin serves the /admin/ endpoints (TTL expiry now, clock advance).
 	Admin bool
 	// Console serves the web console at /console/.
@@ -183,6 +186,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.BurstCapacity, "burst-capacity", engine.DefaultBurst, "with --enforce-throughput: how much unused provisioned capacity a table or GSI keeps for bursts, in time at its provisioned rate (DynamoDB keeps 300s; at least 1s)")
 	fs.StringVar(&c.S3Dir, "s3-dir", "", "a folder that stands in for Amazon S3 in ExportTableToPointInTime, ImportTable and StartBulkPutItems: the object s3://B/K is the file DIR/B/K (each bucket a folder that must exist); off when empty, and exports, imports and bulk operations are refused")
 	fs.StringVar(&c.S3Endpoint, "s3-endpoint", "", "the URL of Amazon S3 (https://s3.REGION.amazonaws.com) or of an S3-compatible service that ExportTableToPointInTime, ImportTable and StartBulkPutItems write and read, with the AWS SDK's credential chain (AWS_ACCESS_KEY_ID..., AWS_PROFILE, roles) and region (AWS_REGION, else --region); not with --s3-dir")
+	fs.StringVar(&c.KinesisEndpoint, "kinesis-endpoint", "", "the URL of Amazon Kinesis Data Streams (https://kinesis.REGION.amazonaws.com) or of a Kinesis-compatible service that Kinesis streaming destinations (EnableKinesisStreamingDestination) put the tables' changes to, with the AWS SDK's credential chain and region (AWS_REGION, else --region); off when empty, and EnableKinesisStreamingDestination is refused")
 	fs.BoolVar(&c.S3PathStyle, "s3-path-style", false, "with --s3-endpoint: address buckets as ENDPOINT/BUCKET/KEY instead of BUCKET.HOST/KEY (most S3-compatible servers need it)")
 	fs.BoolVar(&c.Admin, "admin", false, "serve the operator endpoints POST /admin/ttl/expire and POST /admin/clock/advance?by=DURATION (off by default; for tests and development)")
 	fs.BoolVar(&c.Console, "console", true, "serve the web console at /console/ (tables, items, PartiQL in a browser; with authentication on it signs its requests with a key you enter; --console=false to turn it off)")
@@ -368,19 +372,28 @@ func checkPostgres(pgURL, namespace string, inMemory, onTiKV bool) error {
 }
 
 // checkS3Flags checks --s3-dir, --s3-endpoint and --s3-path-style go
-// together.
+// together, and that --kinesis-endpoint, like --s3-endpoint, is a URL.
 func checkS3Flags(c *config) error {
 	switch {
 	case c.S3Dir != "" && c.S3Endpoint != "":
 		return errors.New("--s3-dir and --s3-endpoint exclude each other")
 	case c.S3PathStyle && c.S3Endpoint == "":
 		return errors.New("--s3-path-style goes with --s3-endpoint")
-	case c.S3Endpoint == "":
+	}
+	if err := checkURL("s3-endpoint", c.S3Endpoint); err != nil {
+		return err
+	}
+	return checkURL("kinesis-endpoint", c.KinesisEndpoint)
+}
+
+// checkURL checks that an endpoint flag, when set, is an http(s) URL.
+func checkURL(flag, v string) error {
+	if v == "" {
 		return nil
 	}
-	u, err := url.Parse(c.S3Endpoint)
+	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("invalid --s3-endpoint %q: want an http:// or https:// URL", c.S3Endpoint)
+		return fmt.Errorf("invalid --%s %q: want an http:// or https:// URL", flag, v)
 	}
 	return nil
 }

@@ -39,15 +39,16 @@ func TestParseVersionFlag(t *testing.T) {
 
 func TestParseS3Flags(t *testing.T) {
 	none := func(string) string { return "" }
-	c, err := parseConfig([]string{"--s3-endpoint", "http://127.0.0.1:9000", "--s3-path-style"}, none, io.Discard)
-	if err != nil || c.S3Endpoint != "http://127.0.0.1:9000" || !c.S3PathStyle || c.S3Dir != "" {
+	c, err := parseConfig([]string{"--s3-endpoint", "http://127.0.0.1:9000", "--s3-path-style", "--kinesis-endpoint", "http://127.0.0.1:4567"}, none, io.Discard)
+	if err != nil || c.S3Endpoint != "http://127.0.0.1:9000" || !c.S3PathStyle || c.S3Dir != "" || c.KinesisEndpoint != "http://127.0.0.1:4567" {
 		t.Fatalf("%+v %v", c, err)
 	}
 	for msg, args := range map[string][]string{
-		"--s3-dir and --s3-endpoint exclude each other":                              {"--s3-dir", "/tmp/s3", "--s3-endpoint", "http://127.0.0.1:9000"},
-		"--s3-path-style goes with --s3-endpoint":                                    {"--s3-path-style"},
-		`invalid --s3-endpoint "127.0.0.1:9000": want an http:// or https:// URL`:    {"--s3-endpoint", "127.0.0.1:9000"},
-		`invalid --s3-endpoint "ftp://example.com": want an http:// or https:// URL`: {"--s3-endpoint", "ftp://example.com"},
+		"--s3-dir and --s3-endpoint exclude each other":                                {"--s3-dir", "/tmp/s3", "--s3-endpoint", "http://127.0.0.1:9000"},
+		"--s3-path-style goes with --s3-endpoint":                                      {"--s3-path-style"},
+		`invalid --s3-endpoint "127.0.0.1:9000": want an http:// or https:// URL`:      {"--s3-endpoint", "127.0.0.1:9000"},
+		`invalid --s3-endpoint "ftp://example.com": want an http:// or https:// URL`:   {"--s3-endpoint", "ftp://example.com"},
+		`invalid --kinesis-endpoint "127.0.0.1:4567": want an http:// or https:// URL`: {"--kinesis-endpoint", "127.0.0.1:4567"},
 	} {
 		if _, err := parseConfig(args, none, io.Discard); err == nil || err.Error() != msg {
 			t.Errorf("%v: %v, want %q", args, err, msg)

@@ -8,6 +8,7 @@
 //	     [--tls-cert cert.pem --tls-key key.pem] [--log-requests]
 //	     [--checkpoint-dir DIR] [--enforce-throughput] [--burst-capacity 300s]
 //	     [--s3-dir DIR | --s3-endpoint URL [--s3-path-style]]
+//	     [--kinesis-endpoint URL]
 //	     [--log-format text|json] [--max-open-databases 64] [--version]
 //
 // --pprof (off by default) serves net/http/pprof on its own address, never
@@ -114,6 +115,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		S3Dir:             cfg.S3Dir,
 		S3Endpoint:        cfg.S3Endpoint,
 		S3PathStyle:       cfg.S3PathStyle,
+		KinesisEndpoint:   cfg.KinesisEndpoint,
 		TTLInterval:       cfg.TTLInterval,
 		StreamShardPeriod: cfg.StreamShardPeriod,
 		Admin:             cfg.Admin,

@@ -439,6 +439,14 @@ func controlChecks(in any, a arns) []check {
 		return []check{a.on("DescribeTimeToLive", in.TableName, nil)}
 	case *wire.UpdateTimeToLiveInput:
 		return []check{a.on("UpdateTimeToLive", in.TableName, nil)}
+	case *wire.EnableKinesisStreamingDestinationInput:
+		return []check{a.on("EnableKinesisStreamingDestination", in.TableName, nil)}
+	case *wire.DisableKinesisStreamingDestinationInput:
+		return []check{a.on("DisableKinesisStreamingDestination", in.TableName, nil)}
+	case *wire.UpdateKinesisStreamingDestinationInput:
+		return []check{a.on("UpdateKinesisStreamingDestination", in.TableName, nil)}
+	case *wire.DescribeKinesisStreamingDestinationInput:
+		return []check{a.on("DescribeKinesisStreamingDestination", in.TableName, nil)}
 	case *sw.ListStreamsInput:
 		return []check{anywhere("ListStreams")}
 	case *sw.DescribeStreamInput:

@@ -11,8 +11,9 @@
 // Key layout in storage (all integers big-endian):
 //
 //	catalog:  "c" + tableName                         → table metadata (JSON)
-//	item:     "i" + tableID(8) + hash(pk)(2) + key(pk) + key(sk)  → encoded item
-//	index:    "x" + tableID(8) + indexID(4) + ...     → index entries (indexes issue)
+//	item:     "i" + tableID(8) + hash(pk)(8) + key(pk) + key(sk)  → encoded item
+//	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries (index_keys.go);
+//	          vector-index mappings (vector_store.go) and item collection sizes (index ID 0)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
@@ -21,10 +22,21 @@
 //	          a jobs.Log), read into memory at Open; a running one is resumed
 //	          (a bulk operation from its checkpoint, over its listing of input
 //	          objects under "mbulkobj/" + ARN)
+//	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
+//	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
+//	layout:   "mlayout" → the key-layout version (layout.go); while a
+//	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
+//	          key → a key waiting to be rewritten
 //
-// hash(pk) spreads partitions like DynamoDB's hashing, so Scan order is not
-// key order, and parallel Scan segments are contiguous hash ranges.
+// hash(pk) is DynamoDB's partition hash (keys.go: the first 8 bytes of MD5
+// over "Outliers" and the key's bytes), so Scan order is DynamoDB's, not key
+// order, and parallel Scan segments are contiguous hash ranges.
 // key(v) is attr's order-preserving key encoding.
+//
+// Layout versions (layout.go): a store records the version of this layout;
+// Open migrates a store of an older version (layout 1: a 2-byte FNV hash)
+// before it reads anything else, in bounded batches that survive a crash at
+// any point (the next Open resumes). Nothing of it stays in memory.
 //
 // Every single-item write is one atomic read-check-write: a striped lock on
 // the item key serialises writers of one item, and the read, the condition,

@@ -9,6 +9,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
+	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
@@ -59,6 +60,10 @@ type Config struct {
 	// Objects is where exports to S3 are written (export.go); nil: no
 	// S3 here, and ExportTableToPointInTime is refused.
 	Objects objstore.Store
+	// Kinesis is where Kinesis streaming destinations put the tables'
+	// changes (internal/engine/kinesisdest); nil: none, and
+	// EnableKinesisStreamingDestination is refused.
+	Kinesis kinesisdest.Client
 }
 
 // Engine is one Kura database.
@@ -111,9 +116,10 @@ type Engine struct {
 	bk   backupState // on-demand backups (backup_store.go)
 	pitr *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
 
-	exp  *export.Exports  // exports to S3 (export.go, package export)
-	imp  *imports.Imports // imports from S3 (import.go, package imports)
-	bulk *bulk.Operations // bulk operations from S3 (bulk.go, package bulk)
+	exp  *export.Exports   // exports to S3 (export.go, package export)
+	imp  *imports.Imports  // imports from S3 (import.go, package imports)
+	bulk *bulk.Operations  // bulk operations from S3 (bulk.go, package bulk)
+	kin  *kinesisdest.Feed // Kinesis streaming destinations (internal/engine/kinesisdest)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -148,9 +154,15 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
 	e.streams = streams.New(e.streamsConfig())
+	if err := e.openKinesis(store); err != nil { // a subsystem: before the list is wired
+		return nil, err
+	}
 	e.wireSubsystems()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
+	if err := migrateLayout(store); err != nil {
+		return nil, err
+	}
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
@@ -189,6 +201,7 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.ddl.Unlock()
 	e.bg.Wait()
+	e.kin.Close()
 	if err := e.closeVectors(); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 // Index entry layout (doc.go):
 //
-//	"x" + tableID(8) + indexID(4) + hash(index partition)(2)
+//	"x" + tableID(8) + indexID(4) + hash(index partition)(8, keys.go)
 //	    + key(index hash attrs…) + key(index range attrs…)
 //	    + key(table pk) + key(table sk)        → projected item (item codec)
 //
@@ -94,13 +94,12 @@ func (ix *Index) isKeyAttr(name string) bool {
 // partitionPrefix is the key range of one index partition, given the values
 // of the index hash attributes in schema order.
 func (ix *Index) partitionPrefix(tableID uint64, hashVals []attr.Value) []byte {
-	var enc []byte
+	h := partitionHash(hashVals...)
+	b := append(indexPrefix(tableID, ix.ID), h[:]...)
 	for _, v := range hashVals {
-		enc = attr.AppendKey(enc, v)
+		b = attr.AppendKey(b, v)
 	}
-	b := indexPrefix(tableID, ix.ID)
-	b = binary.BigEndian.AppendUint16(b, partitionHash(enc))
-	return append(b, enc...)
+	return b
 }
 
 // indexed reports whether it carries every index key attribute with the

@@ -7,11 +7,12 @@ import (
 
 // The subsystems the write path offers every item change to
 // (change.Subsystem), in the order they stage their writes: secondary
-// indexes, vector indexes, the point-in-time recovery history, streams.
+// indexes, vector indexes, the point-in-time recovery history, streams,
+// Kinesis streaming destinations (internal/engine/kinesisdest).
 // wireSubsystems builds the list at Open; stageWrite and writeStats know
 // only the list.
 func (e *Engine) wireSubsystems() {
-	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, e.streams}
+	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, e.streams, e.kin}
 }
 
 // tableOf is the engine's table behind a change.

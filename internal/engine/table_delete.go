@@ -123,6 +123,9 @@ func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
 	}
 	e.mu.Unlock()
 	e.observeStreams(gone) // the table's stream is disabled; it stays readable
+	if err := e.kin.DropTable(rec.ID); err != nil {
+		return nil, err
+	}
 	if !immediate {
 		e.scheduleRemoval(name, rec.ID, rec.DeleteAt)
 	}

@@ -298,7 +298,7 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 	if err != nil {
 		return nil, err
 	}
-	ec := engineConfig(cfg, s.objects)
+	ec := engineConfig(cfg, s.objects, s.kinesis)
 	if cfg.Admin {
 		ec.Clock = s.adminClock(name)
 	}

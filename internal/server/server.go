@@ -18,6 +18,7 @@ import (
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/console"
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/metrics"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/s3api"
@@ -64,8 +65,13 @@ type Config struct {
 	// S3Endpoint, when set, is the S3 or S3-compatible service exports and
 	// imports use (objstore.S3, with the AWS SDK's credential chain);
 	// S3PathStyle addresses its buckets by path. Not with S3Dir.
-	S3Endpoint        string
-	S3PathStyle       bool
+	S3Endpoint  string
+	S3PathStyle bool
+	// KinesisEndpoint, when set, is the Kinesis Data Streams service that
+	// Kinesis streaming destinations put records to (with the AWS SDK's
+	// credential chain); "": none, and EnableKinesisStreamingDestination
+	// is refused.
+	KinesisEndpoint   string
 	TTLInterval       time.Duration // 0: background expiry off (admin endpoint still works)
 	StreamShardPeriod time.Duration // 0: engine default
 	// Admin serves the /admin/ endpoints and installs an advanceable clock.
@@ -163,14 +169,15 @@ type Server struct {
 	done    chan error
 	log     *slog.Logger
 
-	dbs     databases         // the open databases (databases.go)
-	dirLock *dirLock          // on the data directory, while the server runs (lock.go)
-	tikv    tikvCluster       // with Config.TiKVPD: the connection every database's store shares
-	pg      *postgres.Cluster // with Config.Postgres: the pool every database's store shares
-	objects objstore.Store    // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
-	ckptMu  sync.Mutex        // serialises Checkpoint
-	scheme  string            // of Endpoint: "https" with Config.TLSCert
-	certs   *certFiles        // with Config.TLSCert
+	dbs     databases          // the open databases (databases.go)
+	dirLock *dirLock           // on the data directory, while the server runs (lock.go)
+	tikv    tikvCluster        // with Config.TiKVPD: the connection every database's store shares
+	pg      *postgres.Cluster  // with Config.Postgres: the pool every database's store shares
+	objects objstore.Store     // exports' and imports' S3 (Config.S3Dir or S3Endpoint); nil: none
+	kinesis kinesisdest.Client // Kinesis streaming destinations' (Config.KinesisEndpoint); nil: none
+	ckptMu  sync.Mutex         // serialises Checkpoint
+	scheme  string             // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles         // with Config.TLSCert
 	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
 	// raised to the hard one at start; 0 if unknown.
 	fileLimit uint64
@@ -212,6 +219,11 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.objects = objects
+	if cfg.KinesisEndpoint != "" { // contacts nothing yet either
+		if s.kinesis, err = kinesisdest.NewClient(context.Background(), cfg.KinesisEndpoint, cmp.Or(cfg.Region, "us-east-1")); err != nil {
+			return nil, err
+		}
+	}
 	ln, err := s.listen()
 	if err != nil {
 		return nil, err
@@ -448,7 +460,7 @@ func openObjects(cfg Config) (objstore.Store, error) {
 	return nil, nil
 }
 
-func engineConfig(cfg Config, objects objstore.Store) engine.Config {
+func engineConfig(cfg Config, objects objstore.Store, kinesis kinesisdest.Client) engine.Config {
 	ec := engine.Config{
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,
@@ -459,6 +471,7 @@ func engineConfig(cfg Config, objects objstore.Store) engine.Config {
 		Throttle:          cfg.Throttle,
 		MeterCapacity:     cfg.Metrics != "", // per-table capacity figures
 		Objects:           objects,
+		Kinesis:           kinesis,
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.

@@ -130,3 +130,18 @@ func DecodeEntry(v []byte) (suffix, stored []byte, err error) {
 	}
 	return suffix, stored, nil
 }
+
+// WithSuffix is entry value v naming the item at suffix instead (the key
+// layout migration's rewrite of item keys, engine/layout.go).
+func WithSuffix(v, suffix []byte) ([]byte, error) {
+	_, stored, err := DecodeEntry(v)
+	if err != nil {
+		return nil, err
+	}
+	out := binary.AppendUvarint([]byte{v[0]}, uint64(len(suffix)))
+	out = append(out, suffix...)
+	return append(out, stored...), nil
+}
+
+// Range is the key range of every table's entries.
+func Range() (lower, upper []byte) { return []byte{prefix}, []byte{prefix + 1} }

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/kura-db/kura/internal/engine/kinesisdest"
+	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// The Kinesis streaming destinations are internal/engine/kinesisdest's: the
+// engine opens its Feed (openKinesis), offers it every item change inside
+// the item's transaction (kinesisWrites, from derivedWrites) and answers
+// the four operations once the table is known.
+
+func (e *Engine) openKinesis(store storage.Store) error {
+	f, err := kinesisdest.Open(store, kinesisdest.Config{
+		Client: e.cfg.Kinesis,
+		Region: e.cfg.Region,
+		Clock:  e.clock.Now,
+		Sync:   e.cfg.Sync,
+	})
+	e.kin = f
+	return err
+}
+
+// kinesisTable looks up the table of a destination operation: one still
+// being created, or already deleted, is not found.
+func (e *Engine) kinesisTable(name *string) (kinesisdest.TableRef, error) {
+	n := cpDeref(name)
+	t, ok := e.lookupTable(n)
+	if !ok || t.Status == StatusCreating {
+		return kinesisdest.TableRef{}, tableNotFound(n)
+	}
+	return kinesisdest.TableRef{ID: t.ID, Name: t.Name, UUID: cpDeref(t.Desc.TableId)}, nil
+}
+
+// EnableKinesisStreamingDestination starts putting the table's changes to
+// a Kinesis data stream.
+func (e *Engine) EnableKinesisStreamingDestination(ctx context.Context, in *wire.EnableKinesisStreamingDestinationInput) (*wire.EnableKinesisStreamingDestinationOutput, error) {
+	t, err := e.kinesisTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.kin.Refused(); err != nil {
+		return nil, err
+	}
+	precision := ""
+	if c := in.EnableKinesisStreamingConfiguration; c != nil {
+		precision = c.ApproximateCreationDateTimePrecision
+	}
+	return e.kin.Enable(t, cpDeref(in.StreamArn), precision)
+}
+
+// DisableKinesisStreamingDestination stops putting the table's changes to
+// a Kinesis data stream.
+func (e *Engine) DisableKinesisStreamingDestination(ctx context.Context, in *wire.DisableKinesisStreamingDestinationInput) (*wire.DisableKinesisStreamingDestinationOutput, error) {
+	t, err := e.kinesisTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	return e.kin.Disable(t, cpDeref(in.StreamArn))
+}
+
+// UpdateKinesisStreamingDestination changes the precision of the
+// records' ApproximateCreationDateTime.
+func (e *Engine) UpdateKinesisStreamingDestination(ctx context.Context, in *wire.UpdateKinesisStreamingDestinationInput) (*wire.UpdateKinesisStreamingDestinationOutput, error) {
+	t, err := e.kinesisTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	precision := ""
+	if c := in.UpdateKinesisStreamingConfiguration; c != nil {
+		precision = c.ApproximateCreationDateTimePrecision
+	}
+	return e.kin.Update(t, cpDeref(in.StreamArn), precision)
+}
+
+// DescribeKinesisStreamingDestination lists the table's destinations.
+func (e *Engine) DescribeKinesisStreamingDestination(ctx context.Context, in *wire.DescribeKinesisStreamingDestinationInput) (*wire.DescribeKinesisStreamingDestinationOutput, error) {
+	t, err := e.kinesisTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	return e.kin.Describe(t), nil
+}

@@ -1,0 +1,32 @@
+// Package kinesisdest owns Kinesis streaming destinations: the
+// destinations of each table (Enable/Disable/Update/Describe
+// KinesisStreamingDestination and their states), the change feed that puts
+// every item change to the destination's Kinesis data stream as DynamoDB's
+// Kinesis record, and its durability.
+//
+// It does not depend on the table's DynamoDB stream, and it does not
+// import internal/engine: a Feed is one of the write path's subsystems
+// (change.Subsystem). The engine offers it each item change (the table,
+// the old and new images, whether the TTL expirer made it) inside the
+// item's own storage transaction, and Stage adds one outbox record per
+// live destination to that transaction, so a change is in the outbox
+// exactly when the item commits; Committed wakes the forwarder. A forwarder goroutine
+// drains the outbox to Kinesis (PutRecords, at most 500 records a call, in
+// key order, which is the order the item's changes committed in: writers of
+// one item are serialised by the engine's item lock, which they hold while
+// the sequence number is drawn), retries with backoff while Kinesis is away
+// or throttles, and deletes what Kinesis acknowledged: the outbox itself is
+// the checkpoint. Delivery is at least once: a record Kinesis took whose
+// deletion did not commit is put again after a restart.
+//
+// Key layout in storage:
+//
+//	"mkdest/" + destID(8)            → a destination (JSON)
+//	"mkout/"  + destID(8) + seq(8)   → one outbox record: partition key and Kinesis data
+//
+// State in memory: the destinations by table (read from "mkdest/" at Open)
+// and the next outbox sequence number (one past the largest stored, found
+// at Open). Nothing else: after a restart the forwarder resumes from the
+// outbox as stored, and destinations in ENABLING, DISABLING or UPDATING move
+// on when their time comes, as before.
+package kinesisdest
