@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // With --iam-file the refusals of another account's ARN, and of
@@ -37,4 +38,53 @@ func TestIAMForeignARN(t *testing.T) {
 	missing := tableARN(name + "x")
 	_, err = clientAs(k, "AKIDBOB", "s").ListTagsOfResource(bg, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(missing)})
 	wantAPIError(t, err, "AccessDeniedException", "User: "+iamARN("user", "bob")+" is not authorized to perform: dynamodb:ListTagsOfResource on resource: "+missing)
+}
+
+// The rest of the decision table through the Go SDK: dynamodb:Attributes
+// (with Null), a condition with IfExists, NotResource.
+func TestIAMFineGrained(t *testing.T) {
+	k, _ := startIAMKura(t)
+	root := clientAs(k, "AKIDROOT", "root-secret")
+	for _, name := range []string{"Notes", "Shared"} {
+		if _, err := root.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("owner"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("owner"), KeyType: types.KeyTypeHash}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frank, frankARN, notes := clientAs(k, "AKIDFRANK", "s"), iamARN("user", "frank"), tableARN("Notes")
+	key := map[string]types.AttributeValue{"owner": S("x")}
+	get := func(projection string) error {
+		in := &dynamodb.GetItemInput{TableName: aws.String("Notes"), Key: key}
+		if projection != "" {
+			in.ProjectionExpression = aws.String(projection)
+			in.ExpressionAttributeNames = map[string]string{"#o": "owner", "#t": "text"}
+		}
+		_, err := frank.GetItem(bg, in)
+		return err
+	}
+	if err := get("#o, #t"); err != nil {
+		t.Fatalf("the two attributes: %v", err)
+	}
+	wantAPIError(t, get("#o, secret"), "AccessDeniedException", denied(frankARN, "GetItem", notes, noIdentityPolicy("GetItem")))
+	wantAPIError(t, get(""), "AccessDeniedException", denied(frankARN, "GetItem", notes, noIdentityPolicy("GetItem")))
+
+	query := func(sel types.Select) error {
+		_, err := frank.Query(bg, &dynamodb.QueryInput{TableName: aws.String("Notes"), Select: sel, KeyConditionExpression: aws.String("#o = :o"),
+			ExpressionAttributeNames: map[string]string{"#o": "owner"}, ExpressionAttributeValues: map[string]types.AttributeValue{":o": S("x")}})
+		return err
+	}
+	if err := query(""); err != nil {
+		t.Fatalf("no Select (IfExists): %v", err)
+	}
+	if err := query(types.SelectCount); err != nil {
+		t.Fatalf("Select COUNT: %v", err)
+	}
+	wantAPIError(t, query(types.SelectAllAttributes), "AccessDeniedException", denied(frankARN, "Query", notes, noIdentityPolicy("Query")))
+
+	if _, err := frank.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String("Shared")}); err != nil {
+		t.Fatalf("NotResource allows another table: %v", err)
+	}
+	_, err := frank.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String("Notes")})
+	wantAPIError(t, err, "AccessDeniedException", denied(frankARN, "DescribeTable", notes, noIdentityPolicy("DescribeTable")))
 }

@@ -32,9 +32,11 @@ func tableARN(name string) string {
 // iamDetails is the IAM file: alice may read and write only the rows of
 // "Notes" whose partition key is her user name; bob may do anything but
 // delete tables (an explicit deny); carol anything but Delete* (NotAction);
-// ops may use the operator endpoints (kura:Admin); nobody has no policy;
-// the role app may only list tags (a table's resource-based policy grants
-// it GetItem).
+// frank may read only two attributes of Notes, Query it with Select COUNT
+// or no Select (IfExists), and describe every table but Notes
+// (NotResource); ops may use the operator endpoints (kura:Admin); nobody
+// has no policy; the role app may only list tags (a table's resource-based
+// policy grants it GetItem).
 func iamDetails(nobodyPolicy string) string {
 	return `{
  "UserDetailList": [
@@ -53,6 +55,13 @@ func iamDetails(nobodyPolicy string) string {
    "UserPolicyList":[{"PolicyName":"open-tables","PolicyDocument":{"Version":"2012-10-17","Statement":[
      {"Sid":"List","Effect":"Allow","Action":"dynamodb:ListTables","Resource":"*"},
      {"Sid":"Open","Effect":"Allow","Action":"dynamodb:DescribeTable","Resource":"` + tableARN("open-*") + `"}]}}]},
+  {"UserName":"frank","UserId":"AIDAFRANK","Arn":"` + iamARN("user", "frank") + `",
+   "UserPolicyList":[{"PolicyName":"fine-grained","PolicyDocument":{"Version":"2012-10-17","Statement":[
+     {"Sid":"TwoAttributes","Effect":"Allow","Action":"dynamodb:GetItem","Resource":"` + tableARN("Notes") + `",
+      "Condition":{"ForAllValues:StringEquals":{"dynamodb:Attributes":["owner","text"]},"Null":{"dynamodb:Attributes":"false"}}},
+     {"Sid":"CountOrDefault","Effect":"Allow","Action":"dynamodb:Query","Resource":"` + tableARN("Notes") + `",
+      "Condition":{"StringEqualsIfExists":{"dynamodb:Select":"COUNT"}}},
+     {"Sid":"AllButNotes","Effect":"Allow","Action":"dynamodb:DescribeTable","NotResource":"` + tableARN("Notes") + `"}]}}]},
   {"UserName":"ops","UserId":"AIDAOPS","Arn":"` + iamARN("user", "ops") + `",
    "UserPolicyList":[{"PolicyName":"operator","PolicyDocument":{"Version":"2012-10-17","Statement":{"Sid":"Ops","Effect":"Allow","Action":"kura:Admin","Resource":"*"}}}]},
   {"UserName":"nobody","UserId":"AIDANOBODY","Arn":"` + iamARN("user", "nobody") + `"` + nobodyPolicy + `}
@@ -78,7 +87,7 @@ func startIAMKura(t *testing.T, extra ...string) (*kura, string) {
 	dir := t.TempDir()
 	creds := filepath.Join(dir, "creds")
 	iamFile := filepath.Join(dir, "iam.json")
-	lines := "AKIDROOT:root-secret\nAKIDALICE:s:alice\nAKIDBOB:s:bob\nAKIDCAROL:s:carol\nAKIDNOBODY:s:nobody\nAKIDDAVE:s:dave\nAKIDERIN:s:erin\nAKIDOPS:s:ops\nAKIDAPP:s:" + iamARN("role", "app") + "\n"
+	lines := "AKIDROOT:root-secret\nAKIDALICE:s:alice\nAKIDBOB:s:bob\nAKIDCAROL:s:carol\nAKIDNOBODY:s:nobody\nAKIDDAVE:s:dave\nAKIDERIN:s:erin\nAKIDOPS:s:ops\nAKIDFRANK:s:frank\nAKIDAPP:s:" + iamARN("role", "app") + "\n"
 	if err := os.WriteFile(creds, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -299,6 +308,17 @@ func TestBoto3IAM(t *testing.T) {
 		"alice get other":  {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "alice"), "GetItem", tableARN("Notes"), noIdentityPolicy("GetItem"))},
 		"bob delete table": {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "bob"), "DeleteTable", tableARN("Notes"), "with an explicit deny in an identity-based policy")},
 		"bob describe":     {OK: true},
+		// The rest of the decision table: attributes, IfExists,
+		// NotResource, a resource-based policy only, an assumed-role
+		// session.
+		"frank get two attributes":    {OK: true},
+		"frank get another attribute": {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "frank"), "GetItem", tableARN("Notes"), noIdentityPolicy("GetItem"))},
+		"frank query without select":  {OK: true},
+		"frank query all attributes":  {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "frank"), "Query", tableARN("Notes"), noIdentityPolicy("Query"))},
+		"frank describe shared":       {OK: true},
+		"frank describe notes":        {Code: "AccessDeniedException", Status: 400, Message: denied(iamARN("user", "frank"), "DescribeTable", tableARN("Notes"), noIdentityPolicy("DescribeTable"))},
+		"app get shared":              {OK: true},
+		"app put shared":              {Code: "AccessDeniedException", Status: 400, Message: denied("arn:aws:sts::"+iamAccount+":assumed-role/app/AKIDAPP", "PutItem", tableARN("Shared"), noIdentityPolicy("PutItem"))},
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != len(want) {

@@ -247,6 +247,14 @@ func TestKinesisThrottled(t *testing.T) {
 	if n := proxy.throttled.Load(); n == 0 {
 		t.Fatal("no PutRecords was throttled")
 	}
+	// A record put again is the same record: same eventID, same data.
+	seen := map[string]string{}
+	for _, r := range readKinesis(t, kc, stream) {
+		if prev, ok := seen[r.EventID]; ok && prev != string(r.raw) {
+			t.Fatalf("eventID %s on two different records:\n%s\n%s", r.EventID, prev, r.raw)
+		}
+		seen[r.EventID] = string(r.raw)
+	}
 }
 
 // throttlingKinesis stands in front of a real Kinesis (kinesalite, which

@@ -394,3 +394,25 @@ func TestKinesisDeletedTable(t *testing.T) {
 		t.Fatalf("%d records, want only the old table's one", len(recs))
 	}
 }
+
+// TestKinesisBulkPutItems: the items of a bulk operation are changes like
+// any other, each put to the destination's stream.
+func TestKinesisBulkPutItems(t *testing.T) {
+	ep := kinesisEndpoint(t)
+	s3 := bulkDirs(t)
+	k := startKuraKinesis(t, ep, "--in-memory", "--s3-dir", s3)
+	c := k.client()
+	kc := kinesisClient(ep)
+	stream, arn := createKinesisStream(t, kc, 1)
+	table := createTable(t, c, "pk", "", "")
+	enableAndWait(t, c, table, arn, nil)
+	writeInput(t, s3, "load/part-1.json", false, []string{`{"Item":{"pk":{"S":"a"}}}`, `{"Item":{"pk":{"S":"b"},"v":{"N":"2"}}}`})
+	start, err := c.StartBulkPutItems(bg, bulkInput(table, "load/", "NONE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := waitBulk(t, c, aws.ToString(start.BulkOperationDescription.BulkOperationArn), 10*time.Second); d.BulkOperationStatus != types.BulkOperationStatusCompleted {
+		t.Fatalf("bulk operation %s", d.BulkOperationStatus)
+	}
+	waitRebuilt(t, kc, stream, scanJSON(t, c, table), 10*time.Second)
+}

@@ -221,8 +221,9 @@ func TestS3APICLI(t *testing.T) {
 	s3cli("mb", "s3://cli-bucket")
 	s3cli("cp", "big.bin", "s3://cli-bucket/files/big.bin")
 	s3cli("sync", "tree", "s3://cli-bucket/tree")
+	s3cli("cp", "s3://cli-bucket/files/big.bin", "s3://cli-bucket/files/copy.bin") // a multipart copy (UploadPartCopy)
 	ls := s3cli("ls", "--recursive", "s3://cli-bucket/")
-	for _, want := range []string{"files/big.bin", "tree/a.txt", "tree/sub/b.txt", "20971537"} {
+	for _, want := range []string{"files/big.bin", "tree/a.txt", "tree/sub/b.txt", "20971537 files/copy.bin"} {
 		if !strings.Contains(ls, want) {
 			t.Fatalf("aws s3 ls has no %s:\n%s", want, ls)
 		}

@@ -410,6 +410,28 @@ func TestS3APIMultipart(t *testing.T) {
 	if got != string(parts[0])+string(parts[1]) || aws.ToString(out.ETag) != want || aws.ToString(out.ContentType) != "application/x-test" {
 		t.Fatalf("the completed object: %d bytes, ETag %s, type %s", len(got), aws.ToString(out.ETag), aws.ToString(out.ContentType))
 	}
+	// UploadPartCopy: the completed object's bytes in two ranges, copied
+	// onto itself.
+	cid := start()
+	var copied []types.CompletedPart
+	for i, rng := range []string{"bytes=0-5242879", "bytes=5242880-5242883"} {
+		out, err := c.UploadPartCopy(bg, &s3.UploadPartCopyInput{Bucket: aws.String(b), Key: key, UploadId: cid,
+			PartNumber: aws.Int32(int32(i + 1)), CopySource: aws.String(b + "/big/file.bin"), CopySourceRange: aws.String(rng)})
+		if err != nil {
+			t.Fatalf("UploadPartCopy %s: %v", rng, err)
+		}
+		copied = append(copied, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: out.CopyPartResult.ETag})
+	}
+	_, err = c.UploadPartCopy(bg, &s3.UploadPartCopyInput{Bucket: aws.String(b), Key: key, UploadId: cid,
+		PartNumber: aws.Int32(3), CopySource: aws.String(b + "/big/file.bin"), CopySourceRange: aws.String("bytes=9999999-")})
+	wantS3Error(t, err, "InvalidArgument", "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy")
+	if _, err := c.CompleteMultipartUpload(bg, &s3.CompleteMultipartUploadInput{Bucket: aws.String(b), Key: key, UploadId: cid,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: copied}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := getS3(t, c, &s3.GetObjectInput{Bucket: aws.String(b), Key: key}); got != string(parts[0])+string(parts[1]) {
+		t.Fatalf("the object copied by parts: %d bytes", len(got))
+	}
 	_, err = c.UploadPart(bg, &s3.UploadPartInput{Bucket: aws.String(b), Key: key, UploadId: id, PartNumber: aws.Int32(1), Body: strings.NewReader("x")})
 	wantS3Error(t, err, "NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.")
 
@@ -441,5 +463,30 @@ func TestS3APIKeepsDynamoDB(t *testing.T) {
 	}
 	if status, text := httpDo(t, http.MethodGet, k.endpoint+"/", nil); status != http.StatusOK || !strings.HasPrefix(text, "healthy: ") {
 		t.Fatalf("GET /: %d %s", status, text)
+	}
+}
+
+// --log-requests logs S3 requests too: operation, status, error code,
+// bucket and object key.
+func TestS3APIRequestLog(t *testing.T) {
+	k, _ := s3Kura(t, "--log-requests", "--log-level", "info")
+	c := s3Of(k, "AKIDTEST", "secret")
+	b := mkBucket(t, c)
+	putS3(t, c, b, "logged", "x")
+	_, err := c.GetObject(bg, &s3.GetObjectInput{Bucket: aws.String(b), Key: aws.String("missing")})
+	wantS3Error(t, err, "NoSuchKey", "The specified key does not exist.")
+	deadline := time.Now().Add(5 * time.Second)
+	for _, want := range []string{
+		"msg=request api=s3 operation=PutObject status=200 ",
+		"bucket=" + b + " objectKey=logged",
+		"operation=GetObject status=404 ",
+		"error=NoSuchKey bucket=" + b + " objectKey=missing",
+	} {
+		for !strings.Contains(k.log.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the log has no %q:\n%s", want, k.log)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }

@@ -141,35 +141,58 @@ func (c *caller) decide(ctx context.Context, b Backend, ch *check) error {
 }
 
 // context is the condition-key context of one check: the request's own
-// keys, then the global keys of the connection and the clock;
-// dynamodb:LeadingKeys is worked out only when a policy asks for it.
+// keys, then the global keys of the connection and the clock, and
+// dynamodb:LeadingKeys, each worked out only when a policy asks for it.
 func (c *caller) context(ctx context.Context, b Backend, ch *check) iam.Context {
-	m := ch.keys
-	if m == nil {
-		m = iam.MapContext{}
-	}
-	now := time.Now
-	if c.az.Now != nil {
-		now = c.az.Now
-	}
-	t := now().UTC()
-	m["aws:currenttime"] = []string{t.Format(time.RFC3339)}
-	m["aws:epochtime"] = []string{strconv.FormatInt(t.Unix(), 10)}
-	m["aws:securetransport"] = []string{strconv.FormatBool(c.az.Secure)}
-	m["aws:requestedregion"] = []string{c.region}
-	if host, _, err := net.SplitHostPort(c.remote); err == nil {
-		m["aws:sourceip"] = []string{host}
-	}
-	return &lazyContext{m: m, ctx: ctx, b: b, ch: ch}
+	return &lazyContext{m: ch.keys, ctx: ctx, b: b, ch: ch, c: c}
 }
 
-// lazyContext answers dynamodb:LeadingKeys and aws:ResourceTag/ from the
-// table (its key schema, its tags) the first time a policy asks.
+// lazyContext answers the global keys of the connection and the clock,
+// and dynamodb:LeadingKeys and aws:ResourceTag/ from the table (its key
+// schema, its tags), the first time a policy asks.
 type lazyContext struct {
-	m   iam.MapContext
+	m   iam.MapContext // the request's keys, then those worked out (nil: none yet)
 	ctx context.Context
 	b   Backend
 	ch  *check
+	c   *caller
+	// leadingKeys is dynamodb:LeadingKeys once worked out (leadingDone).
+	leadingKeys []string
+	leadingOK   bool
+	leadingDone bool
+}
+
+// put keeps a worked-out key's values.
+func (l *lazyContext) put(k string, v []string) {
+	if l.m == nil {
+		l.m = iam.MapContext{}
+	}
+	l.m[k] = v
+}
+
+// global is the value of one of the global keys of the connection and the
+// clock (ok false for another key).
+func (l *lazyContext) global(k string) (string, bool) {
+	switch k {
+	case "aws:currenttime", "aws:epochtime":
+		now := time.Now
+		if l.c.az.Now != nil {
+			now = l.c.az.Now
+		}
+		t := now().UTC()
+		if k == "aws:epochtime" {
+			return strconv.FormatInt(t.Unix(), 10), true
+		}
+		return t.Format(time.RFC3339), true
+	case "aws:securetransport":
+		return strconv.FormatBool(l.c.az.Secure), true
+	case "aws:requestedregion":
+		return l.c.region, true
+	case "aws:sourceip":
+		host, _, err := net.SplitHostPort(l.c.remote)
+		return host, err == nil
+	}
+	return "", false
 }
 
 func (l *lazyContext) Get(key string) ([]string, bool) {
@@ -177,13 +200,24 @@ func (l *lazyContext) Get(key string) ([]string, bool) {
 	if v, ok := l.m[k]; ok {
 		return v, true
 	}
+	if v, ok := l.global(k); ok {
+		l.put(k, []string{v})
+		return l.m[k], true
+	}
 	switch {
-	case k == "dynamodb:leadingkeys" && l.ch.leading != nil:
-		vals, ok := l.ch.leading(l.ctx, l.b)
-		if ok {
-			l.m[k] = vals
+	case k == "dynamodb:attributes" && l.ch.attrs != nil:
+		names := l.ch.attrs()
+		if names == nil {
+			return nil, false
 		}
-		return vals, ok
+		l.put(k, names)
+		return names, true
+	case k == "dynamodb:leadingkeys" && l.ch.leading != nil:
+		if !l.leadingDone {
+			l.leadingKeys, l.leadingOK = l.ch.leading(l.ctx, l.b)
+			l.leadingDone = true
+		}
+		return l.leadingKeys, l.leadingOK
 	case strings.HasPrefix(k, "aws:resourcetag/") && l.ch.tagsARN != "":
 		out, err := l.b.ListTagsOfResource(l.ctx, &wire.ListTagsOfResourceInput{ResourceArn: &l.ch.tagsARN})
 		if err != nil {
@@ -191,7 +225,7 @@ func (l *lazyContext) Get(key string) ([]string, bool) {
 		}
 		for _, t := range out.Tags {
 			if t.Key != nil && t.Value != nil {
-				l.m["aws:resourcetag/"+strings.ToLower(*t.Key)] = []string{*t.Value}
+				l.put("aws:resourcetag/"+strings.ToLower(*t.Key), []string{*t.Value})
 			}
 		}
 		v, ok := l.m[k]

@@ -29,8 +29,11 @@ type check struct {
 	// whose tags aws:ResourceTag/ reads; "" for none.
 	policyARN, tagsARN string
 	keys               iam.MapContext
-	// leading works out dynamodb:LeadingKeys (nil: the request has none).
+	// leading works out dynamodb:LeadingKeys (nil: the request has none),
+	// attrs dynamodb:Attributes (nil, or nil names: none), each only when
+	// a policy asks.
 	leading func(context.Context, Backend) ([]string, bool)
+	attrs   func() []string
 }
 
 // arns builds the ARNs of one region and account.
@@ -57,7 +60,7 @@ func str(s *string) string {
 // on is a check of action on table (and index, when set).
 func (a arns) on(action string, table, index *string) check {
 	t := a.table(table)
-	ch := check{action: "dynamodb:" + action, resource: t, policyARN: t, tagsARN: t, keys: iam.MapContext{}}
+	ch := check{action: "dynamodb:" + action, resource: t, policyARN: t, tagsARN: t}
 	if str(index) != "" {
 		ch.resource = t + "/index/" + *index
 	}
@@ -78,16 +81,19 @@ func (a arns) arnOf(action, arn string) check {
 	if strings.Contains(arn, "/stream/") {
 		policy = arn
 	}
-	return check{action: "dynamodb:" + action, resource: arn, policyARN: policy, tagsARN: t, keys: iam.MapContext{}}
+	return check{action: "dynamodb:" + action, resource: arn, policyARN: policy, tagsARN: t}
 }
 
 // anywhere is a check of an action that takes no resource ("*").
 func anywhere(action string) check {
-	return check{action: "dynamodb:" + action, resource: "*", keys: iam.MapContext{}}
+	return check{action: "dynamodb:" + action, resource: "*"}
 }
 
 func (ch check) with(key string, vals ...string) check {
 	if len(vals) > 0 && vals[0] != "" {
+		if ch.keys == nil {
+			ch.keys = iam.MapContext{}
+		}
 		ch.keys[key] = vals
 	}
 	return ch
@@ -98,29 +104,37 @@ func checksFor(in any, a arns) []check {
 	switch in := in.(type) {
 	case *wire.GetItemInput:
 		ch := a.on("GetItem", in.TableName, nil).with("dynamodb:returnconsumedcapacity", in.ReturnConsumedCapacity)
-		return []check{withAttrs(withKeys(ch, in.TableName, nil, in.Key), projected(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames))}
+		return []check{withAttrs(withKeys(ch, in.TableName, nil, in.Key), func() []string {
+			return projected(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames)
+		})}
 	case *wire.PutItemInput:
 		ch := a.on("PutItem", in.TableName, nil).with("dynamodb:returnvalues", in.ReturnValues).with("dynamodb:returnconsumedcapacity", in.ReturnConsumedCapacity)
-		return []check{withAttrs(withKeys(ch, in.TableName, nil, in.Item), itemNames(in.Item))}
+		return []check{withAttrs(withKeys(ch, in.TableName, nil, in.Item), func() []string { return itemNames(in.Item) })}
 	case *wire.UpdateItemInput:
 		ch := a.on("UpdateItem", in.TableName, nil).with("dynamodb:returnvalues", in.ReturnValues).with("dynamodb:returnconsumedcapacity", in.ReturnConsumedCapacity)
-		return []check{withAttrs(withKeys(ch, in.TableName, nil, in.Key), updated(in))}
+		return []check{withAttrs(withKeys(ch, in.TableName, nil, in.Key), func() []string { return updated(in) })}
 	case *wire.DeleteItemInput:
 		ch := a.on("DeleteItem", in.TableName, nil).with("dynamodb:returnvalues", in.ReturnValues).with("dynamodb:returnconsumedcapacity", in.ReturnConsumedCapacity)
 		return []check{withKeys(ch, in.TableName, nil, in.Key)}
 	case *wire.QueryInput:
 		ch := a.on("Query", in.TableName, in.IndexName).with("dynamodb:select", in.Select).with("dynamodb:returnconsumedcapacity", in.ReturnConsumedCapacity)
 		ch.leading = func(ctx context.Context, b Backend) ([]string, bool) { return queryLeadingKey(ctx, b, in) }
-		return []check{withAttrs(ch, projected(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames))}
+		return []check{withAttrs(ch, func() []string {
+			return projected(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames)
+		})}
 	case *wire.ScanInput:
 		ch := a.on("Scan", in.TableName, in.IndexName).with("dynamodb:select", in.Select).with("dynamodb:returnconsumedcapacity", in.ReturnConsumedCapacity)
-		return []check{withAttrs(ch, projected(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames))}
+		return []check{withAttrs(ch, func() []string {
+			return projected(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames)
+		})}
 	case *wire.BatchGetItemInput:
 		var out []check
 		for _, t := range sortedKeys(in.RequestItems) {
 			ka := in.RequestItems[t]
 			ch := withKeys(a.on("BatchGetItem", &t, nil), &t, nil, ka.Keys...)
-			out = append(out, withAttrs(ch, projected(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames)))
+			out = append(out, withAttrs(ch, func() []string {
+				return projected(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames)
+			}))
 		}
 		return out
 	case *wire.BatchWriteItemInput:
@@ -137,7 +151,7 @@ func checksFor(in any, a arns) []check {
 					keys = append(keys, w.DeleteRequest.Key)
 				}
 			}
-			out = append(out, withAttrs(withKeys(a.on("BatchWriteItem", &t, nil), &t, nil, keys...), names))
+			out = append(out, withAttrs(withKeys(a.on("BatchWriteItem", &t, nil), &t, nil, keys...), func() []string { return names }))
 		}
 		return out
 	case *wire.TransactWriteItemsInput:
@@ -147,7 +161,7 @@ func checksFor(in any, a arns) []check {
 		for _, it := range in.TransactItems {
 			if g := it.Get; g != nil {
 				ch := a.on("GetItem", g.TableName, nil).with("dynamodb:enclosingoperation", "TransactGetItems")
-				out = append(out, withAttrs(withKeys(ch, g.TableName, nil, g.Key), projected(g.ProjectionExpression, nil, g.ExpressionAttributeNames)))
+				out = append(out, withAttrs(withKeys(ch, g.TableName, nil, g.Key), func() []string { return projected(g.ProjectionExpression, nil, g.ExpressionAttributeNames) }))
 			}
 		}
 		return out
@@ -178,7 +192,7 @@ func transactWriteChecks(in *wire.TransactWriteItemsInput, a arns) []check {
 		switch {
 		case it.Put != nil:
 			ch := enc(a.on("PutItem", it.Put.TableName, nil))
-			out = append(out, withAttrs(withKeys(ch, it.Put.TableName, nil, it.Put.Item), itemNames(it.Put.Item)))
+			out = append(out, withAttrs(withKeys(ch, it.Put.TableName, nil, it.Put.Item), func() []string { return itemNames(it.Put.Item) }))
 		case it.Update != nil:
 			ch := enc(a.on("UpdateItem", it.Update.TableName, nil))
 			out = append(out, withKeys(ch, it.Update.TableName, nil, it.Update.Key))
@@ -231,11 +245,10 @@ func withKeys(ch check, table, index *string, items ...attr.Item) check {
 	return ch
 }
 
-// withAttrs sets dynamodb:Attributes (names nil: the request names none).
-func withAttrs(ch check, names []string) check {
-	if names != nil {
-		ch.keys["dynamodb:attributes"] = names
-	}
+// withAttrs sets how dynamodb:Attributes is worked out (names giving nil:
+// the request names none).
+func withAttrs(ch check, names func() []string) check {
+	ch.attrs = names
 	return ch
 }
 
@@ -465,7 +478,7 @@ func controlChecks(in any, a arns) []check {
 // (global-table/NAME resources, which have no region).
 func globalTableChecks(in any, a arns) []check {
 	gt := func(action string, name *string) []check {
-		return []check{{action: "dynamodb:" + action, resource: "arn:aws:dynamodb::" + a.account + ":global-table/" + str(name), keys: iam.MapContext{}}}
+		return []check{{action: "dynamodb:" + action, resource: "arn:aws:dynamodb::" + a.account + ":global-table/" + str(name)}}
 	}
 	switch in := in.(type) {
 	case *wire.CreateGlobalTableInput:
@@ -492,7 +505,10 @@ func withTags(ch check, tags []wire.Tag) check {
 	for _, t := range tags {
 		k := str(t.Key)
 		keys = append(keys, k)
-		ch.keys["aws:requesttag/"+strings.ToLower(k)] = []string{str(t.Value)}
+		if ch.keys == nil {
+			ch.keys = iam.MapContext{}
+		}
+		ch.keys["aws:requesttag/"+strings.ToLower(k)] = []string{str(t.Value)} // "" too
 	}
 	return ch.with("aws:tagkeys", keys...)
 }

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/wire"
@@ -68,14 +70,14 @@ func TestCheckKeys(t *testing.T) {
 	a := arns{"us-east-1", "123456789012"}
 	name, proj := "T", "#a, b.c, d[0]"
 	get := checksFor(&wire.GetItemInput{TableName: &name, ProjectionExpression: &proj, ExpressionAttributeNames: map[string]string{"#a": "x"}}, a)[0]
-	if got := get.keys["dynamodb:attributes"]; !reflect.DeepEqual(got, []string{"x", "b", "d"}) {
+	if got := get.attrs(); !reflect.DeepEqual(got, []string{"x", "b", "d"}) {
 		t.Errorf("GetItem attributes %v", got)
 	}
-	if _, ok := checksFor(&wire.GetItemInput{TableName: &name}, a)[0].keys["dynamodb:attributes"]; ok {
+	if got := checksFor(&wire.GetItemInput{TableName: &name}, a)[0].attrs(); got != nil {
 		t.Error("a GetItem without a projection has dynamodb:Attributes")
 	}
 	put := checksFor(&wire.PutItemInput{TableName: &name, ReturnValues: "ALL_OLD", Item: map[string]attr.Value{"pk": {T: attr.S, Str: "1"}, "a": {T: attr.S, Str: "2"}}}, a)[0]
-	if got := put.keys["dynamodb:attributes"]; !reflect.DeepEqual(got, []string{"a", "pk"}) || put.keys["dynamodb:returnvalues"][0] != "ALL_OLD" {
+	if got := put.attrs(); !reflect.DeepEqual(got, []string{"a", "pk"}) || put.keys["dynamodb:returnvalues"][0] != "ALL_OLD" {
 		t.Errorf("PutItem keys %v", put.keys)
 	}
 	scan := checksFor(&wire.ScanInput{TableName: &name, Select: "COUNT"}, a)[0]
@@ -87,5 +89,28 @@ func TestCheckKeys(t *testing.T) {
 	tag := checksFor(&wire.TagResourceInput{ResourceArn: &arn, Tags: []wire.Tag{{Key: &k, Value: &v}}}, a)[0]
 	if tag.keys["aws:tagkeys"][0] != "Team" || tag.keys["aws:requesttag/team"][0] != "blue" {
 		t.Errorf("TagResource keys %v", tag.keys)
+	}
+}
+
+// The global keys of the connection and the clock, worked out when a
+// policy asks, in any case.
+func TestGlobalKeys(t *testing.T) {
+	at := time.Date(2026, 12, 2, 3, 4, 5, 0, time.UTC)
+	c := &caller{az: &Authorizer{Secure: true, Now: func() time.Time { return at }}, region: "eu-west-1", remote: "10.1.2.3:5555"}
+	ctx := c.context(context.Background(), nil, &check{})
+	for key, want := range map[string][]string{
+		"aws:CurrentTime": {"2026-12-02T03:04:05Z"}, "aws:epochtime": {"1796180645"}, "aws:SecureTransport": {"true"},
+		"aws:RequestedRegion": {"eu-west-1"}, "aws:SourceIp": {"10.1.2.3"},
+	} {
+		if got, ok := ctx.Get(key); !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %v, %v; want %v", key, got, ok, want)
+		}
+	}
+	if got, ok := ctx.Get("aws:SourceVpc"); ok {
+		t.Errorf("aws:SourceVpc = %v", got)
+	}
+	c.remote = "not an address"
+	if got, ok := c.context(context.Background(), nil, &check{}).Get("aws:sourceip"); ok {
+		t.Errorf("aws:SourceIp of no address = %v", got)
 	}
 }

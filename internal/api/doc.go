@@ -25,5 +25,7 @@
 // Beside the operations, ServeHTTP serves the web console's files
 // (Options.Console, internal/console), the operator endpoints (admin.go,
 // admin_checkpoint.go), and the health check; observe.go feeds the
-// metrics and the request log.
+// metrics and the request log. RequireAdmin guards the --metrics
+// listener's handler (served by internal/server) with the operator
+// endpoints' kura:Admin check, taking HTTP basic authorization too.
 package api

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/restore"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -410,7 +411,7 @@ func (e *Engine) runRestore(t *Table, b *backupRecord) {
 	e.finishRestore(t)
 }
 
-// restoreItems writes the backup's items into t, backupChunk items per
+// restoreItems writes the backup's items into t, restore.Chunk items per
 // storage transaction; false when Close stopped it.
 func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
 	snap, err := e.openSnapshot()
@@ -419,41 +420,18 @@ func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
 	}
 	defer snap.Close()
 	lower, upper := b.itemRange()
-	w := restoreWriter{e: e, t: t}
-	ok, err := snap.Range(lower, upper, func(_, stored []byte) (bool, error) { return w.add(stored) })
-	if !ok || err != nil {
-		return false, err
-	}
-	return w.flush()
+	return restore.FromBackup(snap, lower, upper, restoreTarget{e, t}, e.sleep)
 }
 
-// restoreWriter gathers a restore's items (stored form) into chunks of
-// backupChunk and writes each with restoreChunk; add and flush report
-// false when Close stopped the restore.
-type restoreWriter struct {
-	e     *Engine
-	t     *Table
-	items []attr.Item
+// restoreTarget is a restore's (or an import's) new table: the core's
+// write path for it (restoreChunk), as packages restore and imports
+// reach it.
+type restoreTarget struct {
+	e *Engine
+	t *Table
 }
 
-func (w *restoreWriter) add(stored []byte) (bool, error) {
-	item, err := attr.DecodeItem(stored)
-	if err != nil {
-		return false, err
-	}
-	if w.items = append(w.items, item); len(w.items) < backupChunk {
-		return true, nil
-	}
-	return w.flush()
-}
-
-func (w *restoreWriter) flush() (bool, error) {
-	if err := w.e.restoreChunk(w.t, w.items); err != nil {
-		return false, err
-	}
-	w.items = w.items[:0]
-	return w.e.sleep(0), nil
-}
+func (r restoreTarget) Write(items []attr.Item) error { return r.e.restoreChunk(r.t, items) }
 
 // restoreChunk writes items into t in one storage transaction with
 // BatchWriteItem's tryBatchWrites (stageWrite per item, so index entries

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/insights"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -82,7 +83,7 @@ type tableRecord struct {
 	RestoreSource uint64 `json:"restoreSource,omitempty"`
 	// Insights is the Contributor Insights state of the table ("") and
 	// of its GSIs (by name) once configured (insights.go).
-	Insights map[string]*insightsRecord `json:"insights,omitempty"`
+	Insights map[string]*insights.Record `json:"insights,omitempty"`
 	// Policies are the resource-based policies attached to the table
 	// ("") and to its stream (by ARN) (resource_policy.go).
 	Policies map[string]*policyRecord `json:"policies,omitempty"`
@@ -293,7 +294,12 @@ func (e *Engine) commit(sync bool, f func(storage.Txn) error) error {
 
 // commitWith is commit with every commit option.
 func (e *Engine) commitWith(opts storage.CommitOptions, f func(storage.Txn) error) error {
-	txn, err := e.store.Begin()
+	return commitStore(e.store, opts, f)
+}
+
+// commitStore runs f in one transaction of store and commits it.
+func commitStore(store storage.Store, opts storage.CommitOptions, f func(storage.Txn) error) error {
+	txn, err := store.Begin()
 	if err != nil {
 		return err
 	}

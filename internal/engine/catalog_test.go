@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/tags"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/pebble"
 	"github.com/kura-db/kura/internal/wire"
@@ -159,7 +160,7 @@ func TestCtlUpdateTagsMisc(t *testing.T) {
 		many = append(many, wire.Tag{Key: cpPtr(string(rune('A'+i%26)) + string(rune('a'+i/26))), Value: cpPtr("v")})
 	}
 	_, err = e.TagResource(ctx, &wire.TagResourceInput{ResourceArn: cpPtr(arn), Tags: many})
-	ctlWantErr(t, err, "ValidationException", msgTooManyTags)
+	ctlWantErr(t, err, "ValidationException", tags.MsgTooMany)
 	if _, err := e.TagResource(ctx, &wire.TagResourceInput{ResourceArn: cpPtr(arn), Tags: many[:2]}); err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,8 @@
 // the new item and the writes derived from it commit in one storage
 // transaction. The write path names no subsystem: it offers each change of
 // an item (change.Change) to the subsystems wired at Open (subsystems.go:
-// secondary indexes, vector indexes, internal/engine/pitr and
-// internal/engine/streams), which stage their writes into the same
+// secondary indexes, vector indexes, internal/engine/pitr,
+// internal/engine/streams and internal/engine/kinesisdest), which stage their writes into the same
 // transaction and are told once it committed (change.Subsystem).
 // The old item comes from the item cache (itemcache.go) when it holds it:
 // only holders of the stripe lock change or fill an entry, so it is the
@@ -64,7 +64,8 @@
 //     not rebuilt (no transaction survives a restart; a token's repeat
 //     after one is applied again);
 //   - each subsystem's own state, which its package's doc.go describes
-//     (pitr, streams) and which Open rebuilds as it wires them.
+//     (pitr, streams, kinesisdest, ...) and which Open rebuilds as it
+//     wires them.
 //
 // Another node sharing the store would read the same catalog but would
 // have to learn of other nodes' catalog changes (versions are swapped in

@@ -13,6 +13,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
+	"github.com/kura-db/kura/internal/engine/ttl"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -107,7 +108,7 @@ type Engine struct {
 	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
 
 	streams *streams.Registry // DynamoDB Streams (internal/engine/streams)
-	ttl     ttlState          // ttl_expire.go
+	ttl     *ttl.Expirer      // ttl_expire.go, package ttl
 
 	vec vectorState // vector indexes (vector_store.go)
 

@@ -76,7 +76,7 @@ func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*w
 		ProcessedItemCount:      cpPtr[int64](0),
 		ImportedItemCount:       cpPtr[int64](0),
 	}}
-	d, err := e.imp.Start(rec, importTarget{e, t})
+	d, err := e.imp.Start(rec, importTarget{restoreTarget{e, t}})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (e *Engine) openImports() (err error) {
 		Store: e.store, Objects: e.cfg.Objects, Now: e.clock.Now,
 		Target: func(tableID uint64) (imports.Target, bool) {
 			t, ok := e.tableByID(tableID)
-			return importTarget{e, t}, ok
+			return importTarget{restoreTarget{e, t}}, ok
 		},
 		Closing: e.closing, Go: e.goBackground,
 	})
@@ -116,12 +116,10 @@ func (e *Engine) ListImports(ctx context.Context, in *wire.ListImportsInput) (*w
 	return e.imp.List(in)
 }
 
-// importTarget is an import's table: the core's write path, as
-// package imports reaches it.
-type importTarget struct {
-	e *Engine
-	t *Table
-}
+// importTarget is an import's table: a restore's target (the core's
+// write path for it), that also checks items, names their keys and ends
+// the import.
+type importTarget struct{ restoreTarget }
 
 // Check refuses an item the table would not take from PutItem: invalid
 // values, a missing or mistyped key, index keys of the wrong type, over
@@ -146,9 +144,6 @@ func (it importTarget) Check(item attr.Item) error {
 func (it importTarget) Key(item attr.Item) string {
 	return string(it.t.storageKey(it.t.primaryKeyOf(item)))
 }
-
-// Write writes items as a restore does (restoreChunk).
-func (it importTarget) Write(items []attr.Item) error { return it.e.restoreChunk(it.t, items) }
 
 // Finish makes the table ACTIVE.
 func (it importTarget) Finish() { it.e.finishRestore(it.t) }

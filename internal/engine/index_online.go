@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -436,32 +437,17 @@ func (e *Engine) recountIndexes(tables []*Table, restored map[indexRef]bool) {
 			}
 			s := t.indexStatsFor(ix.ID)
 			i0, b0 := s.items.Load(), s.bytes.Load()
-			snap, err := e.store.NewSnapshot()
+			r, err := e.openSnapshot()
 			if err != nil {
 				return
 			}
-			it, err := snap.NewIterator(storage.IterOptions{Lower: indexPrefix(t.ID, ix.ID), Upper: indexPrefix(t.ID, ix.ID+1)})
-			if err != nil {
-				snap.Close()
+			items, size, done, err := e.countIndex(r, t.ID, ix.ID, true)
+			r.Close()
+			if !done || err != nil {
+				// Closing, or the walk failed: the figures are not a count.
+				e.statsDirty.Store(true)
 				return
 			}
-			var items, size int64
-			for it.Next() {
-				items++
-				size += itemSizeFromStored(it.Value()) + indexOverhead
-				if items%4096 == 0 {
-					select {
-					case <-e.closing:
-						it.Close()
-						snap.Close()
-						e.statsDirty.Store(true)
-						return
-					default:
-					}
-				}
-			}
-			it.Close()
-			snap.Close()
 			s.items.Add(items - i0)
 			s.bytes.Add(size - b0)
 		}
@@ -531,28 +517,37 @@ func (e *Engine) settleIndexStats(t *Table, ix *Index) error {
 		e.locks[i].Lock()
 	}
 	i0, b0 := s.items.Load(), s.bytes.Load()
-	snap, err := e.store.NewSnapshot()
+	r, err := e.openSnapshot()
 	for i := len(e.locks) - 1; i >= 0; i-- {
 		e.locks[i].Unlock()
 	}
 	if err != nil {
 		return err
 	}
-	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{Lower: indexPrefix(t.ID, ix.ID), Upper: indexPrefix(t.ID, ix.ID+1)})
+	defer r.Close()
+	items, size, _, err := e.countIndex(r, t.ID, ix.ID, false)
 	if err != nil {
-		return err
-	}
-	defer it.Close()
-	var items, size int64
-	for it.Next() {
-		items++
-		size += itemSizeFromStored(it.Value()) + indexOverhead
-	}
-	if err := it.Err(); err != nil {
 		return err
 	}
 	s.items.Add(items - i0)
 	s.bytes.Add(size - b0)
 	return nil
+}
+
+// countIndex counts the entries of one index and their size as r holds
+// them. With stoppable it gives up (done false) when the engine closes.
+func (e *Engine) countIndex(r *snapshot.Reader, tableID uint64, indexID uint32, stoppable bool) (items, size int64, done bool, err error) {
+	done, err = r.Range(indexPrefix(tableID, indexID), indexPrefix(tableID, indexID+1), func(_, value []byte) (bool, error) {
+		items++
+		size += itemSizeFromStored(value) + indexOverhead
+		if stoppable && items%4096 == 0 {
+			select {
+			case <-e.closing:
+				return false, nil
+			default:
+			}
+		}
+		return true, nil
+	})
+	return items, size, done, err
 }

@@ -2,13 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/base64"
-	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/insights"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -18,26 +16,9 @@ import (
 // kept is the API's state, with the transitions DynamoDB reports (probe
 // reports captured from DynamoDB, 2026-10-08/09): an ENABLE or DISABLE
 // that changes something answers ENABLING or DISABLING and is settled at
-// once; one that changes nothing answers the settled status.
-
-// Contributor Insights statuses and modes.
-const (
-	insightsEnabled   = "ENABLED"
-	insightsDisabled  = "DISABLED"
-	insightsEnabling  = "ENABLING"
-	insightsDisabling = "DISABLING"
-	insightsAll       = "ACCESSED_AND_THROTTLED_KEYS"
-	insightsThrottled = "THROTTLED_KEYS"
-)
-
-// insightsRecord is the Contributor Insights state of a table ("" in
-// tableRecord.Insights) or of one of its GSIs (by index name).
-type insightsRecord struct {
-	Enabled bool      `json:"enabled"`
-	Mode    string    `json:"mode"`
-	Stamp   int64     `json:"stamp"`   // ms in the rule names: the enabling time
-	Changed time.Time `json:"changed"` // LastUpdateDateTime
-}
+// once; one that changes nothing answers the settled status. The state
+// machine is package insights'; this file resolves the table or GSI a
+// request names and keeps the state in the table record.
 
 // insightsTarget is the table, or GSI, a Contributor Insights request
 // names; ResourceNotFoundException in DynamoDB's words when it does not
@@ -59,9 +40,8 @@ func (e *Engine) insightsTarget(table string, index *string) (*Table, string, er
 }
 
 // insightsRules are the names of the rules DynamoDB keeps for a table or
-// GSI in a mode: partition-key rules, and sort-key ones when it has a sort
-// key; consumed (C) ones only when all access is tracked.
-func insightsRules(t *Table, index string, r *insightsRecord) []string {
+// GSI in r's mode (insights.Rules).
+func insightsRules(t *Table, index string, r *insights.Record) []string {
 	resource := t.Name
 	ks := t.Desc.KeySchema
 	if index != "" {
@@ -72,56 +52,36 @@ func insightsRules(t *Table, index string, r *insightsRecord) []string {
 			}
 		}
 	}
-	kinds := []string{"PKC", "PKT"}
-	if len(ks) > 1 {
-		kinds = append(kinds, "SKC", "SKT")
-	}
-	var out []string
-	for _, k := range kinds {
-		if r.Mode == insightsThrottled && k[2] == 'C' {
-			continue
-		}
-		out = append(out, fmt.Sprintf("DynamoDBContributorInsights-%s-%s-%d", k, resource, r.Stamp))
-	}
-	return out
+	return insights.Rules(resource, len(ks) > 1, r)
 }
 
 // DescribeContributorInsights describes a table's or GSI's Contributor
 // Insights: only the status for one never configured; the mode and the
 // time of the last change once configured; the rules while enabled.
 func (e *Engine) DescribeContributorInsights(ctx context.Context, in *wire.DescribeContributorInsightsInput) (*wire.DescribeContributorInsightsOutput, error) {
-	if err := insightsIndexName(in.IndexName); err != nil {
+	if err := insights.CheckIndexName(in.IndexName); err != nil {
 		return nil, err
 	}
 	t, index, err := e.insightsTarget(cpDeref(in.TableName), in.IndexName)
 	if err != nil {
 		return nil, err
 	}
-	out := &wire.DescribeContributorInsightsOutput{TableName: cpPtr(t.Name), IndexName: in.IndexName, ContributorInsightsStatus: insightsDisabled}
+	out := &wire.DescribeContributorInsightsOutput{TableName: cpPtr(t.Name), IndexName: in.IndexName, ContributorInsightsStatus: insights.Disabled}
 	if r := t.rec.Insights[index]; r != nil {
 		out.ContributorInsightsMode = r.Mode
 		out.LastUpdateDateTime = wire.NewTime(r.Changed)
 		if r.Enabled {
-			out.ContributorInsightsStatus = insightsEnabled
+			out.ContributorInsightsStatus = insights.Enabled
 			out.ContributorInsightsRuleList = insightsRules(t, index, r)
 		}
 	}
 	return out, nil
 }
 
-// insightsIndexName is DynamoDB's own check of an IndexName given to the
-// Contributor Insights operations.
-func insightsIndexName(p *string) error {
-	if p != nil && (len(*p) < 3 || len(*p) > 255) {
-		return ddberr.Validation("IndexName must be at least 3 characters long and at most 255 characters long")
-	}
-	return nil
-}
-
 // UpdateContributorInsights turns Contributor Insights on (in a mode,
 // ACCESSED_AND_THROTTLED_KEYS unless given) or off for a table or GSI.
 func (e *Engine) UpdateContributorInsights(ctx context.Context, in *wire.UpdateContributorInsightsInput) (*wire.UpdateContributorInsightsOutput, error) {
-	if err := insightsIndexName(in.IndexName); err != nil {
+	if err := insights.CheckIndexName(in.IndexName); err != nil {
 		return nil, err
 	}
 	e.ddl.Lock()
@@ -131,37 +91,20 @@ func (e *Engine) UpdateContributorInsights(ctx context.Context, in *wire.UpdateC
 		return nil, err
 	}
 	enable := in.ContributorInsightsAction == "ENABLE"
-	cur := t.rec.Insights[index]
-	out := &wire.UpdateContributorInsightsOutput{TableName: cpPtr(t.Name), IndexName: in.IndexName}
-	if !enable {
-		if cur == nil || !cur.Enabled {
-			out.ContributorInsightsStatus = insightsDisabled // nothing to do
-			if cur != nil {
-				out.ContributorInsightsMode = cur.Mode
-			}
-			return out, nil
+	if enable {
+		if err := insightsActive(t, index); err != nil {
+			return nil, err
 		}
-		out.ContributorInsightsMode = cur.Mode // the current one, whatever was sent
-		return out, e.saveInsights(t, index, &insightsRecord{Mode: cur.Mode, Stamp: cur.Stamp, Changed: e.clock.Now()}, out, insightsDisabling)
 	}
-	if err := insightsActive(t, index); err != nil {
-		return nil, err
+	next, status, mode := insights.Update(t.rec.Insights[index], enable, in.ContributorInsightsMode, e.clock.Now())
+	out := &wire.UpdateContributorInsightsOutput{TableName: cpPtr(t.Name), IndexName: in.IndexName, ContributorInsightsMode: mode}
+	if next != nil {
+		if err := e.saveInsights(t, index, next); err != nil {
+			return out, err
+		}
 	}
-	mode := in.ContributorInsightsMode
-	if mode == "" {
-		mode = insightsAll
-	}
-	out.ContributorInsightsMode = mode
-	if cur != nil && cur.Enabled && cur.Mode == mode {
-		out.ContributorInsightsStatus = insightsEnabled // nothing to do
-		return out, nil
-	}
-	now := e.clock.Now()
-	next := &insightsRecord{Enabled: true, Mode: mode, Stamp: now.UnixMilli(), Changed: now}
-	if cur != nil && cur.Enabled {
-		next.Stamp = cur.Stamp // a mode change keeps the rules' names
-	}
-	return out, e.saveInsights(t, index, next, out, insightsEnabling)
+	out.ContributorInsightsStatus = status
+	return out, nil
 }
 
 // insightsActive refuses to enable Contributor Insights on a table or GSI
@@ -179,19 +122,15 @@ func insightsActive(t *Table, index string) error {
 	return nil
 }
 
-// saveInsights stores a table's or GSI's new Contributor Insights state;
-// the answer reports the transition (status).
-func (e *Engine) saveInsights(t *Table, index string, r *insightsRecord, out *wire.UpdateContributorInsightsOutput, status string) error {
+// saveInsights stores a table's or GSI's new Contributor Insights state.
+func (e *Engine) saveInsights(t *Table, index string, r *insights.Record) error {
 	rec := t.rec.clone()
 	if rec.Insights == nil {
-		rec.Insights = map[string]*insightsRecord{}
+		rec.Insights = map[string]*insights.Record{}
 	}
 	rec.Insights[index] = r
-	if _, err := e.saveRecord(rec); err != nil {
-		return err
-	}
-	out.ContributorInsightsStatus = status
-	return nil
+	_, err := e.saveRecord(rec)
+	return err
 }
 
 // ListContributorInsights lists the tables and GSIs whose Contributor
@@ -209,7 +148,7 @@ func (e *Engine) ListContributorInsights(ctx context.Context, in *wire.ListContr
 		tables = e.snapshotTables()
 		slices.SortFunc(tables, func(a, b *Table) int { return strings.Compare(a.Name, b.Name) })
 	}
-	after, err := insightsToken(in.NextToken)
+	after, err := insights.ParseToken(in.NextToken)
 	if err != nil {
 		return nil, err
 	}
@@ -229,15 +168,15 @@ func (e *Engine) ListContributorInsights(ctx context.Context, in *wire.ListContr
 			if r == nil || !r.Enabled {
 				continue
 			}
-			pos := t.Name + "\x00" + index
+			pos := insights.Position(t.Name, index)
 			if after != "" && pos <= after {
 				continue
 			}
 			if len(out.ContributorInsightsSummaries) == limit {
-				out.NextToken = cpPtr(base64.RawURLEncoding.EncodeToString([]byte(after)))
+				out.NextToken = cpPtr(insights.Token(after))
 				return out, nil
 			}
-			s := wire.ContributorInsightsSummary{TableName: cpPtr(t.Name), ContributorInsightsStatus: insightsEnabled, ContributorInsightsMode: r.Mode}
+			s := wire.ContributorInsightsSummary{TableName: cpPtr(t.Name), ContributorInsightsStatus: insights.Enabled, ContributorInsightsMode: r.Mode}
 			if index != "" {
 				s.IndexName = cpPtr(index)
 			}
@@ -246,17 +185,4 @@ func (e *Engine) ListContributorInsights(ctx context.Context, in *wire.ListContr
 		}
 	}
 	return out, nil
-}
-
-// insightsToken reads a ListContributorInsights NextToken: the position
-// (table, NUL, index) of the last entry a page listed.
-func insightsToken(p *string) (string, error) {
-	if p == nil {
-		return "", nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(*p)
-	if err != nil || !strings.Contains(string(b), "\x00") {
-		return "", ddberr.Validation("Invalid NextToken: " + *p)
-	}
-	return string(b), nil
 }

@@ -115,7 +115,7 @@ func migrateLayout(store storage.Store) error {
 		}
 		if empty {
 			// Bookkeeping a start needs: it may use the disk's reserve.
-			return commitLayoutWith(store, storage.CommitOptions{Sync: true, Reserve: true}, func(txn storage.Txn) error {
+			return commitStore(store, storage.CommitOptions{Sync: true, Reserve: true}, func(txn storage.Txn) error {
 				return txn.Set(metaLayoutKey, []byte{layoutCurrent.version})
 			})
 		}
@@ -176,19 +176,7 @@ func storeEmpty(store storage.Store) (bool, error) {
 
 // commitLayout commits one durable migration transaction.
 func commitLayout(store storage.Store, f func(txn storage.Txn) error) error {
-	return commitLayoutWith(store, storage.CommitOptions{Sync: true}, f)
-}
-
-func commitLayoutWith(store storage.Store, opts storage.CommitOptions, f func(txn storage.Txn) error) error {
-	txn, err := store.Begin()
-	if err != nil {
-		return err
-	}
-	defer txn.Rollback()
-	if err := f(txn); err != nil {
-		return err
-	}
-	return txn.Commit(opts)
+	return commitStore(store, storage.CommitOptions{Sync: true}, f)
 }
 
 // relayout rewrites every hashed key of store from layout from to layout

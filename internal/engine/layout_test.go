@@ -229,6 +229,26 @@ type layoutBackend struct {
 	open func(t *testing.T) (storage.Store, func() storage.Store)
 }
 
+// reopener opens a store with open, and returns it with a restart that
+// closes the store open last and opens it again.
+func reopener(t *testing.T, open func() (storage.Store, error)) (storage.Store, func() storage.Store) {
+	var cur storage.Store
+	restart := func() storage.Store {
+		if cur != nil {
+			_ = cur.Close()
+		}
+		s, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = s
+		return s
+	}
+	s := restart()
+	t.Cleanup(func() { _ = cur.Close() })
+	return s, restart
+}
+
 func layoutBackends(outer *testing.T) []layoutBackend {
 	n := 0
 	var mock *kvstore.Cluster
@@ -239,21 +259,7 @@ func layoutBackends(outer *testing.T) []layoutBackend {
 		}},
 		{"pebble", func(t *testing.T) (storage.Store, func() storage.Store) {
 			dir := filepath.Join(t.TempDir(), "db")
-			var cur *pebble.Store
-			open := func() storage.Store {
-				if cur != nil {
-					_ = cur.Close()
-				}
-				s, err := pebble.Open(dir, pebble.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				cur = s
-				return s
-			}
-			s := open()
-			t.Cleanup(func() { _ = cur.Close() })
-			return s, open
+			return reopener(t, func() (storage.Store, error) { return pebble.Open(dir, pebble.Options{}) })
 		}},
 		{"tikv-mock", func(t *testing.T) (storage.Store, func() storage.Store) {
 			if mock == nil {
@@ -271,21 +277,7 @@ func layoutBackends(outer *testing.T) []layoutBackend {
 			}
 			n++
 			ns := fmt.Sprintf("layout%d", n)
-			var cur *kvstore.Store
-			open := func() storage.Store {
-				if cur != nil {
-					_ = cur.Close()
-				}
-				s, err := mock.Store(ns)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cur = s
-				return s
-			}
-			s := open()
-			t.Cleanup(func() { _ = cur.Close() })
-			return s, open
+			return reopener(t, func() (storage.Store, error) { return mock.Store(ns) })
 		}},
 	}
 	if url := os.Getenv("KURA_TEST_POSTGRES"); url != "" {
@@ -297,21 +289,7 @@ func layoutBackends(outer *testing.T) []layoutBackend {
 		bs = append(bs, layoutBackend{"postgres", func(t *testing.T) (storage.Store, func() storage.Store) {
 			n++
 			ns := fmt.Sprintf("layout-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), n)
-			var cur *postgres.Store
-			open := func() storage.Store {
-				if cur != nil {
-					_ = cur.Close()
-				}
-				s, err := c.Store(ns)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cur = s
-				return s
-			}
-			s := open()
-			t.Cleanup(func() { _ = cur.Close() })
-			return s, open
+			return reopener(t, func() (storage.Store, error) { return c.Store(ns) })
 		}})
 	} else if os.Getenv("KURA_REQUIRE_POSTGRES") == "1" {
 		outer.Fatal("KURA_REQUIRE_POSTGRES=1 but KURA_TEST_POSTGRES is unset")

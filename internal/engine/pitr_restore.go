@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/restore"
 	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -114,18 +115,8 @@ func (e *Engine) runPITRRestore(t *Table, sourceID uint64, at time.Time, snap *s
 		}
 	}
 	defer snap.Close()
-	if done, err := e.restoreAt(t, snap, sourceID, at); err != nil || !done {
+	if done, err := restore.AtTime(snap, sourceID, at, restoreTarget{e, t}, e.sleep); err != nil || !done {
 		return
 	}
 	e.finishRestore(t)
-}
-
-// restoreAt writes into t the source's items as they were at `at`.
-func (e *Engine) restoreAt(t *Table, snap *snapshot.Reader, sourceID uint64, at time.Time) (bool, error) {
-	w := restoreWriter{e: e, t: t}
-	ok, err := snap.ItemsAt(sourceID, at, func(_, stored []byte) (bool, error) { return w.add(stored) })
-	if !ok || err != nil {
-		return false, err
-	}
-	return w.flush()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tags"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -490,11 +491,11 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 		return "", err
 	}
 	if in.Tags != nil {
-		if err := checkTags(in.Tags); err != nil {
+		if err := tags.Check(in.Tags); err != nil {
 			return "", err
 		}
-		if len(in.Tags) > maxTags {
-			return "", ddberr.Validation(msgTooManyTags)
+		if len(in.Tags) > tags.Max {
+			return "", ddberr.Validation(tags.MsgTooMany)
 		}
 	}
 	return billing, nil

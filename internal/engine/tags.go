@@ -3,59 +3,19 @@ package engine
 import (
 	"context"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tags"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Tag limits.
-const (
-	maxTags        = 50
-	maxTagKeyLen   = 128
-	maxTagValueLen = 256
-	msgTooManyTags = "Number of Tags exceed the current limit for the provided ResourceArn"
-)
+// The tag APIs: this file resolves the resource a request names and keeps
+// the tags in the table record; what tags are valid and what TagResource
+// and UntagResource make of them is package tags'.
 
-// tagChars is the character set AWS allows in tag keys and values.
-var tagChars = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
-
+// tableNameChars are the characters of a table name.
 var tableNameChars = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
-
-func checkTagKey(k *string) *ddberr.Error {
-	if k == nil {
-		return ddberr.Validation("The Tag Key provided is invalid, Key: null")
-	}
-	if len(*k) == 0 || len([]rune(*k)) > maxTagKeyLen || !tagChars.MatchString(*k) {
-		return ddberr.Validation("The Tag Key provided is invalid, Key: " + *k)
-	}
-	if strings.HasPrefix(strings.ToLower(*k), "aws:") {
-		return ddberr.Validation("Tag Key cannot be prefixed with aws:, Key: " + *k)
-	}
-	return nil
-}
-
-// checkTags validates a list of tags (keys, values, duplicates).
-func checkTags(tags []wire.Tag) *ddberr.Error {
-	seen := map[string]bool{}
-	for _, t := range tags {
-		if err := checkTagKey(t.Key); err != nil {
-			return err
-		}
-		if t.Value == nil {
-			return ddberr.Validation("The Tag Value provided is invalid, Value: null")
-		}
-		if v := *t.Value; len([]rune(v)) > maxTagValueLen || !tagChars.MatchString(v) {
-			return ddberr.Validation("The Tag Value provided is invalid, Value: " + v)
-		}
-		if seen[*t.Key] {
-			return ddberr.Validation("Duplicate Tag Keys provided as input: Duplicate Tag Key found " + *t.Key)
-		}
-		seen[*t.Key] = true
-	}
-	return nil
-}
 
 // parseTableARN checks a resource ARN and returns the table name it names.
 func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
@@ -72,20 +32,23 @@ func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
 // parseResourceARN checks the ARN of a table or of its stream and returns
 // the table's name and, for a stream, the rest ("stream/<label>").
 func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Error) {
-	invalid := ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
+	// Built only when refused: authorization asks for every request.
+	invalid := func() *ddberr.Error {
+		return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
+	}
 	if !strings.HasPrefix(arn, "arn:") {
 		return "", "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
 	}
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) < 6 {
-		return "", "", invalid
+		return "", "", invalid()
 	}
 	if parts[2] != "dynamodb" {
 		return "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
 	}
 	res, ok := strings.CutPrefix(parts[5], "table/")
 	if !ok {
-		return "", "", invalid
+		return "", "", invalid()
 	}
 	name, sub, hasSub := strings.Cut(res, "/")
 	if strings.HasPrefix(sub, "backup/") {
@@ -97,7 +60,7 @@ func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Err
 		return "", "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
 	}
 	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
-		return "", "", invalid
+		return "", "", invalid()
 	}
 	return name, sub, nil // the account: authorizeARN
 }
@@ -143,11 +106,11 @@ func (e *Engine) TagResource(ctx context.Context, in *wire.TagResourceInput) (*w
 	if len(in.Tags) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
 	}
-	if verr := checkTags(in.Tags); verr != nil {
+	if verr := tags.Check(in.Tags); verr != nil {
 		return nil, verr
 	}
-	if len(in.Tags) > maxTags {
-		return nil, ddberr.Validation(msgTooManyTags)
+	if len(in.Tags) > tags.Max {
+		return nil, ddberr.Validation(tags.MsgTooMany)
 	}
 	if err := e.authorizeARN("TagResource", arn); err != nil {
 		return nil, err
@@ -159,17 +122,11 @@ func (e *Engine) TagResource(ctx context.Context, in *wire.TagResourceInput) (*w
 		return nil, resourceARNNotFound(arn)
 	}
 	rec := t.rec.clone()
-	for _, nt := range in.Tags {
-		i := slices.IndexFunc(rec.Tags, func(x wire.Tag) bool { return cpDeref(x.Key) == *nt.Key })
-		if i >= 0 {
-			rec.Tags[i].Value = cpPtr(*nt.Value)
-		} else {
-			rec.Tags = append(rec.Tags, wire.Tag{Key: cpPtr(*nt.Key), Value: cpPtr(*nt.Value)})
-		}
+	merged, verr := tags.Merge(rec.Tags, in.Tags)
+	if verr != nil {
+		return nil, verr
 	}
-	if len(rec.Tags) > maxTags {
-		return nil, ddberr.Validation(msgTooManyTags)
-	}
+	rec.Tags = merged
 	if _, err := e.saveRecord(rec); err != nil {
 		return nil, err
 	}
@@ -187,12 +144,12 @@ func (e *Engine) UntagResource(ctx context.Context, in *wire.UntagResourceInput)
 		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
 	}
 	for _, k := range in.TagKeys {
-		if verr := checkTagKey(&k); verr != nil {
+		if verr := tags.CheckKey(&k); verr != nil {
 			return nil, verr
 		}
 	}
-	if len(in.TagKeys) > maxTags {
-		return nil, ddberr.Validation(msgTooManyTags)
+	if len(in.TagKeys) > tags.Max {
+		return nil, ddberr.Validation(tags.MsgTooMany)
 	}
 	if err := e.authorizeARN("UntagResource", arn); err != nil {
 		return nil, err
@@ -204,7 +161,7 @@ func (e *Engine) UntagResource(ctx context.Context, in *wire.UntagResourceInput)
 		return nil, resourceARNNotFound(arn)
 	}
 	rec := t.rec.clone()
-	rec.Tags = slices.DeleteFunc(rec.Tags, func(x wire.Tag) bool { return slices.Contains(in.TagKeys, cpDeref(x.Key)) })
+	rec.Tags = tags.Remove(rec.Tags, in.TagKeys)
 	if _, err := e.saveRecord(rec); err != nil {
 		return nil, err
 	}

@@ -463,22 +463,16 @@ func vectorByID(t *Table, id uint32) *VectorIndex {
 
 // vectorBackfillChunk indexes the items from cursor; next is nil at the end.
 func (e *Engine) vectorBackfillChunk(t *Table, vx *VectorIndex, rt *vecRuntime, cursor, end []byte) ([]byte, error) {
-	snap, err := e.store.NewSnapshot()
+	r, err := e.openSnapshot()
 	if err != nil {
-		return nil, err
-	}
-	it, err := snap.NewIterator(storage.IterOptions{Lower: cursor, Upper: end})
-	if err != nil {
-		snap.Close()
 		return nil, err
 	}
 	var keys [][]byte
-	for len(keys) < vectorBackfillChunk && it.Next() {
-		keys = append(keys, bytes.Clone(it.Key()))
-	}
-	err = it.Err()
-	it.Close()
-	snap.Close()
+	_, err = r.Range(cursor, end, func(key, _ []byte) (bool, error) {
+		keys = append(keys, bytes.Clone(key))
+		return len(keys) < vectorBackfillChunk, nil
+	})
+	r.Close()
 	if err != nil || len(keys) == 0 {
 		return nil, err
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // Context answers a request's condition keys. Keys are compared
-// case-insensitively (IAM's rule), so Get is asked with the key as the
-// policy spells it; ok is false when the request has no such key.
+// case-insensitively (IAM's rule): Get may be asked with any case (the
+// evaluation asks in lower case); ok is false when the request has no
+// such key.
 type Context interface {
 	Get(key string) (vals []string, ok bool)
 }
@@ -47,9 +48,9 @@ var negated = map[string]string{
 	"NotIpAddress": "IpAddress", "ArnNotEquals": "ArnEquals", "ArnNotLike": "ArnLike",
 }
 
-// holds evaluates one condition against c.
-func (cd *Condition) holds(c Context) bool {
-	vals, present := c.Get(cd.Key)
+// holds evaluates one condition against r's keys.
+func (cd *Condition) holds(r *Request) bool {
+	vals, present := r.get(cd.key)
 	if cd.op == "Null" {
 		want := len(cd.Values) > 0 && strings.EqualFold(cd.Values[0], "true")
 		return want == !present
@@ -66,17 +67,11 @@ func (cd *Condition) holds(c Context) bool {
 		_, neg := negated[cd.op]
 		return neg
 	}
-	policy := make([]string, 0, len(cd.Values))
-	for _, v := range cd.Values {
-		if s, ok := substitute(v, c); ok {
-			policy = append(policy, s)
-		}
-	}
 	base, neg := negated[cd.op]
 	if !neg {
 		base = cd.op
 	}
-	one := func(v string) bool { return matchAny(base, v, policy) != neg }
+	one := func(v string) bool { return cd.matchAny(base, v, r) != neg }
 	switch cd.set {
 	case setForAll:
 		for _, v := range vals {
@@ -106,11 +101,13 @@ func (cd *Condition) holds(c Context) bool {
 	}
 }
 
-// matchAny reports whether request value v matches one of the policy's
-// values under the (non-negated) operator op.
-func matchAny(op, v string, policy []string) bool {
-	for _, p := range policy {
-		if matchOne(op, v, p) {
+// matchAny reports whether request value v matches one of the
+// condition's values (policy variables substituted from r's keys; a value
+// whose variable has no value matches nothing) under the (non-negated)
+// operator op.
+func (cd *Condition) matchAny(op, v string, r *Request) bool {
+	for _, p := range cd.Values {
+		if s, ok := substitute(p, r); ok && matchOne(op, v, s) {
 			return true
 		}
 	}

@@ -66,11 +66,6 @@ func Evaluate(r *Request, resource *Policy) Decision {
 	if r.Principal.Root {
 		return Decision{Allowed: true}
 	}
-	if _, ok := r.Context.(principalContext); !ok {
-		wrapped := *r
-		wrapped.Context = WithPrincipal(r.Principal, r.Context)
-		r = &wrapped
-	}
 	var allow *Decision
 	for _, p := range r.Principal.Policies {
 		if d, deny := scan(p, r, false); deny {
@@ -90,6 +85,18 @@ func Evaluate(r *Request, resource *Policy) Decision {
 		return *allow
 	}
 	return Decision{}
+}
+
+// get answers condition key key for r: the principal's global keys, then
+// r's Context (nil: none).
+func (r *Request) get(key string) ([]string, bool) {
+	if v, ok := principalKey(r.Principal, key); ok {
+		return v, true
+	}
+	if r.Context == nil {
+		return nil, false
+	}
+	return r.Context.Get(key)
 }
 
 // scan looks through one policy for a matching Deny (deny true) or else
@@ -113,11 +120,11 @@ func scan(p *Policy, r *Request, isResource bool) (d Decision, deny bool) {
 // applies reports whether the statement covers r: its action, resource,
 // principal (resource-based policies) and conditions all match.
 func (st *Statement) applies(r *Request, isResource bool) bool {
-	if matchList(st.Actions, r.Action, true, nil) == st.NotAction {
+	if matchList(st.actions, r.Action, true, nil) == st.NotAction {
 		return false
 	}
 	if st.Resources != nil || !isResource {
-		if matchList(st.Resources, r.Resource, false, r.Context) == st.NotResource {
+		if matchList(st.resources, r.Resource, false, r) == st.NotResource {
 			return false
 		}
 	}
@@ -125,7 +132,7 @@ func (st *Statement) applies(r *Request, isResource bool) bool {
 		return false
 	}
 	for i := range st.Conditions {
-		if !st.Conditions[i].holds(r.Context) {
+		if !st.Conditions[i].holds(r) {
 			return false
 		}
 	}
@@ -133,16 +140,22 @@ func (st *Statement) applies(r *Request, isResource bool) bool {
 }
 
 // matchList reports whether s matches one of the patterns (policy
-// variables substituted from c, when c is not nil).
-func matchList(patterns []string, s string, fold bool, c Context) bool {
-	for _, p := range patterns {
-		if c != nil {
-			var ok bool
-			if p, ok = substitute(p, c); !ok {
+// variables substituted from r's keys; r is nil for patterns that cannot
+// hold any, actions).
+func matchList(patterns []pattern, s string, fold bool, r *Request) bool {
+	for i := range patterns {
+		p := &patterns[i]
+		if p.vars && r != nil {
+			sub, ok := substitute(p.s, r)
+			if !ok {
 				continue
 			}
+			if sub == "*" || wildcard(sub, s, fold) {
+				return true
+			}
+			continue
 		}
-		if p == "*" || wildcard(p, s, fold) {
+		if p.match(s, fold) {
 			return true
 		}
 	}
@@ -206,20 +219,8 @@ func principalKey(p *Principal, key string) ([]string, bool) {
 }
 
 // WithPrincipal is a Context that answers the principal's global keys and
-// then asks c.
-func WithPrincipal(p *Principal, c Context) Context { return principalContext{p, c} }
+// then asks c (nil: nothing more).
+func WithPrincipal(p *Principal, c Context) Context { return &Request{Principal: p, Context: c} }
 
-type principalContext struct {
-	p *Principal
-	c Context
-}
-
-func (pc principalContext) Get(key string) ([]string, bool) {
-	if v, ok := principalKey(pc.p, key); ok {
-		return v, true
-	}
-	if pc.c == nil {
-		return nil, false
-	}
-	return pc.c.Get(key)
-}
+// Get implements Context: r's condition keys, as policies see them.
+func (r *Request) Get(key string) ([]string, bool) { return r.get(key) }

@@ -40,7 +40,8 @@ func FuzzPolicy(f *testing.F) {
 	})
 }
 
-// FuzzWildcard checks the matcher against a plain recursive one.
+// FuzzWildcard checks the matcher, and a compiled pattern, against a
+// plain recursive one.
 func FuzzWildcard(f *testing.F) {
 	f.Add("a*b?c", "axxbyc")
 	f.Add("*", "")
@@ -48,8 +49,13 @@ func FuzzWildcard(f *testing.F) {
 		if len(pattern) > 12 || len(s) > 24 {
 			return // the reference is exponential
 		}
-		if got, want := wildcard(pattern, s, false), slowMatch(pattern, s); got != want {
+		want := slowMatch(pattern, s)
+		if got := wildcard(pattern, s, false); got != want {
 			t.Fatalf("wildcard(%q, %q) = %v, want %v", pattern, s, got, want)
+		}
+		p := compile(pattern)
+		if got := p.match(s, false); got != want {
+			t.Fatalf("compiled %q matching %q = %v, want %v", pattern, s, got, want)
 		}
 	})
 }

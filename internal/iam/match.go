@@ -2,6 +2,44 @@ package iam
 
 import "strings"
 
+// pattern is an Action or Resource pattern with what matching it needs
+// worked out once, when the policy is parsed: whether it holds wildcards
+// and the literal runs before the first and after the last, and whether
+// it holds policy variables (substituted for each request).
+type pattern struct {
+	s          string
+	head, tail string
+	wild, vars bool
+}
+
+func compile(s string) pattern {
+	p := pattern{s: s, vars: strings.Contains(s, "${")}
+	if first := strings.IndexAny(s, "*?"); first >= 0 {
+		p.wild = true
+		p.head, p.tail = s[:first], s[strings.LastIndexAny(s, "*?")+1:]
+	}
+	return p
+}
+
+func compileAll(ss []string) []pattern {
+	if ss == nil {
+		return nil
+	}
+	out := make([]pattern, len(ss))
+	for i, s := range ss {
+		out[i] = compile(s)
+	}
+	return out
+}
+
+// match reports whether s matches p, as wildcard does.
+func (p *pattern) match(s string, fold bool) bool {
+	if !p.wild {
+		return len(p.s) == len(s) && equal(p.s, s, fold)
+	}
+	return p.s == "*" || ends(p.head, p.tail, s, fold) && wildcardBody(p.s, s, fold)
+}
+
 // wildcard reports whether s matches pattern, where * matches any run of
 // characters (none included) and ? exactly one; fold compares ASCII
 // letters case-insensitively (action names), otherwise exactly (ARNs).
@@ -13,12 +51,17 @@ func wildcard(pattern, s string, fold bool) bool {
 		return len(pattern) == len(s) && equal(pattern, s, fold)
 	}
 	last := strings.LastIndexAny(pattern, "*?")
-	head, tail := pattern[:first], pattern[last+1:]
-	if len(head)+len(tail) > len(s) || !equal(head, s[:len(head)], fold) || !equal(tail, s[len(s)-len(tail):], fold) {
-		return false
-	}
-	// Iterative matching with one backtrack point: linear in practice,
-	// never exponential.
+	return ends(pattern[:first], pattern[last+1:], s, fold) && wildcardBody(pattern, s, fold)
+}
+
+// ends reports whether s starts with head and ends with tail, apart.
+func ends(head, tail, s string, fold bool) bool {
+	return len(head)+len(tail) <= len(s) && equal(head, s[:len(head)], fold) && equal(tail, s[len(s)-len(tail):], fold)
+}
+
+// wildcardBody matches s against pattern iteratively with one backtrack
+// point: linear in practice, never exponential.
+func wildcardBody(pattern, s string, fold bool) bool {
 	p, i := 0, 0
 	star, mark := -1, 0
 	for i < len(s) {
@@ -45,6 +88,12 @@ func wildcard(pattern, s string, fold bool) bool {
 
 // equal compares strings of equal length as same does bytes.
 func equal(a, b string, fold bool) bool {
+	if a == b {
+		return true
+	}
+	if !fold {
+		return false
+	}
 	for i := 0; i < len(a); i++ {
 		if !same(a[i], b[i], fold) {
 			return false
@@ -76,9 +125,12 @@ func lower(c byte) byte {
 // single value and no default: the string then matches nothing (IAM's
 // rule). A value holding * or ? counts as no value, so that what a caller
 // sends (a user name, a key) never acts as a wildcard.
-func substitute(s string, c Context) (string, bool) {
+func substitute(s string, r *Request) (string, bool) {
 	if !strings.Contains(s, "${") {
 		return s, true
+	}
+	if strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1 {
+		return variable(s[2:len(s)-1], r) // the whole string: nothing to join
 	}
 	var b strings.Builder
 	for {
@@ -93,27 +145,33 @@ func substitute(s string, c Context) (string, bool) {
 			return b.String(), true
 		}
 		b.WriteString(s[:i])
-		inner := s[i+2 : i+j]
-		s = s[i+j+1:]
-		switch inner {
-		case "*", "?", "$":
-			// An escaped literal: IAM matches these characters as
-			// themselves; Kura has no literal-wildcard syntax, so a
-			// literal * or ? still matches as a wildcard.
-			b.WriteString(inner)
-			continue
-		}
-		key, def, hasDef := strings.Cut(inner, ",")
-		key = strings.TrimSpace(key)
-		vals, ok := c.Get(key)
-		if ok && len(vals) == 1 && !strings.ContainsAny(vals[0], "*?") {
-			b.WriteString(vals[0])
-			continue
-		}
-		if !hasDef {
+		v, ok := variable(s[i+2:i+j], r)
+		if !ok {
 			return "", false
 		}
-		def = strings.TrimSpace(def)
-		b.WriteString(strings.Trim(def, "'"))
+		b.WriteString(v)
+		s = s[i+j+1:]
 	}
+}
+
+// variable is the value of the policy variable inner (what is between ${
+// and }), or its default; ok is false when it has neither.
+func variable(inner string, r *Request) (string, bool) {
+	switch inner {
+	case "*", "?", "$":
+		// An escaped literal: IAM matches these characters as themselves;
+		// Kura has no literal-wildcard syntax, so a literal * or ? still
+		// matches as a wildcard.
+		return inner, true
+	}
+	key, def, hasDef := strings.Cut(inner, ",")
+	key = strings.TrimSpace(key)
+	vals, ok := r.get(key)
+	if ok && len(vals) == 1 && !strings.ContainsAny(vals[0], "*?") {
+		return vals[0], true
+	}
+	if !hasDef {
+		return "", false
+	}
+	return strings.Trim(strings.TrimSpace(def), "'"), true
 }

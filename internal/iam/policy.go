@@ -38,6 +38,10 @@ type Statement struct {
 	Principals   *Principals
 	NotPrincipal bool
 	Conditions   []Condition
+
+	// actions and resources are Actions and Resources compiled for
+	// matching (Parse).
+	actions, resources []pattern
 }
 
 // Principals is a Principal element: "*" (Any), or per kind ("AWS",
@@ -170,6 +174,7 @@ func parseStatement(v json.RawMessage) (Statement, error) {
 	if !has("Effect") {
 		return st, errors.New("Effect is required")
 	}
+	st.actions, st.resources = compileAll(st.Actions), compileAll(st.Resources)
 	return st, nil
 }
 
@@ -222,6 +227,7 @@ type Condition struct {
 	ifExists bool
 	set      setQualifier
 	Key      string
+	key      string // Key in lower case, as contexts are asked
 	Values   []string
 }
 
@@ -263,7 +269,7 @@ func parseConditions(v json.RawMessage) ([]Condition, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %v", operator, key, err)
 			}
-			out = append(out, Condition{Operator: operator, op: base, ifExists: ifExists, set: set, Key: key, Values: vals})
+			out = append(out, Condition{Operator: operator, op: base, ifExists: ifExists, set: set, Key: key, key: strings.ToLower(key), Values: vals})
 		}
 	}
 	// Map order is random; a fixed order keeps evaluation (and its

@@ -42,11 +42,13 @@ var actions = map[op]string{
 	opListObjectsV2:     "s3:ListBucket",
 	opDeleteObjects:     "", // each key's s3:DeleteObject, in deleteObjects
 	opPutObject:         "s3:PutObject",
+	opCopyObject:        "s3:PutObject", // and s3:GetObject on the source, in authorize
 	opGetObject:         "s3:GetObject",
 	opHeadObject:        "s3:GetObject",
 	opDeleteObject:      "s3:DeleteObject",
 	opCreateMultipart:   "s3:PutObject",
 	opUploadPart:        "s3:PutObject",
+	opUploadPartCopy:    "s3:PutObject", // and s3:GetObject on the source
 	opCompleteMultipart: "s3:PutObject",
 	opAbortMultipart:    "s3:AbortMultipartUpload",
 	opListParts:         "s3:ListMultipartUploadParts",
@@ -83,8 +85,8 @@ func (h *Handler) authorize(r *http.Request, rt *route, accessKey string) *Error
 	if a := actions[rt.op]; a != "" && !c.allowed(a, resource) {
 		return errAccessDenied
 	}
-	if src := r.Header.Get("X-Amz-Copy-Source"); rt.op == opPutObject && src != "" {
-		if b, k, e := parseCopySource(src); e == nil && !c.allowed("s3:GetObject", objectARN(b, k)) {
+	if rt.op == opCopyObject || rt.op == opUploadPartCopy {
+		if b, k, e := parseCopySource(r.Header.Get("X-Amz-Copy-Source")); e == nil && !c.allowed("s3:GetObject", objectARN(b, k)) {
 			return errAccessDenied
 		}
 	}

@@ -45,7 +45,7 @@ func (h *Handler) created(bucket string) time.Time {
 
 func (h *Handler) listBuckets(w http.ResponseWriter) *Error {
 	entries, err := os.ReadDir(h.store.Root)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) { // no folder yet: no buckets
 		return h.internal(err)
 	}
 	type bucket struct {
@@ -85,6 +85,9 @@ func (h *Handler) createBucket(w http.ResponseWriter, r *http.Request, bucket st
 		if e := h.checkLocation(conf.LocationConstraint); e != nil {
 			return e
 		}
+	}
+	if err := os.MkdirAll(h.store.Root, 0o755); err != nil {
+		return h.internal(err)
 	}
 	dir := filepath.Join(h.store.Root, bucket)
 	err := os.Mkdir(dir, 0o755)

@@ -2,6 +2,9 @@ package s3api
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -99,5 +102,38 @@ func TestSignedChunksCorrupt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "examplebucket", "chunkObject.txt")); err == nil {
 		t.Fatal("the object was stored")
+	}
+}
+
+// An aws-chunked body with an unsigned trailing checksum
+// (STREAMING-UNSIGNED-PAYLOAD-TRAILER, as the SDKs send a streamed upload
+// over HTTPS): stored when the trailer's CRC32 is the body's, refused
+// BadDigest (nothing stored) when not.
+func TestUnsignedTrailer(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "bkt"), 0o755)
+	h := New(Config{Store: objstore.Dir{Root: root}})
+	sum := crc32.ChecksumIEEE([]byte("hello world"))
+	good := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, sum))
+	for key, trailer := range map[string]string{"good": good, "bad": "AAAAAA=="} {
+		body := "6\r\nhello \r\n5\r\nworld\r\n0\r\nx-amz-checksum-crc32:" + trailer + "\r\n\r\n"
+		r := httptest.NewRequest(http.MethodPut, "http://kura/bkt/"+key, strings.NewReader(body))
+		r.Header.Set("X-Amz-Content-Sha256", streamUnsignTr)
+		r.Header.Set("Content-Encoding", "aws-chunked")
+		r.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
+		r.Header.Set("X-Amz-Decoded-Content-Length", "11")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		got, err := os.ReadFile(filepath.Join(root, "bkt", key))
+		switch key {
+		case "good":
+			if w.Code != http.StatusOK || string(got) != "hello world" || w.Header().Get("X-Amz-Checksum-Crc32") != good {
+				t.Fatalf("good trailer: %d %s, stored %q %v", w.Code, w.Body, got, err)
+			}
+		case "bad":
+			if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "The CRC32 you specified did not match the calculated checksum.") || err == nil {
+				t.Fatalf("bad trailer: %d %s, stored: %v", w.Code, w.Body, err == nil)
+			}
+		}
 	}
 }

@@ -22,20 +22,20 @@ import (
 // folder.
 func FuzzServe(f *testing.F) {
 	for _, seed := range []struct{ method, target, headers, body string }{
-		{"GET", "/b/k", "", ""},
-		{"GET", "/b?list-type=2&prefix=a&delimiter=/&max-keys=1&continuation-token=S2s", "", ""},
-		{"GET", "/b?marker=k&encoding-type=url", "", ""},
-		{"PUT", "/b/new", "Content-Md5: 1B2M2Y8AsgTpgAmY7PhCfg==", ""},
-		{"PUT", "/b/copy", "X-Amz-Copy-Source: /b/k\nX-Amz-Metadata-Directive: REPLACE", ""},
-		{"PUT", "/b/chunked", "X-Amz-Content-Sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\nX-Amz-Trailer: x-amz-checksum-crc32",
+		{"GET", "/bkt/k", "", ""},
+		{"GET", "/bkt?list-type=2&prefix=a&delimiter=/&max-keys=1&continuation-token=S2s", "", ""},
+		{"GET", "/bkt?marker=k&encoding-type=url", "", ""},
+		{"PUT", "/bkt/new", "Content-Md5: 1B2M2Y8AsgTpgAmY7PhCfg==", ""},
+		{"PUT", "/bkt/copy", "X-Amz-Copy-Source: /bkt/k\nX-Amz-Metadata-Directive: REPLACE", ""},
+		{"PUT", "/bkt/chunked", "X-Amz-Content-Sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\nX-Amz-Trailer: x-amz-checksum-crc32",
 			"3\r\nabc\r\n0\r\nx-amz-checksum-crc32:NSRBwg==\r\n\r\n"},
-		{"POST", "/b?delete", "X-Amz-Checksum-Crc32: AAAAAA==", "<Delete><Object><Key>k</Key></Object></Delete>"},
-		{"POST", "/b/k?uploads", "", ""},
-		{"POST", "/b/k?uploadId=00000000000000000000000000000000", "", "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>"},
-		{"GET", "/b/k", "Range: bytes=-0", ""},
-		{"PUT", "/b/../../etc/x", "", "x"},
+		{"POST", "/bkt?delete", "X-Amz-Checksum-Crc32: AAAAAA==", "<Delete><Object><Key>k</Key></Object></Delete>"},
+		{"POST", "/bkt/k?uploads", "", ""},
+		{"POST", "/bkt/k?uploadId=00000000000000000000000000000000", "", "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>"},
+		{"GET", "/bkt/k", "Range: bytes=-0", ""},
+		{"PUT", "/bkt/../../etc/x", "", "x"},
 		{"PUT", "/nb", "", "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>"},
-		{"DELETE", "/b/k?uploadId=zz", "", ""},
+		{"DELETE", "/bkt/k?uploadId=zz", "", ""},
 	} {
 		f.Add(seed.method, seed.target, seed.headers, seed.body)
 	}
@@ -52,8 +52,8 @@ func FuzzServe(f *testing.F) {
 		if err != nil {
 			return
 		}
-		os.MkdirAll(filepath.Join(store, "b"), 0o755)
-		os.WriteFile(filepath.Join(store, "b", "k"), []byte("0123456789"), 0o644)
+		os.MkdirAll(filepath.Join(store, "bkt"), 0o755)
+		os.WriteFile(filepath.Join(store, "bkt", "k"), []byte("0123456789"), 0o644)
 		r := httptest.NewRequest(http.MethodGet, "http://kura/", strings.NewReader(body))
 		r.Method, r.URL, r.RequestURI = method, u, target
 		r.ContentLength = int64(len(body))

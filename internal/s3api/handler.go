@@ -34,6 +34,10 @@ type Config struct {
 	Region string
 	// Logger receives internal errors; nil discards.
 	Logger *slog.Logger
+	// LogRequests logs every request at info level (--log-requests): the
+	// operation, status, error code, bucket, key, duration, client address
+	// and access key.
+	LogRequests bool
 }
 
 // Handler serves the S3 REST API, path-style, over a folder store.
@@ -43,11 +47,12 @@ type Handler struct {
 	iam    *iam.Authorizer
 	region string
 	log    *slog.Logger
+	logReq bool
 }
 
 // New returns a Handler for cfg.
 func New(cfg Config) *Handler {
-	h := &Handler{store: cfg.Store, auth: cfg.Auth, iam: cfg.IAM, region: cfg.Region, log: cfg.Logger}
+	h := &Handler{store: cfg.Store, auth: cfg.Auth, iam: cfg.IAM, region: cfg.Region, log: cfg.Logger, logReq: cfg.LogRequests}
 	if h.region == "" {
 		h.region = "us-east-1"
 	}
@@ -64,6 +69,12 @@ const xmlNS = "http://s3.amazonaws.com/doc/2006-03-01/"
 // path and query, then the signature checked (S3 authenticates before it
 // looks at a bucket), then the operation run.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.logReq {
+		lw := &loggedWriter{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		defer func() { h.logRequest(r, lw, time.Since(start)) }()
+		w = lw
+	}
 	id := requestID()
 	w.Header().Set("X-Amz-Request-Id", id)
 	w.Header().Set("X-Amz-Id-2", id)
@@ -72,9 +83,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w)}
 	}
 	rt, e := parseRoute(r.Method, r.URL.Path, r.URL.RawQuery)
+	if r.Header.Get("X-Amz-Copy-Source") != "" {
+		switch rt.op {
+		case opPutObject:
+			rt.op = opCopyObject
+		case opUploadPart:
+			rt.op = opUploadPartCopy
+		}
+	}
 	pl, ae := h.authenticate(r)
 	if ae != nil {
 		e = ae // a signature problem is answered before the route's
+	}
+	if lw, ok := w.(*loggedWriter); ok {
+		lw.op, lw.bucket, lw.key, lw.accessKey = rt.op, rt.bucket, rt.key, pl.accessKey
 	}
 	if e != nil {
 		h.fail(w, r, e, rt)
@@ -124,10 +146,9 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 	case opDeleteObjects:
 		return h.deleteObjects(w, r, rt.bucket, pl, rt.caller)
 	case opPutObject:
-		if r.Header.Get("X-Amz-Copy-Source") != "" {
-			return h.copyObject(w, r, rt)
-		}
 		return h.putObject(w, r, rt, pl)
+	case opCopyObject:
+		return h.copyObject(w, r, rt)
 	case opGetObject, opHeadObject:
 		return h.getObject(w, r, rt)
 	case opDeleteObject:
@@ -136,6 +157,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 		return h.createMultipart(w, r, rt)
 	case opUploadPart:
 		return h.uploadPart(w, r, rt, pl)
+	case opUploadPartCopy:
+		return h.uploadPartCopy(w, r, rt)
 	case opCompleteMultipart:
 		return h.completeMultipart(w, r, rt, pl)
 	case opAbortMultipart:
@@ -146,6 +169,40 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, rt route, pl paylo
 	return errNotImplemented
 }
 
+// loggedWriter notes what the request log says of a request.
+type loggedWriter struct {
+	http.ResponseWriter
+	status                 int
+	code                   string // the S3 error code answered
+	op                     op
+	bucket, key, accessKey string
+}
+
+func (w *loggedWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection (idleBody).
+func (w *loggedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (h *Handler) logRequest(r *http.Request, w *loggedWriter, d time.Duration) {
+	attrs := []any{"api", "s3", "operation", string(w.op), "status", w.status, "duration", d, "remote", r.RemoteAddr}
+	if w.code != "" {
+		attrs = append(attrs, "error", w.code)
+	}
+	if w.bucket != "" {
+		attrs = append(attrs, "bucket", w.bucket)
+	}
+	if w.key != "" {
+		attrs = append(attrs, "objectKey", w.key)
+	}
+	if w.accessKey != "" {
+		attrs = append(attrs, "key", w.accessKey)
+	}
+	h.log.Info("request", attrs...)
+}
+
 // fail answers an error: S3's XML document, or only the status for a HEAD
 // (S3 sends no body with a HEAD's error).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, e *Error, rt route) {
@@ -153,6 +210,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, e *Error, rt rout
 		// Drop a little of an unread body so the client sees the answer
 		// (net/http closes the connection after a larger one).
 		_, _ = io.CopyN(io.Discard, r.Body, 64<<10)
+	}
+	if lw, ok := w.(*loggedWriter); ok {
+		lw.code = e.Code
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(e.Status)

@@ -90,12 +90,18 @@ func (h *Handler) createMultipart(w http.ResponseWriter, r *http.Request, rt rou
 	return nil
 }
 
-func (h *Handler) uploadPart(w http.ResponseWriter, r *http.Request, rt route, pl payload) *Error {
+// partOf is the part number and upload folder of an UploadPart.
+func (h *Handler) partOf(rt route) (int, string, *Error) {
 	n, err := strconv.Atoi(rt.query.Get("partNumber"))
 	if err != nil || n < 1 || n > 10000 {
-		return errInvalidArgument("Part number must be an integer between 1 and 10000, inclusive", "partNumber", rt.query.Get("partNumber"))
+		return 0, "", errInvalidArgument("Part number must be an integer between 1 and 10000, inclusive", "partNumber", rt.query.Get("partNumber"))
 	}
 	dir, _, e := h.openUpload(rt)
+	return n, dir, e
+}
+
+func (h *Handler) uploadPart(w http.ResponseWriter, r *http.Request, rt route, pl payload) *Error {
+	n, dir, e := h.partOf(rt)
 	if e != nil {
 		return e
 	}
@@ -103,9 +109,59 @@ func (h *Handler) uploadPart(w http.ResponseWriter, r *http.Request, rt route, p
 	if e != nil {
 		return e
 	}
+	p, e := h.storePart(dir, n, b)
+	if e != nil {
+		return e
+	}
+	w.Header().Set("ETag", quote(p.ETag))
+	setChecksums(w, p.Checksums)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// uploadPartCopy makes a part of (x-amz-copy-source-range of) another
+// object.
+func (h *Handler) uploadPartCopy(w http.ResponseWriter, r *http.Request, rt route) *Error {
+	n, dir, e := h.partOf(rt)
+	if e != nil {
+		return e
+	}
+	src, _, srcKey, e := h.copySource(r)
+	if e != nil {
+		return e
+	}
+	start, length := int64(0), src.size
+	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
+		var ok, satisfiable bool
+		if start, length, ok, satisfiable = parseRange(v, src.size); !ok || !satisfiable || strings.HasPrefix(v, "bytes=-") {
+			return errInvalidArgument("The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy",
+				"x-amz-copy-source-range", v)
+		}
+	}
+	f, err := os.Open(src.path)
+	if err != nil {
+		return errNoSuchKey(srcKey)
+	}
+	defer f.Close()
+	p, e := h.storePart(dir, n, &body{r: io.NewSectionReader(f, start, length), want: length, md5: md5.New()})
+	if e != nil {
+		return e
+	}
+	h.writeXML(w, http.StatusOK, struct {
+		XMLName      xml.Name `xml:"CopyPartResult"`
+		NS           string   `xml:"xmlns,attr"`
+		LastModified string
+		ETag         string
+	}{NS: xmlNS, LastModified: p.Modified.Format(isoFormat), ETag: quote(p.ETag)})
+	return nil
+}
+
+// storePart writes part n of the upload in dir from b, whole or not at
+// all (a temporary file renamed once b has passed its checks).
+func (h *Handler) storePart(dir string, n int, b *body) (part, *Error) {
 	f, err := os.CreateTemp(dir, ".kura-*")
 	if err != nil {
-		return h.internal(err)
+		return part{}, h.internal(err)
 	}
 	defer os.Remove(f.Name()) // a no-op once renamed
 	_, err = io.Copy(f, b)
@@ -113,24 +169,21 @@ func (h *Handler) uploadPart(w http.ResponseWriter, r *http.Request, rt route, p
 		err = cerr
 	}
 	if err != nil {
-		return asError(err, errIncompleteBody)
+		return part{}, asError(err, errIncompleteBody)
 	}
 	etag, e := b.finish()
 	if e != nil {
-		return e
+		return part{}, e
 	}
 	p := part{ETag: etag, Size: b.n, Modified: time.Now().UTC(), Checksums: b.checksumValues()}
 	doc, _ := json.Marshal(p)
 	if err := os.Rename(f.Name(), filepath.Join(dir, partName(n))); err != nil {
-		return h.internal(err)
+		return part{}, h.internal(err)
 	}
 	if err := writeFileAtomic(filepath.Join(dir, partName(n)+".json"), doc); err != nil {
-		return h.internal(err)
+		return part{}, h.internal(err)
 	}
-	w.Header().Set("ETag", quote(etag))
-	setChecksums(w, p.Checksums)
-	w.WriteHeader(http.StatusOK)
-	return nil
+	return p, nil
 }
 
 func readPart(dir string, n int) (part, bool) {

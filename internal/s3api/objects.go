@@ -271,19 +271,12 @@ func (h *Handler) deleteObject(w http.ResponseWriter, rt route) *Error {
 // copyObject copies the object x-amz-copy-source names, with its
 // metadata (x-amz-metadata-directive COPY) or the request's (REPLACE).
 func (h *Handler) copyObject(w http.ResponseWriter, r *http.Request, rt route) *Error {
-	srcBucket, srcKey, e := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
-	if e != nil {
-		return e
-	}
 	if _, e := h.file(rt.bucket, rt.key); e != nil {
 		return e
 	}
-	src, e := h.lookup(srcBucket, srcKey)
+	src, srcBucket, srcKey, e := h.copySource(r)
 	if e != nil {
 		return e
-	}
-	if conditions(r.Header, "X-Amz-Copy-Source-", src) != 0 {
-		return errPrecondition.with("Condition", "x-amz-copy-source-If-Match")
 	}
 	m := meta{Headers: src.meta.Headers, User: src.meta.User}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
@@ -313,6 +306,23 @@ func (h *Handler) copyObject(w http.ResponseWriter, r *http.Request, rt route) *
 		ETag         string
 	}{NS: xmlNS, LastModified: o.mod.UTC().Format(isoFormat), ETag: quote(o.meta.ETag)})
 	return nil
+}
+
+// copySource is the object x-amz-copy-source names, if the
+// x-amz-copy-source-if-* conditions hold.
+func (h *Handler) copySource(r *http.Request) (*object, string, string, *Error) {
+	bucket, key, e := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	if e != nil {
+		return nil, "", "", e
+	}
+	src, e := h.lookup(bucket, key)
+	if e != nil {
+		return nil, "", "", e
+	}
+	if conditions(r.Header, "X-Amz-Copy-Source-", src) != 0 {
+		return nil, "", "", errPrecondition.with("Condition", "x-amz-copy-source-If-Match")
+	}
+	return src, bucket, key, nil
 }
 
 // parseCopySource reads x-amz-copy-source: [/]BUCKET/KEY, URL-encoded,

@@ -25,6 +25,7 @@ const (
 	opDeleteObject      op = "DeleteObject"
 	opCreateMultipart   op = "CreateMultipartUpload"
 	opUploadPart        op = "UploadPart"
+	opUploadPartCopy    op = "UploadPartCopy"
 	opCompleteMultipart op = "CompleteMultipartUpload"
 	opAbortMultipart    op = "AbortMultipartUpload"
 	opListParts         op = "ListParts"

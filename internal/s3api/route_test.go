@@ -2,8 +2,13 @@ package s3api
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kura-db/kura/internal/objstore"
 )
 
 func TestParseRoute(t *testing.T) {
@@ -107,5 +112,59 @@ func TestList(t *testing.T) {
 	}
 	if l := list(keys, "a/", "", "", false, 0); len(l.contents) != 0 || l.truncated {
 		t.Fatalf("max-keys 0: %+v", l)
+	}
+}
+
+// docs/compatibility.md's "S3 API" table marks supported exactly the
+// operations this package routes.
+func TestCompatibilityPage(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/compatibility.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## S3 API\n")
+	if !ok {
+		t.Fatal("no S3 API section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	listed := map[op]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || strings.TrimSpace(cells[2]) != "supported" {
+			continue
+		}
+		for _, name := range strings.Split(cells[1], ",") {
+			listed[op(strings.TrimSpace(name))] = true
+		}
+	}
+	for o := range actions {
+		if !listed[o] {
+			t.Errorf("%s is routed but not marked supported", o)
+		}
+		delete(listed, o)
+	}
+	for o := range listed {
+		t.Errorf("%s is marked supported but not routed", o)
+	}
+}
+
+// A --s3-dir folder that does not exist yet has no buckets, and the first
+// CreateBucket makes it.
+func TestMissingRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "not-yet")
+	h := New(Config{Store: objstore.Dir{Root: root}})
+	for _, c := range []struct {
+		method, target string
+		status         int
+	}{{"GET", "/", 200}, {"PUT", "/first", 200}, {"HEAD", "/first", 200}} {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(c.method, "http://kura"+c.target, nil)
+		if c.target == "/" {
+			r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AK/20261201/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00")
+		}
+		h.ServeHTTP(w, r)
+		if w.Code != c.status {
+			t.Fatalf("%s %s: %d %s", c.method, c.target, w.Code, w.Body)
+		}
 	}
 }

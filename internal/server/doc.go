@@ -21,4 +21,8 @@
 // on Done; Shutdown then returns it without closing the failed store, and
 // cmd/kura exits non-zero. The health check (GET /) answers 503 while a
 // store reports a problem (storage.HealthReporter).
+//
+// The --metrics listener opens with the others, before the API server
+// exists; with --iam-file its scrapes are answered 503 until Start has
+// made the API server, which then authorizes each (api.Server.RequireAdmin).
 package server

@@ -259,7 +259,7 @@ func Start(cfg Config) (*Server, error) {
 		// The folder store is also served as S3 on this endpoint, signed
 		// with the same credentials and authorized by the same IAM
 		// policies (internal/s3api).
-		s3cfg := s3api.Config{Store: objstore.Dir{Root: cfg.S3Dir}, Auth: opts.Auth, Region: cmp.Or(cfg.Region, "us-east-1"), Logger: s.log}
+		s3cfg := s3api.Config{Store: objstore.Dir{Root: cfg.S3Dir}, Auth: opts.Auth, Region: cmp.Or(cfg.Region, "us-east-1"), Logger: s.log, LogRequests: cfg.LogRequests}
 		if opts.Authorize != nil {
 			s3cfg.IAM = opts.Authorize.IAM
 		}

@@ -2,8 +2,6 @@ package bulk
 
 import (
 	"cmp"
-	"crypto/rand"
-	"fmt"
 	"maps"
 	"reflect"
 	"strings"
@@ -107,9 +105,7 @@ type Operations struct {
 // ARN names a new bulk operation on table, started at `at`, shaped like
 // an import's.
 func ARN(region, account, table string, at time.Time) string {
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/bulk-operation/%014d-%x", region, account, table, at.UnixMilli(), r)
+	return jobs.NewARN(region, account, table, "bulk-operation", at)
 }
 
 // Start records rec, IN_PROGRESS, and runs it into t in the background.
@@ -126,11 +122,7 @@ func (o *Operations) Start(rec *Record, t Target) (*wire.BulkOperationDescriptio
 
 // record is the stored record of arn, or the error that names it missing.
 func (o *Operations) record(arn string) (*Record, error) {
-	r, ok := o.log.Get(arn)
-	if !ok {
-		return nil, ddberr.ResourceNotFound("Bulk operation not found: " + arn)
-	}
-	return r, nil
+	return o.log.Find(arn, func(arn string) error { return ddberr.ResourceNotFound("Bulk operation not found: " + arn) })
 }
 
 // Describe is DescribeBulkOperation's answer.

@@ -1,9 +1,7 @@
 package export
 
 import (
-	"crypto/rand"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -87,9 +85,7 @@ func Open(opts Options) (*Exports, error) {
 
 // ARN names a new export of table, started at `at`.
 func ARN(region, account, table string, at time.Time) string {
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/export/%014d-%x", region, account, table, at.UnixMilli(), r)
+	return jobs.NewARN(region, account, table, "export", at)
 }
 
 // ByToken is the export a request's ClientToken already started (nil:
@@ -130,9 +126,9 @@ func (x *Exports) Start(rec *Record, filter Filter) (*wire.ExportDescription, er
 
 // Describe is DescribeExport's answer, or ExportNotFoundException.
 func (x *Exports) Describe(arn string) (*wire.ExportDescription, error) {
-	r, ok := x.log.Get(arn)
-	if !ok {
-		return nil, ddberr.ExportNotFound("Export not found: " + arn)
+	r, err := x.log.Find(arn, func(arn string) error { return ddberr.ExportNotFound("Export not found: " + arn) })
+	if err != nil {
+		return nil, err
 	}
 	d := r.Desc
 	return &d, nil

@@ -1,8 +1,6 @@
 package imports
 
 import (
-	"crypto/rand"
-	"fmt"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -91,9 +89,7 @@ func Open(opts Options) (*Imports, error) {
 
 // ARN names a new import into table, started at `at`.
 func ARN(region, account, table string, at time.Time) string {
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/import/%014d-%x", region, account, table, at.UnixMilli(), r)
+	return jobs.NewARN(region, account, table, "import", at)
 }
 
 // ByToken is the import an earlier request with the same ClientToken
@@ -130,9 +126,9 @@ func (m *Imports) Start(rec *Record, t Target) (*wire.ImportTableDescription, er
 
 // Describe is DescribeImport's answer, or ImportNotFoundException.
 func (m *Imports) Describe(arn string) (*wire.ImportTableDescription, error) {
-	r, ok := m.log.Get(arn)
-	if !ok {
-		return nil, ddberr.ImportNotFound("Import not found: " + arn)
+	r, err := m.log.Find(arn, func(arn string) error { return ddberr.ImportNotFound("Import not found: " + arn) })
+	if err != nil {
+		return nil, err
 	}
 	d := r.Desc
 	return &d, nil

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -176,4 +177,23 @@ func ReadAll(store storage.Store, prefix []byte, fn func(v []byte) error) error 
 		}
 	}
 	return it.Err()
+}
+
+// Find is the record of arn, or notFound(arn) when there is none (each
+// kind of job names a missing one in its own words).
+func (l *Log[T, P]) Find(arn string, notFound func(arn string) error) (P, error) {
+	if r, ok := l.Get(arn); ok {
+		return r, nil
+	}
+	return nil, notFound(arn)
+}
+
+// NewARN names a new job of kind ("export", "import", "bulk-operation")
+// on table, started at `at`, as DynamoDB shapes them: the table's ARN,
+// "/<kind>/", the start in milliseconds (14 digits) and eight random hex
+// digits.
+func NewARN(region, account, table, kind string, at time.Time) string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/%s/%014d-%x", region, account, table, kind, at.UnixMilli(), r)
 }

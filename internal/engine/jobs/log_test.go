@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -180,5 +181,32 @@ func TestContextEndsAtClose(t *testing.T) {
 	case <-ctx.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("context not cancelled at close")
+	}
+}
+
+// TestNewARN: the table's ARN, the kind, 14 digits of milliseconds and
+// eight hex digits.
+func TestNewARN(t *testing.T) {
+	arn := jobs.NewARN("eu-west-1", "123456789012", "t", "export", time.UnixMilli(1700000000123))
+	if !regexp.MustCompile(`^arn:aws:dynamodb:eu-west-1:123456789012:table/t/export/01700000000123-[0-9a-f]{8}$`).MatchString(arn) {
+		t.Fatalf("NewARN = %q", arn)
+	}
+}
+
+// TestFind: a missing record is named by the caller's error.
+func TestFind(t *testing.T) {
+	var l log
+	if _, err := l.Load(memory.New(), "mtest/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Save(&rec{ARN: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	notFound := func(arn string) error { return errors.New("no " + arn) }
+	if r, err := l.Find("a", notFound); err != nil || r.ARN != "a" {
+		t.Fatalf("Find(a) = %+v %v", r, err)
+	}
+	if _, err := l.Find("b", notFound); err == nil || err.Error() != "no b" {
+		t.Fatalf("Find(b) = %v", err)
 	}
 }

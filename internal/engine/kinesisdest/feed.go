@@ -279,10 +279,20 @@ func (f *Feed) checkEnabling(ctx context.Context) {
 	}
 	f.mu.Unlock()
 	for _, d := range due {
-		status, ok := f.streamStatus(ctx, d.StreamARN)
-		if !ok {
+		if b := f.retry[d.ID]; b != nil && time.Now().Before(b.until) {
 			continue
 		}
+		status, ok := f.streamStatus(ctx, d.StreamARN)
+		if !ok {
+			b := f.retry[d.ID]
+			if b == nil {
+				b = new(backoff)
+				f.retry[d.ID] = b
+			}
+			b.fail()
+			continue
+		}
+		delete(f.retry, d.ID)
 		f.mu.Lock()
 		if cur := f.dests[d.ID]; cur == d { // not changed meanwhile
 			c := *d
@@ -308,7 +318,7 @@ func (f *Feed) streamStatus(ctx context.Context, arn string) (status string, ok 
 	got, found, err := f.cfg.Client.StreamARN(ctx, name)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			slog.Warn("kinesis destination: looking up its stream", "stream", arn, "error", err)
+			slog.Debug("kinesis destination: looking up its stream; retrying", "stream", arn, "error", err)
 		}
 		return "", false
 	}
