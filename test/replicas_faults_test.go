@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
@@ -64,6 +67,11 @@ func TestGlobalTableFaultControls(t *testing.T) {
 		t.Fatalf("after resume: %q", got)
 	}
 
+	// The replicated write is in eu-west-1's stream as an ordinary INSERT.
+	if !inStream(t, k, west, "eu-west-1", "Faults", "INSERT", "paused") {
+		t.Fatal("the replicated write is not in eu-west-1's stream")
+	}
+
 	// A delay: the write arrives no sooner than 400 ms after it was made.
 	backlog(t, k, "/admin/replication/delay?from=us-east-1&to=eu-west-1&by=400ms")
 	start := time.Now()
@@ -95,4 +103,27 @@ func TestGlobalTableFaultControls(t *testing.T) {
 		t.Fatalf("an unknown region: %v %v", err, resp)
 	}
 	resp.Body.Close()
+}
+
+// inStream reports whether region's stream of table has a record of event
+// for the item pk, read with a Streams client for that region.
+func inStream(t *testing.T, k *kura, c *dynamodb.Client, region, table, event, pk string) bool {
+	t.Helper()
+	d, err := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := dynamodbstreams.New(dynamodbstreams.Options{Region: region, BaseEndpoint: aws.String(k.endpoint),
+		Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", ""), Retryer: aws.NopRetryer{}, HTTPClient: keyHTTP})
+	arn := aws.ToString(d.Table.LatestStreamArn)
+	_, all := shards(t, sc, arn)
+	for _, sh := range all {
+		recs, _ := drain(t, sc, iter(t, sc, arn, aws.ToString(sh.ShardId), st.ShardIteratorTypeTrimHorizon, nil))
+		for _, r := range recs {
+			if s, ok := r.Dynamodb.Keys["pk"].(*st.AttributeValueMemberS); ok && s.Value == pk && string(r.EventName) == event && aws.ToString(r.AwsRegion) == region {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -54,7 +54,9 @@ func (g *Group) tableDeleted(table, region string) {
 	member := t != nil && t.replica(region) != nil
 	g.mu.Unlock()
 	if member {
+		g.wg.Add(1)
 		go func() {
+			defer g.wg.Done()
 			if err := g.finishDelete(table, region, false); err != nil {
 				g.cfg.Logger.Warn("replication: removing a deleted table's replica", "table", table, "region", region, "err", err)
 			}
