@@ -26,14 +26,16 @@ func (e *Engine) openKinesis(store storage.Store) error {
 }
 
 // kinesisTable looks up the table of a destination operation: one still
-// being created, or already deleted, is not found.
+// being created, or already gone, is not found; a DELETING one is found
+// (DynamoDB answers these operations until the table is gone,
+// DDB-TABLE-236).
 func (e *Engine) kinesisTable(name *string) (kinesisdest.TableRef, error) {
 	n := cpDeref(name)
 	t, ok := e.lookupTable(n)
 	if !ok || t.Status == StatusCreating {
 		return kinesisdest.TableRef{}, tableNotFound(n)
 	}
-	return kinesisdest.TableRef{ID: t.ID, Name: t.Name, UUID: cpDeref(t.Desc.TableId)}, nil
+	return kinesisdest.TableRef{ID: t.ID, Name: t.Name, UUID: cpDeref(t.Desc.TableId), Deleting: t.Status == StatusDeleting}, nil
 }
 
 // EnableKinesisStreamingDestination starts putting the table's changes to

@@ -53,7 +53,7 @@ type dest struct {
 	Pending   string    `json:"pending,omitempty"`   // the precision an UPDATING destination moves to
 	Reason    string    `json:"reason,omitempty"`    // DestinationStatusDescription
 	Due       time.Time `json:"due"`                 // when a transitional state ends
-	Removed   bool      `json:"removed,omitempty"`   // its table was deleted: no longer described
+	Removed   bool      `json:"removed,omitempty"`   // its table was deleted: nothing more is captured
 }
 
 // live reports whether changes of the table are captured for d.
@@ -137,6 +137,9 @@ type TableRef struct {
 	ID   uint64
 	Name string
 	UUID string // the TableId DynamoDB reports
+	// Deleting: the table is DELETING (DeleteTable was answered, the table
+	// is not gone yet).
+	Deleting bool
 }
 
 // Enable is EnableKinesisStreamingDestination once the table is known:
@@ -147,10 +150,19 @@ type TableRef struct {
 func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	refused := ddberr.Validation(notValid + "EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation.")
+	if t.Deleting {
+		// DynamoDB refuses it with this text while the table is DELETING,
+		// for its destination's stream and for another (DDB-TABLE-236);
+		// that table had an ACTIVE destination, one without was not
+		// recorded: refused alike rather than a destination of a table
+		// about to go.
+		return nil, refused
+	}
 	var same *dest
 	for _, d := range f.tableDests(t.ID) {
 		if d.Status != Disabled && d.Status != EnableFailed {
-			return nil, ddberr.Validation(notValid + "EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation.")
+			return nil, refused
 		}
 		if d.StreamARN == streamARN {
 			same = d
@@ -261,17 +273,24 @@ func (f *Feed) Describe(t TableRef) *wire.DescribeKinesisStreamingDestinationOut
 	return out
 }
 
-// DropTable forgets the destinations of a deleted table. What its outbox
-// holds is still delivered: those changes were acknowledged.
+// DropTable stops capturing the changes of a deleted table. Its
+// destinations keep their states: while the table is DELETING DynamoDB
+// still describes them, the ACTIVE one as ACTIVE, and takes an Update of
+// it (DDB-TABLE-236, measured against DynamoDB: Describe answered 200 with
+// the entry ACTIVE, UpdateKinesisStreamingDestination 200, and the entry
+// UPDATING after that Update; nothing recorded shows the deletion itself
+// moving it). Once the table is gone it is not found, and a table created
+// again under its name has another ID, so no destination of its own. What
+// the outbox holds is still delivered: those changes were acknowledged.
 func (f *Feed) DropTable(tableID uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.tableDests(tableID) {
+		if d.Removed {
+			continue
+		}
 		c := *d
 		c.Removed = true
-		if c.live() {
-			c.Status = Disabled
-		}
 		if err := f.replace(&c); err != nil {
 			return err
 		}
@@ -279,11 +298,11 @@ func (f *Feed) DropTable(tableID uint64) error {
 	return nil
 }
 
-// tableDests is the table's described destinations. The caller holds mu.
+// tableDests is the table's destinations. The caller holds mu.
 func (f *Feed) tableDests(tableID uint64) []*dest {
 	var out []*dest
 	for _, d := range f.dests {
-		if d.TableID == tableID && !d.Removed {
+		if d.TableID == tableID {
 			out = append(out, d)
 		}
 	}

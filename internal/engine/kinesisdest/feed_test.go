@@ -191,3 +191,69 @@ func waitState(t *testing.T, f *Feed, ref TableRef, state string) wire.KinesisDa
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestFeedDeletingTable: while its table is DELETING a destination is
+// described as it was and answers the operations as DynamoDB's does
+// (ack-api-quirks DDB-TABLE-236): Enable is refused, Update is accepted;
+// nothing more is captured, and what was captured is still delivered.
+func TestFeedDeletingTable(t *testing.T) {
+	store := memory.New()
+	k := &streams{arns: map[string]string{"s1": testARN}, got: map[string][][]byte{}}
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	f, err := Open(store, Config{Client: k, Clock: func() time.Time { return time.Unix(0, now.Load()) }, Poll: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ref := TableRef{ID: 1, Name: "T", UUID: "u"}
+	if _, err := f.Enable(ref, testARN, ""); err != nil {
+		t.Fatal(err)
+	}
+	now.Add(int64(enablingFor))
+	waitState(t, f, ref, Active)
+	k.down.Store(true) // the change waits in the outbox across the deletion
+	txn, err := store.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S}}
+	c := change.Change{Table: tbl, New: attr.Item{"pk": sv("a")}}
+	if err := f.Stage(txn, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(storage.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Committed(c)
+
+	if err := f.DropTable(ref.ID); err != nil {
+		t.Fatal(err)
+	}
+	ref.Deleting = true
+	if ds := f.Describe(ref).KinesisDataStreamDestinations; len(ds) != 1 || ds[0].DestinationStatus != Active {
+		t.Fatalf("DELETING table's destinations %+v, want its ACTIVE one", ds)
+	}
+	if (*f.byTable.Load())[1] != nil {
+		t.Fatal("a deleted table's destination still captures changes")
+	}
+	other := "arn:aws:kinesis:us-east-1:000000000000:stream/s2"
+	for _, arn := range []string{testARN, other} {
+		if _, err := f.Enable(ref, arn, ""); err == nil || err.Error() != "ValidationException: "+notValid+"EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation." {
+			t.Fatalf("Enable %s on a DELETING table: %v", arn, err)
+		}
+	}
+	if out, err := f.Update(ref, testARN, "MICROSECOND"); err != nil || out.DestinationStatus != Updating {
+		t.Fatalf("Update on a DELETING table: %v %+v", err, out)
+	}
+	waitState(t, f, ref, Updating)
+
+	k.down.Store(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(k.records("s1")) < 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(k.records("s1")); n != 1 {
+		t.Fatalf("%d records delivered after the deletion, want the one captured before", n)
+	}
+}
