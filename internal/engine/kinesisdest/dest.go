@@ -65,12 +65,23 @@ func (d *dest) live() bool {
 	return false
 }
 
-// precision is the precision the records of d carry.
-func (d *dest) precision() string {
-	if d.Precision == "" {
+// precision is the precision the records of d carry for a change made at
+// now. While UPDATING they keep the old one: DynamoDB documents none for
+// that window (the API reference and developer guide say only that the
+// precision can be changed; ack-api-quirks DDB-TABLE-300 measured the
+// states, not the records), and each record names its precision in
+// ApproximateCreationDateTimePrecision, so a consumer reads either right.
+// The new one applies from the instant UPDATING ends by the clock, not
+// from when the forwarder next looks.
+func (d *dest) precision(now time.Time) string {
+	p := d.Precision
+	if d.Status == Updating && !now.Before(d.Due) {
+		p = d.Pending
+	}
+	if p == "" {
 		return "MILLISECOND"
 	}
-	return d.Precision
+	return p
 }
 
 func destKey(id uint64) []byte { return binary.BigEndian.AppendUint64([]byte(destPrefix), id) }
@@ -227,7 +238,7 @@ func (f *Feed) Update(t TableRef, streamARN, precision string) (*wire.UpdateKine
 		return nil, ddberr.Validation(notValid + "Kinesis streaming is not in ACTIVE state. Updates are only allowed in ACTIVE state. TableName: " + t.Name)
 	case precision == "":
 		return nil, ddberr.Validation("Streaming destination cannot be updated with given parameters: UpdateKinesisStreamingConfiguration cannot be null or contain only null values")
-	case precision == d.precision():
+	case precision == d.precision(f.cfg.Clock()):
 		return nil, ddberr.Validation("Invalid Request: Precision is already set to the desired value of " + precision + " for tableId: " + t.UUID + ", kdsArn: " + streamARN)
 	}
 	c := *d

@@ -257,3 +257,80 @@ func TestFeedDeletingTable(t *testing.T) {
 		t.Fatalf("%d records delivered after the deletion, want the one captured before", n)
 	}
 }
+
+// TestFeedPrecisionWhileUpdating: DynamoDB documents no precision for the
+// records of changes made while a precision update is UPDATING; Kura's keep
+// the old one until UPDATING ends, by the table's clock, and every record
+// names the precision its ApproximateCreationDateTime is in.
+func TestFeedPrecisionWhileUpdating(t *testing.T) {
+	store := memory.New()
+	k := &streams{arns: map[string]string{"s1": testARN}, got: map[string][][]byte{}}
+	var now atomic.Int64
+	now.Store(time.Date(2026, 1, 2, 3, 4, 5, 678901000, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	f, err := Open(store, Config{Client: k, Clock: clock, Poll: time.Hour}) // states move on when Described or woken
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ref := TableRef{ID: 1, Name: "T", UUID: "u"}
+	if _, err := f.Enable(ref, testARN, ""); err != nil {
+		t.Fatal(err)
+	}
+	now.Add(int64(enablingFor))
+	waitState(t, f, ref, Active)
+	if _, err := f.Update(ref, testARN, "MICROSECOND"); err != nil {
+		t.Fatal(err)
+	}
+	tbl := &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S}}
+	write := func(pk string) {
+		t.Helper()
+		txn, err := store.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := change.Change{Table: tbl, New: attr.Item{"pk": sv(pk)}}
+		if err := f.Stage(txn, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(storage.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		f.Committed(c)
+	}
+	write("during")
+	now.Add(int64(updatingFor))
+	write("after") // UPDATING has ended by the clock, whether or not the forwarder has looked yet
+	deadline := time.Now().Add(5 * time.Second)
+	for len(k.records("s1")) < 2 && time.Now().Before(deadline) {
+		f.wake()
+		time.Sleep(5 * time.Millisecond)
+	}
+	want := map[string]struct {
+		precision string
+		at        int64
+	}{
+		"during": {"MILLISECOND", clock().Add(-updatingFor).UnixMilli()},
+		"after":  {"MICROSECOND", clock().UnixMicro()},
+	}
+	recs := k.records("s1")
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	for _, b := range recs {
+		var r struct {
+			Dynamodb struct {
+				Keys                                 map[string]map[string]string
+				ApproximateCreationDateTime          int64
+				ApproximateCreationDateTimePrecision string
+			} `json:"dynamodb"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		pk := r.Dynamodb.Keys["pk"]["S"]
+		if w := want[pk]; r.Dynamodb.ApproximateCreationDateTimePrecision != w.precision || r.Dynamodb.ApproximateCreationDateTime != w.at {
+			t.Errorf("record of %q: %d in %s, want %d in %s", pk, r.Dynamodb.ApproximateCreationDateTime, r.Dynamodb.ApproximateCreationDateTimePrecision, w.at, w.precision)
+		}
+	}
+}
