@@ -202,20 +202,25 @@ func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKine
 }
 
 // Disable is DisableKinesisStreamingDestination: an ACTIVE destination
-// becomes DISABLING (and DISABLED shortly after); in any other state, or
-// for a stream the table never had, DynamoDB answers the same
+// becomes DISABLING (and DISABLED shortly after); a DISABLING one is
+// answered DISABLING again, unchanged (DDB-TABLE-301: DynamoDB answered a
+// second Disable during DISABLING with 200 DISABLING); in any other state,
+// or for a stream the table never had, DynamoDB answers the same
 // ValidationException (DDB-TABLE-302).
 func (f *Feed) Disable(t TableRef, streamARN string) (*wire.DisableKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := f.find(t.ID, streamARN)
-	if d == nil || d.Status != Active {
+	switch {
+	case d != nil && d.Status == Active:
+		c := *d
+		c.Status, c.Due = Disabling, f.cfg.Clock().Add(disablingFor)
+		if err := f.replace(&c); err != nil {
+			return nil, err
+		}
+	case d != nil && d.Status == Disabling && f.cfg.Clock().Before(d.Due):
+	default:
 		return nil, ddberr.Validation(notValid + "KinesisStreamingDestination must be ACTIVE to perform DISABLE operation.")
-	}
-	c := *d
-	c.Status, c.Due = Disabling, f.cfg.Clock().Add(disablingFor)
-	if err := f.replace(&c); err != nil {
-		return nil, err
 	}
 	return &wire.DisableKinesisStreamingDestinationOutput{
 		TableName:         &t.Name,

@@ -172,8 +172,16 @@ func TestFeedEnableFailedAndDisable(t *testing.T) {
 	if (*f.byTable.Load())[1] != nil {
 		t.Fatal("a DISABLING destination still captures changes")
 	}
+	// A second Disable while DISABLING is answered DISABLING, as DynamoDB's
+	// (ack-api-quirks DDB-TABLE-301); once DISABLED it is refused.
+	if out, err := f.Disable(ref, testARN); err != nil || out.DestinationStatus != Disabling {
+		t.Fatalf("Disable while DISABLING: %v %+v", err, out)
+	}
 	now.Add(int64(disablingFor))
 	waitState(t, f, ref, Disabled)
+	if _, err := f.Disable(ref, testARN); err == nil {
+		t.Fatal("Disable of a DISABLED destination accepted")
+	}
 }
 
 // waitState waits until the table's newest destination is in state.
