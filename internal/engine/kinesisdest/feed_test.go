@@ -209,31 +209,9 @@ func TestFeedDeletingTable(t *testing.T) {
 	k := &streams{arns: map[string]string{"s1": testARN}, got: map[string][][]byte{}}
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
-	f, err := Open(store, Config{Client: k, Clock: func() time.Time { return time.Unix(0, now.Load()) }, Poll: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ref := TableRef{ID: 1, Name: "T", UUID: "u"}
-	if _, err := f.Enable(ref, testARN, ""); err != nil {
-		t.Fatal(err)
-	}
-	now.Add(int64(enablingFor))
-	waitState(t, f, ref, Active)
+	f, ref := openActive(t, store, k, &now, 5*time.Millisecond)
 	k.down.Store(true) // the change waits in the outbox across the deletion
-	txn, err := store.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl := &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S}}
-	c := change.Change{Table: tbl, New: attr.Item{"pk": sv("a")}}
-	if err := f.Stage(txn, c); err != nil {
-		t.Fatal(err)
-	}
-	if err := txn.Commit(storage.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Committed(c)
+	stageInsert(t, store, f, "a")
 
 	if err := f.DropTable(ref.ID); err != nil {
 		t.Fatal(err)
@@ -276,39 +254,13 @@ func TestFeedPrecisionWhileUpdating(t *testing.T) {
 	var now atomic.Int64
 	now.Store(time.Date(2026, 1, 2, 3, 4, 5, 678901000, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
-	f, err := Open(store, Config{Client: k, Clock: clock, Poll: time.Hour}) // states move on when Described or woken
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ref := TableRef{ID: 1, Name: "T", UUID: "u"}
-	if _, err := f.Enable(ref, testARN, ""); err != nil {
-		t.Fatal(err)
-	}
-	now.Add(int64(enablingFor))
-	waitState(t, f, ref, Active)
+	f, ref := openActive(t, store, k, &now, time.Hour) // states move on when Described or woken
 	if _, err := f.Update(ref, testARN, "MICROSECOND"); err != nil {
 		t.Fatal(err)
 	}
-	tbl := &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S}}
-	write := func(pk string) {
-		t.Helper()
-		txn, err := store.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := change.Change{Table: tbl, New: attr.Item{"pk": sv(pk)}}
-		if err := f.Stage(txn, c); err != nil {
-			t.Fatal(err)
-		}
-		if err := txn.Commit(storage.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		f.Committed(c)
-	}
-	write("during")
+	stageInsert(t, store, f, "during")
 	now.Add(int64(updatingFor))
-	write("after") // UPDATING has ended by the clock, whether or not the forwarder has looked yet
+	stageInsert(t, store, f, "after") // UPDATING has ended by the clock, whether or not the forwarder has looked yet
 	deadline := time.Now().Add(5 * time.Second)
 	for len(k.records("s1")) < 2 && time.Now().Before(deadline) {
 		f.wake()
@@ -341,4 +293,41 @@ func TestFeedPrecisionWhileUpdating(t *testing.T) {
 			t.Errorf("record of %q: %d in %s, want %d in %s", pk, r.Dynamodb.ApproximateCreationDateTime, r.Dynamodb.ApproximateCreationDateTimePrecision, w.at, w.precision)
 		}
 	}
+}
+
+// openActive opens a Feed on store whose clock is now, with table T (ID 1)
+// given an ACTIVE destination of testARN.
+func openActive(t *testing.T, store storage.Store, k *streams, now *atomic.Int64, poll time.Duration) (*Feed, TableRef) {
+	t.Helper()
+	f, err := Open(store, Config{Client: k, Clock: func() time.Time { return time.Unix(0, now.Load()) }, Poll: poll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	ref := TableRef{ID: 1, Name: "T", UUID: "u"}
+	if _, err := f.Enable(ref, testARN, ""); err != nil {
+		t.Fatal(err)
+	}
+	now.Add(int64(enablingFor))
+	waitState(t, f, ref, Active)
+	return f, ref
+}
+
+// stageInsert commits the insert of item pk into table T (ID 1) as the
+// engine does: staged in the item's transaction, then Committed.
+func stageInsert(t *testing.T, store storage.Store, f *Feed, pk string) {
+	t.Helper()
+	txn, err := store.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S}}
+	c := change.Change{Table: tbl, New: attr.Item{"pk": sv(pk)}}
+	if err := f.Stage(txn, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(storage.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Committed(c)
 }
