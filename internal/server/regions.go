@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -96,7 +97,13 @@ func (s *Server) startReplication(engines map[string]*engine.Engine) error {
 	if err != nil {
 		return fmt.Errorf("opening the replication store: %w", err)
 	}
-	g, err := replication.Open(replication.Config{Store: store, Regions: engines, Logger: s.log})
+	rc := replication.Config{Store: store, Regions: engines, Logger: s.log}
+	if cfg.Admin {
+		// Each region's --admin clock, which /admin/clock/advance moves:
+		// replication delays are timed on it.
+		rc.Now = func(region string) time.Time { return s.adminClock(s.regionKey(region)).Now() }
+	}
+	g, err := replication.Open(rc)
 	if err != nil {
 		store.Close()
 		return fmt.Errorf("opening the global tables: %w", err)
