@@ -285,3 +285,36 @@ func TestDeletesReplicate(t *testing.T) {
 	r.waitFor("the TTL deletion in eu-west-1", func() bool { return r.get(west, "expired") == "" })
 	r.settled()
 }
+
+// A delay between two regions is timed on the clock of the region the
+// write was made in: the write stays queued until that clock has moved
+// past the delay, whatever the destination's clock says.
+//
+// Seen failing with applyQueue timing the delay on the destination's
+// clock (the write went through when eu-west-1's clock moved).
+func TestDelayTimedOnOriginClock(t *testing.T) {
+	r := newRig(t)
+	r.globalTable()
+	r.g.SetDelay(east, west, time.Hour)
+	r.put(east, "late", 1)
+	r.waitFor("the write queued for eu-west-1", func() bool { return r.backlog(west) == 1 })
+	stillQueued := func(when string) {
+		t.Helper()
+		for range 20 {
+			if got := r.get(west, "late"); got != "" || r.backlog(west) != 1 {
+				t.Fatalf("%s: replicated before the delay passed (%q)", when, got)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	r.clocks[east].set(t0.Add(59 * time.Minute))
+	stillQueued("59 minutes on")
+	r.clocks[west].set(t0.Add(2 * time.Hour))
+	stillQueued("eu-west-1's clock moved")
+	r.clocks[east].set(t0.Add(time.Hour))
+	r.waitFor("the write once the delay passed", func() bool { return r.get(west, "late") == "1" })
+
+	r.g.SetDelay(east, west, 0)
+	r.put(east, "at-once", 1)
+	r.waitFor("a write without a delay", func() bool { return r.get(west, "at-once") == "1" })
+}
