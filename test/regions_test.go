@@ -99,12 +99,14 @@ func TestRegionsPerKey(t *testing.T) {
 	// first (the table exists, the region is not its own).
 	east := keyClient(k, "AKID", "us-east-1")
 	streamTable(t, east, "PerKeyGlobal")
-	_, err = addReplica(east, "Missing", "eu-west-1")
-	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Table: Missing not found")
-	_, err = addReplica(east, "PerKeyGlobal", "us-east-1")
-	wantAPIError(t, err, "ValidationException", "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required.")
-	_, err = addReplica(east, "PerKeyGlobal", "eu-west-1")
-	wantAPIError(t, err, "ValidationException", "ReplicaUpdates are not supported with --shared-db=false: Kura's global tables need the regions' shared databases (--shared-db), and here each access key has a database of its own in each region")
+	for _, c := range []struct{ table, region, typ, msg string }{
+		{"Missing", "eu-west-1", "ResourceNotFoundException", "Requested resource not found: Table: Missing not found"},
+		{"PerKeyGlobal", "us-east-1", "ValidationException", "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required."},
+		{"PerKeyGlobal", "eu-west-1", "ValidationException", "ReplicaUpdates are not supported with --shared-db=false: Kura's global tables need the regions' shared databases (--shared-db), and here each access key has a database of its own in each region"},
+	} {
+		_, err = addReplica(east, c.table, c.region)
+		wantAPIError(t, err, c.typ, c.msg)
+	}
 }
 
 // --region must be one of --regions.

@@ -3,7 +3,6 @@ package replication
 import (
 	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,23 +21,15 @@ const east, west = "us-east-1", "eu-west-1"
 
 var bg = context.Background()
 
-// clock is a region's clock, set by the test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// clock is a region's clock, which the test moves forward to a time.
+type clock struct{ engine.AdminClock }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *clock) set(t time.Time) { c.Advance(t.Sub(c.Now())) }
 
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+// fixedClock is the time the clocks start at.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 // rig is two regions' engines, their clocks and the replication store; a
 // Group is opened on them with open (and reopened after a Close).
@@ -55,7 +46,7 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func newRig(t *testing.T) *rig {
 	r := &rig{t: t, store: memory.New(), engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
 	for _, name := range []string{east, west} {
-		c := &clock{t: t0}
+		c := &clock{engine.AdminClock{Base: fixedClock(t0)}}
 		e, err := engine.Open(memory.New(), engine.Config{Region: name, Clock: c, TTLInterval: -1})
 		if err != nil {
 			t.Fatal(err)
