@@ -72,14 +72,21 @@ func TestGlobalTableFaultControls(t *testing.T) {
 		t.Fatal("the replicated write is not in eu-west-1's stream")
 	}
 
-	// A delay: the write arrives no sooner than 400 ms after it was made.
-	backlog(t, k, "/admin/replication/delay?from=us-east-1&to=eu-west-1&by=400ms")
-	start := time.Now()
+	// A delay, timed on the clock of the region the write was made in (the
+	// home region's, which an unsigned /admin/clock/advance moves): the
+	// write waits in the backlog until that clock has moved past it.
+	backlog(t, k, "/admin/replication/delay?from=us-east-1&to=eu-west-1&by=1h")
 	put("delayed", "2")
-	eventually(t, "the delayed write", func() bool { return getN(t, west, "Faults", "delayed") == "2" })
-	if took := time.Since(start); took < 400*time.Millisecond {
-		t.Fatalf("a 400 ms delay took %v", took)
+	eventually(t, "the delayed write in eu-west-1's backlog", func() bool { return backlog(t, k, "/admin/replication/status")["eu-west-1"] == 1 })
+	k.admin(t, "/admin/clock/advance?by=59m")
+	for i := 0; i < 10; i++ { // the worker polls every 10 ms: give it rounds to get it wrong
+		if got := getN(t, west, "Faults", "delayed"); got != "" || backlog(t, k, "/admin/replication/status")["eu-west-1"] != 1 {
+			t.Fatalf("replicated before the 1h delay had passed: %q", got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
+	k.admin(t, "/admin/clock/advance?by=1m")
+	eventually(t, "the delayed write once the delay passed", func() bool { return getN(t, west, "Faults", "delayed") == "2" })
 	backlog(t, k, "/admin/replication/delay?from=us-east-1&to=eu-west-1&by=0s")
 
 	// Unavailable: eu-west-1 answers ServiceUnavailable (HTTP 503) while

@@ -38,6 +38,10 @@ type Config struct {
 	// DeleteDelay is how long a deleted table stays DELETING.
 	DeleteDelay time.Duration
 	Clock       Clock
+	// NoGlobalTables, when set, is the reason UpdateTable's ReplicaUpdates
+	// are refused with (empty: the engine serves a single region), for a
+	// server whose regions cannot replicate to one another.
+	NoGlobalTables string
 	// StreamShardPeriod is how long a stream shard stays open before it
 	// rolls over to a child shard (default 4h, as DynamoDB).
 	StreamShardPeriod time.Duration

@@ -596,6 +596,9 @@ func (e *Engine) replicaUpdatesFault(ups []wire.ReplicationGroupUpdate) *ddberr.
 			return ddberr.Validation("Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required.")
 		}
 	}
+	if len(ups) > 0 && e.cfg.NoGlobalTables != "" {
+		return ddberr.Validation(e.cfg.NoGlobalTables)
+	}
 	if len(ups) > 0 {
 		return ddberr.Validation("ReplicaUpdates are not supported: Kura serves a single region (" + e.cfg.Region + ") and has no global tables")
 	}

@@ -30,10 +30,12 @@ func (g *Group) applyQueue(ctx context.Context, w *worker) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now := g.cfg.Now()
 	n := 0
 	for _, q := range batch {
-		if d := g.faults.delayOf(q.e.Stamp.Origin, w.region); d > 0 && now.Before(time.Unix(0, q.e.Enqueued).Add(d)) {
+		// A delay is timed on the clock of the region the write was made in,
+		// as its Enqueued time is.
+		from := q.e.Stamp.Origin
+		if d := g.faults.delayOf(from, w.region); d > 0 && g.cfg.Now(from).Before(time.Unix(0, q.e.Enqueued).Add(d)) {
 			break // in order: what follows is younger
 		}
 		if err := g.applyOne(ctx, w, q); err != nil {

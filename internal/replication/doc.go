@@ -17,7 +17,9 @@
 // last-writer-wins on the stamp (ties broken by region name), so two
 // regions that wrote one item concurrently converge on the same item.
 // Writes the worker applied are recognised in the stream they reappear in
-// (markers) and not sent back.
+// (markers) and not sent back. Stamps and replication delays read the
+// clock of the region a write was made in (Config.Now; the server's
+// --admin clocks), so a test moves time instead of waiting.
 //
 // State: the catalogue of global tables, each reader's stream position,
 // the outbox, the markers and each item's last stamp per region live in a

@@ -18,9 +18,12 @@ type Config struct {
 	Store storage.Store
 	// Regions are the engines of the regions, by name.
 	Regions map[string]*engine.Engine
-	// Now is the clock that stamps writes and times replication delays
-	// (nil: time.Now).
-	Now func() time.Time
+	// Now is each region's clock (nil: time.Now for every region). A
+	// write's stamp and the time it was queued are read on the clock of the
+	// region it was made in, and a replication delay is timed on that
+	// clock too, so a test that advances the region's clock (the server's
+	// --admin clock) sees the delay pass without waiting.
+	Now func(region string) time.Time
 	// Poll is how often an idle worker looks for new stream records and
 	// queued writes (0: 10 ms).
 	Poll   time.Duration
@@ -49,7 +52,7 @@ type workerKey struct{ table, region string }
 // replica, resuming backfills and deletions a stop interrupted.
 func Open(cfg Config) (*Group, error) {
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = func(string) time.Time { return time.Now() }
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 10 * time.Millisecond

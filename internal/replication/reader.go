@@ -148,11 +148,11 @@ func (g *Group) process(w *worker, pos *position, shard string, rec *sw.Record) 
 			// item and writing it, and was overwritten: put it back (the
 			// record's old image is that write). A later stamp of another
 			// region is a write queued after this one, applied next.
-			if _, err := g.enqueue(txn, w.table, w.region, entry{Key: r.Keys, Image: r.OldImage, Stamp: cur, Enqueued: g.cfg.Now().UnixNano()}); err != nil {
+			if _, err := g.enqueue(txn, w.table, w.region, entry{Key: r.Keys, Image: r.OldImage, Stamp: cur, Enqueued: g.cfg.Now(w.region).UnixNano()}); err != nil {
 				return err
 			}
 		}
-	} else if err := g.local(txn, w, r.Keys, img, g.writeTime(r), cur, hasCur, len(marks) > 0); err != nil {
+	} else if err := g.local(txn, w, r.Keys, img, g.writeTime(w.region, r), cur, hasCur, len(marks) > 0); err != nil {
 		return err
 	}
 	if seq := r.SequenceNumber; seq != nil {
@@ -182,7 +182,7 @@ func (g *Group) local(txn storage.Txn, w *worker, keys, img attr.Item, at time.T
 	g.mu.Lock()
 	targets := g.targets(w.table, w.region)
 	g.mu.Unlock()
-	now := g.cfg.Now().UnixNano()
+	now := g.cfg.Now(w.region).UnixNano()
 	for _, t := range targets {
 		if _, err := g.enqueue(txn, w.table, t, entry{Key: keys, Image: img, Stamp: st, Enqueued: now}); err != nil {
 			return err
@@ -191,11 +191,11 @@ func (g *Group) local(txn storage.Txn, w *worker, keys, img attr.Item, at time.T
 	return nil
 }
 
-// writeTime bounds when a record's write happened from above: its
+// writeTime bounds when a record's write in region happened from above: its
 // ApproximateCreationDateTime is the write's second, and the write came
 // before this read.
-func (g *Group) writeTime(r *sw.StreamRecord) time.Time {
-	now := g.cfg.Now()
+func (g *Group) writeTime(region string, r *sw.StreamRecord) time.Time {
+	now := g.cfg.Now(region)
 	if r.ApproximateCreationDateTime == nil {
 		return now
 	}

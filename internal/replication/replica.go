@@ -216,7 +216,7 @@ func replicaTable(d *wire.TableDescription, a *wire.CreateReplicationGroupMember
 // before the copy began: any write the source's reader sends is later,
 // and wins. g.mu is held.
 func (g *Group) goBackfill(table, target, source string) {
-	at := g.cfg.Now().Add(-time.Nanosecond).UnixNano()
+	at := g.cfg.Now(source).Add(-time.Nanosecond).UnixNano()
 	g.setProgress(table, target, 0)
 	g.wg.Add(1)
 	go func() {
@@ -293,7 +293,7 @@ func (g *Group) enqueueCopies(table, target, source string, schema []wire.KeySch
 	}
 	defer txn.Rollback()
 	var last uint64
-	now := g.cfg.Now().UnixNano()
+	now := g.cfg.Now(source).UnixNano()
 	for _, it := range items {
 		k := attr.Item{}
 		for _, e := range schema {

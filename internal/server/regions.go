@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -80,6 +81,11 @@ func unknownRegion(region string) error { return auth.UnknownRegion(region) }
 // serve a region (ddberr.ServiceUnavailable).
 func regionOutage() error { return ddberr.ServiceUnavailable() }
 
+// msgNoGlobalTablesPerKey refuses ReplicaUpdates with several regions and
+// a database per access key and region (--shared-db=false): replication
+// runs between the regions' shared databases only. Kura's own text.
+const msgNoGlobalTablesPerKey = "ReplicaUpdates are not supported with --shared-db=false: Kura's global tables need the regions' shared databases (--shared-db), and here each access key has a database of its own in each region"
+
 // replicationKey names the store of the global tables' replication state
 // (internal/replication) of a shared server with several regions: the
 // folder "_replication" beside the regions' (no region's folder has a
@@ -96,7 +102,13 @@ func (s *Server) startReplication(engines map[string]*engine.Engine) error {
 	if err != nil {
 		return fmt.Errorf("opening the replication store: %w", err)
 	}
-	g, err := replication.Open(replication.Config{Store: store, Regions: engines, Logger: s.log})
+	rc := replication.Config{Store: store, Regions: engines, Logger: s.log}
+	if cfg.Admin {
+		// Each region's --admin clock, which /admin/clock/advance moves:
+		// replication delays are timed on it.
+		rc.Now = func(region string) time.Time { return s.adminClock(s.regionKey(region)).Now() }
+	}
+	g, err := replication.Open(rc)
 	if err != nil {
 		store.Close()
 		return fmt.Errorf("opening the global tables: %w", err)

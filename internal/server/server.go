@@ -502,6 +502,9 @@ func engineConfig(cfg Config, objects objstore.Store, kinesis kinesisdest.Client
 	if cfg.Admin {
 		ec.Clock = &engine.AdminClock{} // /admin/clock/advance moves it forward
 	}
+	if cfg.PerCredential && len(cfg.Regions) > 1 {
+		ec.NoGlobalTables = msgNoGlobalTablesPerKey
+	}
 	return ec
 }
 
