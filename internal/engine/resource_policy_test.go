@@ -12,13 +12,11 @@ import (
 // policy builds no error (it splits the ARN once: that is all it
 // allocates).
 func TestResourcePolicyDocument(t *testing.T) {
-	ctx := context.Background()
-	e := ctlOpen(t, Config{})
-	if _, err := e.CreateTable(ctx, ctlPPR("tbl")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.CreateTable(ctx, ctlPPR("other")); err != nil {
-		t.Fatal(err)
+	e, ctx := ctlOpen(t, Config{}), context.Background()
+	for _, name := range []string{"tbl", "other"} {
+		if _, err := e.CreateTable(ctx, ctlPPR(name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const arn = "arn:aws:dynamodb:us-east-1:000000000000:table/tbl"
 	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:root"},"Action":"dynamodb:GetItem","Resource":"` + arn + `"}]}`
