@@ -145,11 +145,28 @@ func (f *Feed) readBatch(destID uint64) (keys [][]byte, entries []Entry, err err
 	return keys, entries, it.Err()
 }
 
-// deleteKeys removes delivered outbox records in one commit.
+// deleteKeys removes delivered outbox records in one commit. A conflict is
+// retried: the delete is blind, and the local stores may report a
+// conservative conflict when the batch's snapshot held a commit newer than
+// this transaction's start (internal/storage/internal/occ); taken as a
+// failed delivery, it would put the batch to Kinesis again.
 func (f *Feed) deleteKeys(keys [][]byte) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	for attempt := 1; ; attempt++ {
+		err := f.deleteOnce(keys)
+		if !errors.Is(err, storage.ErrConflict) || attempt == maxDeleteAttempts {
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * time.Millisecond)
+	}
+}
+
+// maxDeleteAttempts bounds deleteKeys' retries of a conflict.
+const maxDeleteAttempts = 20
+
+func (f *Feed) deleteOnce(keys [][]byte) error {
 	txn, err := f.store.Begin()
 	if err != nil {
 		return err
