@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,12 +99,22 @@ func TestKinesisDestinationStates(t *testing.T) {
 		t.Fatalf("updated destination shows precision %q", d.ApproximateCreationDateTimePrecision)
 	}
 
-	// Disable: DISABLING, then DISABLED; only an ACTIVE one can be.
+	// Disable: DISABLING, then DISABLED; only an ACTIVE one can be, and
+	// never with an EnableKinesisStreamingConfiguration (DynamoDB's
+	// refusal, DDB-TABLE-301); an empty one is no configuration.
 	_, err = disable(arn2)
 	wantAPIError(t, err, "ValidationException", kinDisableRefuse)
-	dis, err := disable(arn)
-	if err != nil || dis.DestinationStatus != types.DestinationStatusDisabling || aws.ToString(dis.StreamArn) != arn {
-		t.Fatalf("Disable: %v %+v", err, dis)
+	_, err = c.DisableKinesisStreamingDestination(bg, &dynamodb.DisableKinesisStreamingDestinationInput{TableName: tn, StreamArn: aws.String(arn),
+		EnableKinesisStreamingConfiguration: &types.EnableKinesisStreamingConfiguration{ApproximateCreationDateTimePrecision: types.ApproximateCreationDateTimePrecisionMicrosecond}})
+	wantAPIError(t, err, "ValidationException", "Stream cannot be disabled using EnableKinesisStreamingConfiguration parameters")
+	if d := waitDestination(t, c, table, arn, types.DestinationStatusActive); d.ApproximateCreationDateTimePrecision != types.ApproximateCreationDateTimePrecisionMicrosecond {
+		t.Fatalf("refused Disable changed the destination: precision %q", d.ApproximateCreationDateTimePrecision)
+	}
+	_, raw := rawPost(t, k.endpoint, "DisableKinesisStreamingDestination",
+		strings.NewReader(`{"TableName":"`+table+`","StreamArn":"`+arn+`","EnableKinesisStreamingConfiguration":{}}`))
+	var dis struct{ DestinationStatus, StreamArn string }
+	if err := json.Unmarshal(raw, &dis); err != nil || dis.DestinationStatus != "DISABLING" || dis.StreamArn != arn {
+		t.Fatalf("Disable (with an empty configuration): %v %s", err, raw)
 	}
 	if d := waitDestination(t, c, table, arn, types.DestinationStatusDisabled); d.ApproximateCreationDateTimePrecision != "" {
 		t.Fatalf("DISABLED destination shows precision %q", d.ApproximateCreationDateTimePrecision)

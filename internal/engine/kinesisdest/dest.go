@@ -53,7 +53,7 @@ type dest struct {
 	Pending   string    `json:"pending,omitempty"`   // the precision an UPDATING destination moves to
 	Reason    string    `json:"reason,omitempty"`    // DestinationStatusDescription
 	Due       time.Time `json:"due"`                 // when a transitional state ends
-	Removed   bool      `json:"removed,omitempty"`   // its table was deleted: no longer described
+	Removed   bool      `json:"removed,omitempty"`   // its table was deleted: nothing more is captured
 }
 
 // live reports whether changes of the table are captured for d.
@@ -65,12 +65,23 @@ func (d *dest) live() bool {
 	return false
 }
 
-// precision is the precision the records of d carry.
-func (d *dest) precision() string {
-	if d.Precision == "" {
+// precision is the precision the records of d carry for a change made at
+// now. While UPDATING they keep the old one: DynamoDB documents none for
+// that window (the API reference and developer guide say only that the
+// precision can be changed; ack-api-quirks DDB-TABLE-300 measured the
+// states, not the records), and each record names its precision in
+// ApproximateCreationDateTimePrecision, so a consumer reads either right.
+// The new one applies from the instant UPDATING ends by the clock, not
+// from when the forwarder next looks.
+func (d *dest) precision(now time.Time) string {
+	p := d.Precision
+	if d.Status == Updating && !now.Before(d.Due) {
+		p = d.Pending
+	}
+	if p == "" {
 		return "MILLISECOND"
 	}
-	return d.Precision
+	return p
 }
 
 func destKey(id uint64) []byte { return binary.BigEndian.AppendUint64([]byte(destPrefix), id) }
@@ -137,6 +148,9 @@ type TableRef struct {
 	ID   uint64
 	Name string
 	UUID string // the TableId DynamoDB reports
+	// Deleting: the table is DELETING (DeleteTable was answered, the table
+	// is not gone yet).
+	Deleting bool
 }
 
 // Enable is EnableKinesisStreamingDestination once the table is known:
@@ -147,10 +161,19 @@ type TableRef struct {
 func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	refused := ddberr.Validation(notValid + "EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation.")
+	if t.Deleting {
+		// DynamoDB refuses it with this text while the table is DELETING,
+		// for its destination's stream and for another (DDB-TABLE-236);
+		// that table had an ACTIVE destination, one without was not
+		// recorded: refused alike rather than a destination of a table
+		// about to go.
+		return nil, refused
+	}
 	var same *dest
 	for _, d := range f.tableDests(t.ID) {
 		if d.Status != Disabled && d.Status != EnableFailed {
-			return nil, ddberr.Validation(notValid + "EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation.")
+			return nil, refused
 		}
 		if d.StreamARN == streamARN {
 			same = d
@@ -179,20 +202,25 @@ func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKine
 }
 
 // Disable is DisableKinesisStreamingDestination: an ACTIVE destination
-// becomes DISABLING (and DISABLED shortly after); in any other state, or
-// for a stream the table never had, DynamoDB answers the same
+// becomes DISABLING (and DISABLED shortly after); a DISABLING one is
+// answered DISABLING again, unchanged (DDB-TABLE-301: DynamoDB answered a
+// second Disable during DISABLING with 200 DISABLING); in any other state,
+// or for a stream the table never had, DynamoDB answers the same
 // ValidationException (DDB-TABLE-302).
 func (f *Feed) Disable(t TableRef, streamARN string) (*wire.DisableKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := f.find(t.ID, streamARN)
-	if d == nil || d.Status != Active {
+	switch {
+	case d != nil && d.Status == Active:
+		c := *d
+		c.Status, c.Due = Disabling, f.cfg.Clock().Add(disablingFor)
+		if err := f.replace(&c); err != nil {
+			return nil, err
+		}
+	case d != nil && d.Status == Disabling && f.cfg.Clock().Before(d.Due):
+	default:
 		return nil, ddberr.Validation(notValid + "KinesisStreamingDestination must be ACTIVE to perform DISABLE operation.")
-	}
-	c := *d
-	c.Status, c.Due = Disabling, f.cfg.Clock().Add(disablingFor)
-	if err := f.replace(&c); err != nil {
-		return nil, err
 	}
 	return &wire.DisableKinesisStreamingDestinationOutput{
 		TableName:         &t.Name,
@@ -215,7 +243,7 @@ func (f *Feed) Update(t TableRef, streamARN, precision string) (*wire.UpdateKine
 		return nil, ddberr.Validation(notValid + "Kinesis streaming is not in ACTIVE state. Updates are only allowed in ACTIVE state. TableName: " + t.Name)
 	case precision == "":
 		return nil, ddberr.Validation("Streaming destination cannot be updated with given parameters: UpdateKinesisStreamingConfiguration cannot be null or contain only null values")
-	case precision == d.precision():
+	case precision == d.precision(f.cfg.Clock()):
 		return nil, ddberr.Validation("Invalid Request: Precision is already set to the desired value of " + precision + " for tableId: " + t.UUID + ", kdsArn: " + streamARN)
 	}
 	c := *d
@@ -261,17 +289,24 @@ func (f *Feed) Describe(t TableRef) *wire.DescribeKinesisStreamingDestinationOut
 	return out
 }
 
-// DropTable forgets the destinations of a deleted table. What its outbox
-// holds is still delivered: those changes were acknowledged.
+// DropTable stops capturing the changes of a deleted table. Its
+// destinations keep their states: while the table is DELETING DynamoDB
+// still describes them, the ACTIVE one as ACTIVE, and takes an Update of
+// it (DDB-TABLE-236, measured against DynamoDB: Describe answered 200 with
+// the entry ACTIVE, UpdateKinesisStreamingDestination 200, and the entry
+// UPDATING after that Update; nothing recorded shows the deletion itself
+// moving it). Once the table is gone it is not found, and a table created
+// again under its name has another ID, so no destination of its own. What
+// the outbox holds is still delivered: those changes were acknowledged.
 func (f *Feed) DropTable(tableID uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.tableDests(tableID) {
+		if d.Removed {
+			continue
+		}
 		c := *d
 		c.Removed = true
-		if c.live() {
-			c.Status = Disabled
-		}
 		if err := f.replace(&c); err != nil {
 			return err
 		}
@@ -279,11 +314,11 @@ func (f *Feed) DropTable(tableID uint64) error {
 	return nil
 }
 
-// tableDests is the table's described destinations. The caller holds mu.
+// tableDests is the table's destinations. The caller holds mu.
 func (f *Feed) tableDests(tableID uint64) []*dest {
 	var out []*dest
 	for _, d := range f.dests {
-		if d.TableID == tableID && !d.Removed {
+		if d.TableID == tableID {
 			out = append(out, d)
 		}
 	}

@@ -17,7 +17,10 @@
 // the sequence number is drawn), retries with backoff while Kinesis is away
 // or throttles, and deletes what Kinesis acknowledged: the outbox itself is
 // the checkpoint. Delivery is at least once: a record Kinesis took whose
-// deletion did not commit is put again after a restart.
+// deletion did not commit is put again after a restart. DeleteTable stops
+// the capture of the table's destinations and leaves their states as they
+// were (a DELETING table still describes them, as DynamoDB's does); their
+// outboxes are delivered all the same.
 //
 // Key layout in storage:
 //

@@ -124,7 +124,7 @@ func (f *Feed) Stage(txn storage.Txn, c change.Change) error {
 	}
 	pk, at := partitionKey(&c), f.cfg.Clock()
 	for _, d := range ds {
-		data, err := encodeRecord(f.cfg.Region, &c, at, d.precision())
+		data, err := encodeRecord(f.cfg.Region, &c, at, d.precision(at))
 		if err != nil {
 			return err
 		}

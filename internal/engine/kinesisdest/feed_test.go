@@ -172,8 +172,16 @@ func TestFeedEnableFailedAndDisable(t *testing.T) {
 	if (*f.byTable.Load())[1] != nil {
 		t.Fatal("a DISABLING destination still captures changes")
 	}
+	// A second Disable while DISABLING is answered DISABLING, as DynamoDB's
+	// (ack-api-quirks DDB-TABLE-301); once DISABLED it is refused.
+	if out, err := f.Disable(ref, testARN); err != nil || out.DestinationStatus != Disabling {
+		t.Fatalf("Disable while DISABLING: %v %+v", err, out)
+	}
 	now.Add(int64(disablingFor))
 	waitState(t, f, ref, Disabled)
+	if _, err := f.Disable(ref, testARN); err == nil {
+		t.Fatal("Disable of a DISABLED destination accepted")
+	}
 }
 
 // waitState waits until the table's newest destination is in state.
@@ -190,4 +198,136 @@ func waitState(t *testing.T, f *Feed, ref TableRef, state string) wire.KinesisDa
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// TestFeedDeletingTable: while its table is DELETING a destination is
+// described as it was and answers the operations as DynamoDB's does
+// (ack-api-quirks DDB-TABLE-236): Enable is refused, Update is accepted;
+// nothing more is captured, and what was captured is still delivered.
+func TestFeedDeletingTable(t *testing.T) {
+	store := memory.New()
+	k := &streams{arns: map[string]string{"s1": testARN}, got: map[string][][]byte{}}
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	f, ref := openActive(t, store, k, &now, 5*time.Millisecond)
+	k.down.Store(true) // the change waits in the outbox across the deletion
+	stageInsert(t, store, f, "a")
+
+	if err := f.DropTable(ref.ID); err != nil {
+		t.Fatal(err)
+	}
+	ref.Deleting = true
+	if ds := f.Describe(ref).KinesisDataStreamDestinations; len(ds) != 1 || ds[0].DestinationStatus != Active {
+		t.Fatalf("DELETING table's destinations %+v, want its ACTIVE one", ds)
+	}
+	if (*f.byTable.Load())[1] != nil {
+		t.Fatal("a deleted table's destination still captures changes")
+	}
+	other := "arn:aws:kinesis:us-east-1:000000000000:stream/s2"
+	for _, arn := range []string{testARN, other} {
+		if _, err := f.Enable(ref, arn, ""); err == nil || err.Error() != "ValidationException: "+notValid+"EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation." {
+			t.Fatalf("Enable %s on a DELETING table: %v", arn, err)
+		}
+	}
+	if out, err := f.Update(ref, testARN, "MICROSECOND"); err != nil || out.DestinationStatus != Updating {
+		t.Fatalf("Update on a DELETING table: %v %+v", err, out)
+	}
+	waitState(t, f, ref, Updating)
+
+	k.down.Store(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(k.records("s1")) < 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(k.records("s1")); n != 1 {
+		t.Fatalf("%d records delivered after the deletion, want the one captured before", n)
+	}
+}
+
+// TestFeedPrecisionWhileUpdating: DynamoDB documents no precision for the
+// records of changes made while a precision update is UPDATING; Kura's keep
+// the old one until UPDATING ends, by the table's clock, and every record
+// names the precision its ApproximateCreationDateTime is in.
+func TestFeedPrecisionWhileUpdating(t *testing.T) {
+	store := memory.New()
+	k := &streams{arns: map[string]string{"s1": testARN}, got: map[string][][]byte{}}
+	var now atomic.Int64
+	now.Store(time.Date(2026, 1, 2, 3, 4, 5, 678901000, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	f, ref := openActive(t, store, k, &now, time.Hour) // states move on when Described or woken
+	if _, err := f.Update(ref, testARN, "MICROSECOND"); err != nil {
+		t.Fatal(err)
+	}
+	stageInsert(t, store, f, "during")
+	now.Add(int64(updatingFor))
+	stageInsert(t, store, f, "after") // UPDATING has ended by the clock, whether or not the forwarder has looked yet
+	deadline := time.Now().Add(5 * time.Second)
+	for len(k.records("s1")) < 2 && time.Now().Before(deadline) {
+		f.wake()
+		time.Sleep(5 * time.Millisecond)
+	}
+	want := map[string]struct {
+		precision string
+		at        int64
+	}{
+		"during": {"MILLISECOND", clock().Add(-updatingFor).UnixMilli()},
+		"after":  {"MICROSECOND", clock().UnixMicro()},
+	}
+	recs := k.records("s1")
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	for _, b := range recs {
+		var r struct {
+			Dynamodb struct {
+				Keys                                 map[string]map[string]string
+				ApproximateCreationDateTime          int64
+				ApproximateCreationDateTimePrecision string
+			} `json:"dynamodb"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		pk := r.Dynamodb.Keys["pk"]["S"]
+		if w := want[pk]; r.Dynamodb.ApproximateCreationDateTimePrecision != w.precision || r.Dynamodb.ApproximateCreationDateTime != w.at {
+			t.Errorf("record of %q: %d in %s, want %d in %s", pk, r.Dynamodb.ApproximateCreationDateTime, r.Dynamodb.ApproximateCreationDateTimePrecision, w.at, w.precision)
+		}
+	}
+}
+
+// openActive opens a Feed on store whose clock is now, with table T (ID 1)
+// given an ACTIVE destination of testARN.
+func openActive(t *testing.T, store storage.Store, k *streams, now *atomic.Int64, poll time.Duration) (*Feed, TableRef) {
+	t.Helper()
+	f, err := Open(store, Config{Client: k, Clock: func() time.Time { return time.Unix(0, now.Load()) }, Poll: poll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	ref := TableRef{ID: 1, Name: "T", UUID: "u"}
+	if _, err := f.Enable(ref, testARN, ""); err != nil {
+		t.Fatal(err)
+	}
+	now.Add(int64(enablingFor))
+	waitState(t, f, ref, Active)
+	return f, ref
+}
+
+// stageInsert commits the insert of item pk into table T (ID 1) as the
+// engine does: staged in the item's transaction, then Committed.
+func stageInsert(t *testing.T, store storage.Store, f *Feed, pk string) {
+	t.Helper()
+	txn, err := store.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S}}
+	c := change.Change{Table: tbl, New: attr.Item{"pk": sv(pk)}}
+	if err := f.Stage(txn, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(storage.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Committed(c)
 }
