@@ -121,9 +121,9 @@ func asCaller(ctx context.Context, err error) error {
 func (c *caller) decide(ctx context.Context, b Backend, ch *check) error {
 	var rp *iam.Policy
 	if ch.policyARN != "" {
-		if out, err := b.GetResourcePolicy(ctx, &wire.GetResourcePolicyInput{ResourceArn: &ch.policyARN}); err == nil && out.Policy != nil {
+		if doc, ok := policyDocument(ctx, b, ch.policyARN); ok {
 			var perr error
-			if rp, perr = c.az.IAM.ResourcePolicy(*out.Policy); perr != nil {
+			if rp, perr = c.az.IAM.ResourcePolicy(doc); perr != nil {
 				c.log.Warn("iam: a resource-based policy does not parse; it grants nothing", "resource", ch.policyARN, "err", perr)
 			}
 		}
@@ -138,6 +138,18 @@ func (c *caller) decide(ctx context.Context, b Backend, ch *check) error {
 		return nil
 	}
 	return ddberr.NotAuthorized(c.p.ARN, ch.action, ch.resource, d.ExplicitDeny, d.InResource)
+}
+
+// policyDocument is the resource-based policy attached to arn, if any.
+func policyDocument(ctx context.Context, b Backend, arn string) (string, bool) {
+	if l, ok := b.(PolicyLookup); ok {
+		return l.ResourcePolicyDocument(ctx, arn)
+	}
+	out, err := b.GetResourcePolicy(ctx, &wire.GetResourcePolicyInput{ResourceArn: &arn})
+	if err != nil || out.Policy == nil {
+		return "", false
+	}
+	return *out.Policy, true
 }
 
 // context is the condition-key context of one check: the request's own

@@ -72,3 +72,12 @@ type Backend interface {
 	BatchExecuteStatement(ctx context.Context, in *wire.BatchExecuteStatementInput) (*wire.BatchExecuteStatementOutput, error)
 	ExecuteTransaction(ctx context.Context, in *wire.ExecuteTransactionInput) (*wire.ExecuteTransactionOutput, error)
 }
+
+// PolicyLookup is what a Backend may offer authorization, which looks up
+// the resource-based policy of the resource of every check: the document
+// GetResourcePolicy would answer for arn, if any, without building the
+// error of none. *engine.Engine offers it; for a Backend that does not,
+// authorization asks GetResourcePolicy.
+type PolicyLookup interface {
+	ResourcePolicyDocument(ctx context.Context, arn string) (string, bool)
+}

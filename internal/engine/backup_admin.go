@@ -3,12 +3,10 @@ package engine
 import (
 	"cmp"
 	"context"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -74,7 +72,7 @@ func (e *Engine) DeleteBackup(ctx context.Context, in *wire.DeleteBackupInput) (
 	if err := e.removeBackup(b); err != nil {
 		return nil, err
 	}
-	e.goBackground(func() { e.purgeUntilClose(b.itemRange()) })
+	e.goBackground(func() { e.purgeUntilClose(backupItemRange(b)) })
 	gone := *b
 	gone.Status = backupDeleted
 	d := backupDescription(&gone)
@@ -95,14 +93,14 @@ func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*w
 	}
 	var match []*backupRecord
 	for _, b := range e.backupsOf(cpDeref(in.TableName)) {
-		if !backupTypeMatches(b, in.BackupType) {
+		if !b.TypeMatches(in.BackupType) {
 			continue
 		}
 		ms := b.Created.UnixMilli()
 		if lo != nil && ms < lo.UnixMilli() || hi != nil && ms >= hi.UnixMilli() {
 			continue
 		}
-		if s := in.ExclusiveStartBackupArn; s != nil && b.position().compare(backupPosition(*s)) <= 0 {
+		if s := in.ExclusiveStartBackupArn; s != nil && b.Position().Compare(backup.PositionOf(*s)) <= 0 {
 			continue
 		}
 		match = append(match, b)
@@ -118,79 +116,17 @@ func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*w
 	return out, nil
 }
 
-// backupTypeMatches is ListBackups' BackupType filter: USER (the
-// default), SYSTEM, AWS_BACKUP (none here) or ALL.
-func backupTypeMatches(b *backupRecord, filter string) bool {
-	switch filter {
-	case "ALL":
-		return true
-	case "SYSTEM":
-		return b.System
-	case "AWS_BACKUP":
-		return false
-	}
-	return !b.System
-}
-
-// position is a place in ListBackups' order: creation time (ms), then
-// the ARN's resource part.
-type position struct {
-	ms  int64
-	res string
-}
-
-// backupPosition is the place of a backup ARN in ListBackups' order: the
-// creation time written in its ID.
-func backupPosition(arn string) position {
-	res := backupResource(arn)
-	_, id, _ := strings.Cut(res, "/backup/")
-	digits, _, _ := strings.Cut(id, "-")
-	ms, _ := strconv.ParseInt(digits, 10, 64)
-	return position{ms, res}
-}
-
-// position is the backup's place in ListBackups' order (the same as its
-// ARN's: the ID carries the creation time).
-func (b *backupRecord) position() position {
-	return position{b.Created.UnixMilli(), backupResource(b.ARN)}
-}
-
-// compare orders two places.
-func (p position) compare(q position) int {
-	if c := cmp.Compare(p.ms, q.ms); c != 0 {
-		return c
-	}
-	return strings.Compare(p.res, q.res)
-}
-
 // backupsOf returns the backups of the named table (a name or a table
 // ARN; every backup when empty), oldest first.
 func (e *Engine) backupsOf(table string) []*backupRecord {
 	name := tableNameOf(table)
-	type placed struct {
-		p position
-		b *backupRecord
-	}
-	e.bk.mu.Lock()
-	all := make([]placed, 0, len(e.bk.byRes))
-	for _, b := range e.bk.byRes {
-		if table == "" || b.Source.Name == name {
-			all = append(all, placed{b.position(), b})
-		}
-	}
-	e.bk.mu.Unlock()
-	slices.SortFunc(all, func(x, y placed) int { return x.p.compare(y.p) })
-	list := make([]*backupRecord, len(all))
-	for i, x := range all {
-		list[i] = x.b
-	}
-	return list
+	return e.bk.Sorted(func(b *backupRecord) bool { return table == "" || b.Source.Name == name })
 }
 
 // backupSummary is ListBackups' line for a backup: its BackupDetails and
 // its table's name, ID and ARN.
 func backupSummary(b *backupRecord) wire.BackupSummary {
-	bd, d := backupDetails(b), &b.Source.Desc
+	bd, d := b.Details(), &b.Source.Desc
 	return wire.BackupSummary{
 		BackupArn:              bd.BackupArn,
 		BackupName:             bd.BackupName,
@@ -224,7 +160,7 @@ func backupDescription(b *backupRecord) *wire.BackupDescription {
 		src.ProvisionedThroughput = &wire.ProvisionedThroughput{ReadCapacityUnits: pt.ReadCapacityUnits, WriteCapacityUnits: pt.WriteCapacityUnits}
 	}
 	return &wire.BackupDescription{
-		BackupDetails:             backupDetails(b),
+		BackupDetails:             b.Details(),
 		SourceTableDetails:        src,
 		SourceTableFeatureDetails: backupFeatures(b),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -33,7 +34,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 	now := e.clock.Now()
 	d := e.describe(t)
 	b := &backupRecord{
-		ARN:       e.backupARN(t.Name, now),
+		ARN:       backup.NewARN(e.cfg.Region, e.cfg.AccountID, t.Name, now),
 		Name:      cpDeref(in.BackupName),
 		Status:    backupCreating,
 		Created:   now,
@@ -43,7 +44,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 	}
 	_, err = e.commitNewID(func(txn storage.Txn, id uint64) error {
 		b.ID = id
-		return putBackup(txn, b)
+		return backup.Put(txn, b)
 	})
 	if err != nil {
 		snap.Close()
@@ -51,7 +52,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 	}
 	e.setBackup(b.ARN, b)
 	e.goBackground(func() { e.copyBackup(b, snap) })
-	return &wire.CreateBackupOutput{BackupDetails: backupDetails(b)}, nil
+	return &wire.CreateBackupOutput{BackupDetails: b.Details()}, nil
 }
 
 // copyBackup copies the table's items as snap holds them into the backup,
@@ -59,7 +60,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 // copies again (loadBackups).
 func (e *Engine) copyBackup(b *backupRecord, snap *snapshot.Reader) {
 	defer snap.Close()
-	done, err := e.copyItems(snap, b.Source.ID, backupItemPrefix(b.ID))
+	done, err := e.copyItems(snap, b.Source.ID, backup.ItemPrefix(b.ID))
 	if err != nil || !done {
 		return
 	}
@@ -71,25 +72,8 @@ func (e *Engine) copyBackup(b *backupRecord, snap *snapshot.Reader) {
 	}
 	nb := *cur
 	nb.Status = backupAvailable
-	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return putBackup(txn, &nb) }); err != nil {
+	if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return backup.Put(txn, &nb) }); err != nil {
 		return
 	}
 	e.setBackup(nb.ARN, &nb)
-}
-
-// backupDetails is the BackupDetails of a backup.
-func backupDetails(b *backupRecord) *wire.BackupDetails {
-	d := &wire.BackupDetails{
-		BackupArn:              cpPtr(b.ARN),
-		BackupName:             cpPtr(b.Name),
-		BackupSizeBytes:        cpPtr(b.SizeBytes),
-		BackupStatus:           b.Status,
-		BackupType:             "USER",
-		BackupCreationDateTime: wire.NewTime(b.Created),
-	}
-	if b.System {
-		d.BackupType = "SYSTEM"
-		d.BackupExpiryDateTime = wire.NewTime(b.Expires)
-	}
-	return d
 }

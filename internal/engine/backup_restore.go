@@ -48,9 +48,7 @@ func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTab
 	if err != nil {
 		return nil, err
 	}
-	e.bk.mu.Lock()
-	e.bk.restoring[b.ARN]++
-	e.bk.mu.Unlock()
+	e.bk.StartRestore(b.ARN)
 	e.goBackground(func() { e.runRestore(t, b) })
 	return &wire.RestoreTableFromBackupOutput{TableDescription: d}, nil
 }
@@ -136,9 +134,7 @@ func checkBackupARN(s string) error {
 
 // restoresFrom is the number of restores reading the backup.
 func (e *Engine) restoresFrom(arn string) int {
-	e.bk.mu.Lock()
-	defer e.bk.mu.Unlock()
-	return e.bk.restoring[arn]
+	return e.bk.Restoring(arn)
 }
 
 // restoreOverrides are a restore request's overrides.
@@ -386,13 +382,7 @@ func usedDefinitions(defs []wire.AttributeDefinition, in *wire.CreateTableInput)
 // Close, it starts over at the next Open (loadBackups): writing an item
 // again changes nothing.
 func (e *Engine) runRestore(t *Table, b *backupRecord) {
-	defer func() {
-		e.bk.mu.Lock()
-		if e.bk.restoring[b.ARN]--; e.bk.restoring[b.ARN] <= 0 {
-			delete(e.bk.restoring, b.ARN)
-		}
-		e.bk.mu.Unlock()
-	}()
+	defer e.bk.EndRestore(b.ARN)
 	for {
 		cur, ok := e.backup(b.ARN)
 		if !ok {
@@ -419,7 +409,7 @@ func (e *Engine) restoreItems(t *Table, b *backupRecord) (bool, error) {
 		return false, err
 	}
 	defer snap.Close()
-	lower, upper := b.itemRange()
+	lower, upper := backupItemRange(b)
 	return restore.FromBackup(snap, lower, upper, restoreTarget{e, t}, e.sleep)
 }
 

@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"fmt"
 	"time"
-)
 
-// systemBackupDays is how long DynamoDB keeps the system backup of a
-// deleted table that had point-in-time recovery on.
-const systemBackupDays = 35
+	"github.com/kura-db/kura/internal/engine/backup"
+)
 
 // systemBackup is the backup DynamoDB makes when a table with
 // point-in-time recovery on is deleted (probe reports captured from
@@ -23,8 +20,7 @@ func (e *Engine) systemBackup(t *Table, now time.Time) *backupRecord {
 	}
 	d := e.describe(t)
 	return &backupRecord{
-		ARN: fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/backup/%014d-00000000",
-			e.cfg.Region, e.cfg.AccountID, t.Name, now.UnixMilli()),
+		ARN:       backup.SystemARN(e.cfg.Region, e.cfg.AccountID, t.Name, now),
 		Name:      t.Name + "$DeletedTableBackup",
 		Status:    backupAvailable,
 		Created:   now,
@@ -32,23 +28,14 @@ func (e *Engine) systemBackup(t *Table, now time.Time) *backupRecord {
 		ItemCount: cpDeref(d.ItemCount),
 		Source:    *t.rec.clone(),
 		System:    true,
-		Expires:   now.AddDate(0, 0, systemBackupDays),
+		Expires:   now.AddDate(0, 0, backup.SystemDays),
 	}
 }
 
 // expireSystemBackups drops the system backups past their expiry, with
 // their items (run with the hourly point-in-time trim).
 func (e *Engine) expireSystemBackups() {
-	now := e.clock.Now()
-	var expired []*backupRecord
-	e.bk.mu.Lock()
-	for _, b := range e.bk.byRes {
-		if b.System && !now.Before(b.Expires) {
-			expired = append(expired, b)
-		}
-	}
-	e.bk.mu.Unlock()
-	for _, b := range expired {
+	for _, b := range e.bk.Expired(e.clock.Now()) {
 		e.dropBackup(b)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
@@ -78,7 +79,7 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 	} else {
 		// What a copy interrupted by the stop may have written: an item
 		// the table no longer has must not survive the copy at Open.
-		stale := append(backupItemPrefix(b.ID), itemSuffix(mustTable(t, e, "t").storageKey(primaryKey{pk: dpS("gone")}))...)
+		stale := append(backup.ItemPrefix(b.ID), itemSuffix(mustTable(t, e, "t").storageKey(primaryKey{pk: dpS("gone")}))...)
 		if err := e.commit(false, func(txn storage.Txn) error { return txn.Set(stale, attr.AppendItem(nil, attr.Item{"pk": dpS("gone")})) }); err != nil {
 			t.Fatal(err)
 		}

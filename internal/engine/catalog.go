@@ -13,6 +13,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/insights"
 	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/policies"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -85,8 +86,8 @@ type tableRecord struct {
 	// of its GSIs (by name) once configured (insights.go).
 	Insights map[string]*insights.Record `json:"insights,omitempty"`
 	// Policies are the resource-based policies attached to the table
-	// ("") and to its stream (by ARN) (resource_policy.go).
-	Policies map[string]*policyRecord `json:"policies,omitempty"`
+	// ("") and to its stream (by ARN) (package policies, resource_policy.go).
+	Policies policies.Set `json:"policies,omitempty"`
 }
 
 type indexRecord struct {

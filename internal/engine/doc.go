@@ -15,7 +15,7 @@
 //	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries (index_keys.go);
 //	          vector-index mappings (vector_store.go) and item collection sizes (index ID 0)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
-//	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (backup_store.go)
+//	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (package backup)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
 //	          operation's record (JSON; packages export, imports and bulk, over

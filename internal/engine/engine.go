@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/engine/bulk"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
@@ -118,8 +119,8 @@ type Engine struct {
 
 	coll collectionState // item collections of LSI tables (index_collection.go)
 
-	bk   backupState // on-demand backups (backup_store.go)
-	pitr *pitr.Log   // the point-in-time recovery history (internal/engine/pitr)
+	bk   backup.Registry[tableRecord] // on-demand backups (backup_store.go)
+	pitr *pitr.Log                    // the point-in-time recovery history (internal/engine/pitr)
 
 	exp  *export.Exports   // exports to S3 (export.go, package export)
 	imp  *imports.Imports  // imports from S3 (import.go, package imports)

@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"strconv"
 
-	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/iam"
+	"github.com/kura-db/kura/internal/engine/policies"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -14,36 +12,21 @@ import (
 // document attached to a table or to its stream, with a revision ID that
 // changes with the document and lets a caller update or delete it
 // conditionally. Kura keeps them with the table's record and answers as
-// DynamoDB does (the texts are those of moto's tests that are run against
-// DynamoDB, 2024). The engine only stores them: with --iam-file, api's
+// DynamoDB does; the rules and texts are package policies'. The engine
+// resolves the ARN and keeps them: with --iam-file, api's
 // authorization (internal/api/authorize.go, internal/iam) reads them
-// through GetResourcePolicy and evaluates them; without it they grant or
+// through ResourcePolicyDocument and evaluates them; without it they grant or
 // deny nothing (docs/compatibility.md).
-
-// policyRecord is one attached policy.
-type policyRecord struct {
-	Document string `json:"doc"`
-	// Revision is DynamoDB's RevisionId: the attach time in Unix
-	// milliseconds, so later revisions compare greater as strings of
-	// equal length do.
-	Revision string `json:"rev"`
-}
-
-const (
-	maxPolicyBytes  = 20 * 1024 // DynamoDB counts whitespace too
-	noPolicy        = "NO_POLICY"
-	msgPolicyPrefix = "Resource-based policy not found for the provided ResourceArn: "
-)
 
 // policyTarget resolves a ResourceArn: the table, and the key of its policy
 // in the table's record ("" for the table, the stream's ARN for a stream).
 func (e *Engine) policyTarget(action, arn string) (*Table, string, error) {
-	name, sub, err := e.parseResourceARN(arn)
+	name, sub, account, err := e.parseResourceARNAccount(arn)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := e.authorizeARN(action, arn); err != nil {
-		return nil, "", err
+	if account != e.cfg.AccountID { // authorizeARN's check, the ARN split once
+		return nil, "", e.accessDenied(action, arn, true)
 	}
 	t, ok := e.lookupTable(name)
 	if !ok || t.Status == StatusDeleting {
@@ -58,50 +41,16 @@ func (e *Engine) policyTarget(action, arn string) (*Table, string, error) {
 	return t, arn, nil
 }
 
-// checkPolicy checks a policy document for a table (stream false) or a
-// stream: at most 20 KB, then what internal/iam's CheckResourcePolicy
-// finds, in DynamoDB's words (the size's too: recorded against DynamoDB
-// in 2026, see internal/iam/resource_check.go).
-func checkPolicy(doc string, stream bool) error {
-	if len(doc) > maxPolicyBytes {
-		return ddberr.Validation("One or more parameter values were invalid: Maximum policy size of 20480 bytes exceeded")
+// ResourcePolicyDocument is the policy document GetResourcePolicy would
+// answer for arn, if it would answer one: api's authorizer asks it for
+// every request, and for the many resources with no policy it builds no
+// error.
+func (e *Engine) ResourcePolicyDocument(ctx context.Context, arn string) (string, bool) {
+	t, key, err := e.policyTarget("GetResourcePolicy", arn)
+	if err != nil {
+		return "", false
 	}
-	if err := iam.CheckResourcePolicy([]byte(doc), stream); err != nil {
-		return ddberr.Validation(err.Error())
-	}
-	return nil
-}
-
-// checkRevision applies an ExpectedRevisionId (nil: none) to the policy
-// there is (nil: none) on table name's resource arn; put says whether
-// NO_POLICY means "none expected" (PutResourcePolicy) rather than being a
-// revision ID like any other.
-func checkRevision(expected *string, cur *policyRecord, name, arn string, put bool) error {
-	switch {
-	case expected == nil:
-		return nil
-	case put && *expected == noPolicy && cur != nil:
-		return ddberr.PolicyNotFound(msgPolicyPrefix + "Requested policy update expecting none to be present for table " +
-			name + ", but a policy exists with revision id " + cur.Revision + ".")
-	case put && *expected == noPolicy:
-		return nil
-	case cur == nil:
-		return ddberr.PolicyNotFound(msgPolicyPrefix + arn)
-	case *expected != cur.Revision:
-		return ddberr.PolicyNotFound(msgPolicyPrefix + "Requested update for policy with revision id " + *expected +
-			", but the policy associated to target table " + name + " has revision id " + cur.Revision + ".")
-	}
-	return nil
-}
-
-// newRevision is the RevisionId of a policy attached now, after prev (""
-// for none): the time in Unix milliseconds, later than prev's.
-func (e *Engine) newRevision(prev string) string {
-	ms := e.clock.Now().UnixMilli()
-	if p, err := strconv.ParseInt(prev, 10, 64); err == nil && ms <= p {
-		ms = p + 1
-	}
-	return strconv.FormatInt(ms, 10)
+	return t.rec.Policies.Document(key)
 }
 
 // PutResourcePolicy attaches a policy to a table or stream, or replaces
@@ -114,11 +63,11 @@ func (e *Engine) PutResourcePolicy(ctx context.Context, in *wire.PutResourcePoli
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPolicy(doc, key != ""); err != nil {
+	if err := policies.Check(doc, key != ""); err != nil {
 		return nil, err
 	}
 	cur := t.rec.Policies[key]
-	if err := checkRevision(in.ExpectedRevisionId, cur, t.Name, arn, true); err != nil {
+	if err := policies.CheckRevision(in.ExpectedRevisionId, cur, t.Name, arn, true); err != nil {
 		return nil, err
 	}
 	if cur != nil && cur.Document == doc {
@@ -130,9 +79,9 @@ func (e *Engine) PutResourcePolicy(ctx context.Context, in *wire.PutResourcePoli
 	}
 	rec := t.rec.clone()
 	if rec.Policies == nil {
-		rec.Policies = map[string]*policyRecord{}
+		rec.Policies = policies.Set{}
 	}
-	p := &policyRecord{Document: doc, Revision: e.newRevision(prev)}
+	p := &policies.Record{Document: doc, Revision: policies.NextRevision(e.clock.Now(), prev)}
 	rec.Policies[key] = p
 	if _, err := e.saveRecord(rec); err != nil {
 		return nil, err
@@ -149,7 +98,7 @@ func (e *Engine) GetResourcePolicy(ctx context.Context, in *wire.GetResourcePoli
 	}
 	p := t.rec.Policies[key]
 	if p == nil {
-		return nil, ddberr.PolicyNotFound(msgPolicyPrefix + arn)
+		return nil, policies.NotFound(arn)
 	}
 	return &wire.GetResourcePolicyOutput{Policy: cpPtr(p.Document), RevisionId: cpPtr(p.Revision)}, nil
 }
@@ -165,7 +114,7 @@ func (e *Engine) DeleteResourcePolicy(ctx context.Context, in *wire.DeleteResour
 		return nil, err
 	}
 	cur := t.rec.Policies[key]
-	if err := checkRevision(in.ExpectedRevisionId, cur, t.Name, arn, false); err != nil {
+	if err := policies.CheckRevision(in.ExpectedRevisionId, cur, t.Name, arn, false); err != nil {
 		return nil, err
 	}
 	if cur == nil {

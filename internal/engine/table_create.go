@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/policies"
 	"github.com/kura-db/kura/internal/engine/tags"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -41,7 +42,7 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		return nil, verr
 	}
 	if in.ResourcePolicy != nil {
-		if err := checkPolicy(*in.ResourcePolicy, false); err != nil {
+		if err := policies.Check(*in.ResourcePolicy, false); err != nil {
 			return nil, err
 		}
 	}
@@ -58,7 +59,7 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 	now := e.clock.Now()
 	rec := e.newTableRecord(in, billing, now)
 	if in.ResourcePolicy != nil {
-		rec.Policies = map[string]*policyRecord{"": {Document: *in.ResourcePolicy, Revision: e.newRevision("")}}
+		rec.Policies = policies.Set{"": {Document: *in.ResourcePolicy, Revision: policies.NextRevision(e.clock.Now(), "")}}
 	}
 	if e.cfg.CreateDelay > 0 {
 		rec.setStatus(StatusCreating)

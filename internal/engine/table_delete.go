@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -96,7 +97,7 @@ func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
 				return err
 			}
 			sys.ID, marker = id, purgeKeepItems
-			if err := putBackup(txn, sys); err != nil {
+			if err := backup.Put(txn, sys); err != nil {
 				return err
 			}
 		}

@@ -32,37 +32,44 @@ func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
 // parseResourceARN checks the ARN of a table or of its stream and returns
 // the table's name and, for a stream, the rest ("stream/<label>").
 func (e *Engine) parseResourceARN(arn string) (name, sub string, err *ddberr.Error) {
+	name, sub, _, err = e.parseResourceARNAccount(arn)
+	return name, sub, err
+}
+
+// parseResourceARNAccount is parseResourceARN that also returns the ARN's
+// account, for a caller that would otherwise split it again (authorizeARN).
+func (e *Engine) parseResourceARNAccount(arn string) (name, sub, account string, err *ddberr.Error) {
 	// Built only when refused: authorization asks for every request.
 	invalid := func() *ddberr.Error {
 		return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn)
 	}
 	if !strings.HasPrefix(arn, "arn:") {
-		return "", "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
+		return "", "", "", ddberr.InvalidParam("ARNs must start with 'arn:': %s", arn)
 	}
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) < 6 {
-		return "", "", invalid()
+		return "", "", "", invalid()
 	}
 	if parts[2] != "dynamodb" {
-		return "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
+		return "", "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
 	}
 	res, ok := strings.CutPrefix(parts[5], "table/")
 	if !ok {
-		return "", "", invalid()
+		return "", "", "", invalid()
 	}
 	name, sub, hasSub := strings.Cut(res, "/")
 	if strings.HasPrefix(sub, "backup/") {
 		// Backups are not taggable; DynamoDB's words (a probe of
 		// DynamoDB, 2026-10-09).
-		return "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
+		return "", "", "", ddberr.InvalidParam("Provided Arn is not a DynamoDB resource arn: %s", arn)
 	}
 	if hasSub && !strings.HasPrefix(sub, "stream/") {
-		return "", "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
+		return "", "", "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
 	}
 	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
-		return "", "", invalid()
+		return "", "", "", invalid()
 	}
-	return name, sub, nil // the account: authorizeARN
+	return name, sub, parts[4], nil // the account is the caller's to check
 }
 
 func resourceARNNotFound(arn string) *ddberr.Error {

@@ -30,6 +30,13 @@ import (
 	"github.com/kura-db/kura/internal/vector"
 )
 
+// The backends offer authorization the policy lookup that builds no error
+// for a resource with no policy (api.PolicyLookup).
+var (
+	_ api.PolicyLookup = (*engine.Engine)(nil)
+	_ api.PolicyLookup = (*replication.Region)(nil)
+)
+
 // Config configures one instance. The zero value serves an in-memory
 // database on a random loopback port.
 type Config struct {

@@ -7,8 +7,9 @@
 // and stops when the engine closes.
 //
 // The core owns the rest of a restore: the request's validation, the new
-// table (CREATING until Finish makes it ACTIVE), the backup records, and
-// resuming. The package never imports internal/engine.
+// table (CREATING until Finish makes it ACTIVE), the backup records (kept
+// by package backup), and resuming. The package never imports
+// internal/engine.
 //
 // State in memory: none beyond the chunk being gathered. A restore a stop
 // interrupted is started over by the core at its next Open from the

@@ -1,0 +1,102 @@
+package backup
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Registry is the in-memory view of the backups: every record by the
+// resource part of its ARN (Resource), and the restores in progress from
+// each. Records are replaced, never changed in place. The zero Registry
+// is empty and ready.
+type Registry[S any] struct {
+	mu    sync.Mutex
+	byRes map[string]*Record[S]
+	// restoring counts the restores in progress from each backup (by
+	// ARN): such a backup cannot be deleted.
+	restoring map[string]int
+}
+
+// Get is the backup with the given ARN (of any region).
+func (r *Registry[S]) Get(arn string) (*Record[S], bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.byRes[Resource(arn)]
+	return b, ok
+}
+
+// Set installs a new version of a backup record (nil removes it).
+func (r *Registry[S]) Set(arn string, b *Record[S]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b == nil {
+		delete(r.byRes, Resource(arn))
+		return
+	}
+	if r.byRes == nil {
+		r.byRes = map[string]*Record[S]{}
+	}
+	r.byRes[Resource(arn)] = b
+}
+
+// Sorted is the backups keep accepts, in ListBackups' order.
+func (r *Registry[S]) Sorted(keep func(*Record[S]) bool) []*Record[S] {
+	type placed struct {
+		p Position
+		b *Record[S]
+	}
+	r.mu.Lock()
+	all := make([]placed, 0, len(r.byRes))
+	for _, b := range r.byRes {
+		if keep(b) {
+			all = append(all, placed{b.Position(), b})
+		}
+	}
+	r.mu.Unlock()
+	slices.SortFunc(all, func(x, y placed) int { return x.p.Compare(y.p) })
+	list := make([]*Record[S], len(all))
+	for i, x := range all {
+		list[i] = x.b
+	}
+	return list
+}
+
+// Expired is the system backups past their expiry at now.
+func (r *Registry[S]) Expired(now time.Time) []*Record[S] {
+	var expired []*Record[S]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.byRes {
+		if b.System && !now.Before(b.Expires) {
+			expired = append(expired, b)
+		}
+	}
+	return expired
+}
+
+// StartRestore counts a restore from the backup arn.
+func (r *Registry[S]) StartRestore(arn string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.restoring == nil {
+		r.restoring = map[string]int{}
+	}
+	r.restoring[arn]++
+}
+
+// EndRestore uncounts a restore StartRestore counted.
+func (r *Registry[S]) EndRestore(arn string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.restoring[arn]--; r.restoring[arn] <= 0 {
+		delete(r.restoring, arn)
+	}
+}
+
+// Restoring is how many restores read the backup arn.
+func (r *Registry[S]) Restoring(arn string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restoring[arn]
+}
