@@ -82,6 +82,7 @@ func TestIAMMetrics(t *testing.T) {
 // With --iam-file the checkpoint endpoint, served without --admin, needs
 // kura:Admin like the admin endpoints.
 func TestIAMCheckpoint(t *testing.T) {
+	skipOnTiKV(t)
 	dir := t.TempDir()
 	k, _ := startIAMKura(t, "--data-dir", filepath.Join(dir, "data"), "--checkpoint-dir", filepath.Join(dir, "backups"))
 	post := func(key, secret string) (int, string) {

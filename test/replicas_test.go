@@ -136,7 +136,11 @@ func TestGlobalTableReplicaUnderLoad(t *testing.T) {
 		a, b = tableItems(t, east, "Orders"), tableItems(t, west, "Orders")
 		return sameStrings(a, b)
 	})
-	if len(a) < 300 {
+	// 300 items were there before the replica; the writer deletes about
+	// one key in seven while it runs (how many depends on the backend's
+	// speed: on the TiKV mock only 261 were left once), so only a table
+	// with most of them proves the backfill copied the existing items.
+	if len(a) < 200 {
 		t.Fatalf("only %d items", len(a))
 	}
 	wd, err := west.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String("Orders")})
