@@ -61,8 +61,7 @@ func (h *Handler) checkWriteConditions(r *http.Request, rt route) *Error {
 	}
 	switch {
 	case inm != "" && inm != "*":
-		return newErr("NotImplemented", http.StatusNotImplemented, "A header you provided implies functionality that is not implemented").
-			with("Header", "If-None-Match")
+		return errNotImplemented.with("Header", "If-None-Match")
 	case inm == "*" && o != nil:
 		return errPrecondition.with("Condition", "If-None-Match")
 	case im != "" && o == nil:

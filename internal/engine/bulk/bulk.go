@@ -55,9 +55,9 @@ type Record struct {
 	LSIBytes   map[string]int64 `json:"lsiBytes,omitempty"`
 }
 
-func (r *Record) JobARN() string      { return deref(r.Desc.BulkOperationArn) }
+func (r *Record) JobARN() string      { return wire.Deref(r.Desc.BulkOperationArn) }
 func (r *Record) JobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *Record) JobToken() string    { return deref(r.Desc.ClientToken) }
+func (r *Record) JobToken() string    { return wire.Deref(r.Desc.ClientToken) }
 
 // cancels are the operations a CancelBulkOperation stopped; mu orders
 // a cancellation against a run's saving of its record (which must not put
@@ -154,10 +154,10 @@ func (o *Operations) ByToken(in *wire.StartBulkPutItemsInput, table string) (*wi
 	d := r.Desc
 	src := *in.InputS3Configuration
 	src.InputCompressionType = cmp.Or(src.InputCompressionType, "NONE")
-	same := table == deref(d.TableDetails[0].TableName) &&
+	same := table == wire.Deref(d.TableDetails[0].TableName) &&
 		reflect.DeepEqual(&src, d.InputS3Configuration) &&
 		reflect.DeepEqual(in.OutputS3Configuration, d.OutputS3Configuration) &&
-		deref(in.MaxWriteRequestUnits) == deref(d.MaxWriteRequestUnits) &&
+		wire.Deref(in.MaxWriteRequestUnits) == wire.Deref(d.MaxWriteRequestUnits) &&
 		cmp.Or(in.PerformanceTier, "STANDARD") == d.PerformanceTier
 	if !same {
 		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another bulk operation: " + r.JobARN())
@@ -211,7 +211,7 @@ func (r *Record) clone() *Record {
 func (r *Record) usage() []wire.BulkOperationUsage {
 	u := wire.BulkOperationUsage{
 		TableName:              r.Desc.TableDetails[0].TableName,
-		Table:                  &wire.BulkOperationBytes{BulkPutBytes: ptr(r.TableBytes)},
+		Table:                  &wire.BulkOperationBytes{BulkPutBytes: wire.Ptr(r.TableBytes)},
 		GlobalSecondaryIndexes: indexBytes(r.GSIBytes),
 		LocalSecondaryIndexes:  indexBytes(r.LSIBytes),
 	}
@@ -231,7 +231,7 @@ func indexBytes(m map[string]int64) map[string]wire.BulkOperationBytes {
 	}
 	out := make(map[string]wire.BulkOperationBytes, len(m))
 	for name, n := range m {
-		out[name] = wire.BulkOperationBytes{BulkPutBytes: ptr(n)}
+		out[name] = wire.BulkOperationBytes{BulkPutBytes: wire.Ptr(n)}
 	}
 	return out
 }
@@ -259,7 +259,7 @@ func (o *Operations) List(in *wire.ListBulkOperationsInput) (*wire.ListBulkOpera
 		limit = int(*in.MaxResults)
 	}
 	since := o.opts.Now().Add(-bulkListWindow)
-	recs, next, err := o.log.Page(true, deref(in.NextToken), limit, func(r *Record) bool {
+	recs, next, err := o.log.Page(true, wire.Deref(in.NextToken), limit, func(r *Record) bool {
 		return !r.JobStart().Before(since)
 	})
 	if err != nil {
@@ -342,13 +342,3 @@ func (o *Operations) save(rec *Record) error {
 // operationID is the last part of the operation's ARN (the folder of
 // its report).
 func operationID(arn string) string { return arn[strings.LastIndex(arn, "/")+1:] }
-
-func ptr[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
-}

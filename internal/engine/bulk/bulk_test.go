@@ -97,11 +97,11 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 func record() *Record {
 	now := time.Now()
 	return &Record{TableID: 1, Desc: wire.BulkOperationDescription{
-		BulkOperationArn: ptr(ARN("us-east-1", "000000000000", "t", now)), StartTime: wire.NewTime(now),
-		InputS3Configuration:  &wire.InputS3Configuration{S3Bucket: ptr("input"), InputCompressionType: "NONE"},
-		OutputS3Configuration: &wire.OutputS3Configuration{S3Bucket: ptr("output"), OutputType: []string{"ERROR", "CONDITION_CHECK_FAILURE"}},
-		ProcessedItemCount:    ptr[int64](0), FailedItemCount: ptr[int64](0), ProcessedInputBytes: ptr[int64](0),
-		TableDetails: []wire.BulkOperationTableDetail{{TableName: ptr("t")}},
+		BulkOperationArn: wire.Ptr(ARN("us-east-1", "000000000000", "t", now)), StartTime: wire.NewTime(now),
+		InputS3Configuration:  &wire.InputS3Configuration{S3Bucket: wire.Ptr("input"), InputCompressionType: "NONE"},
+		OutputS3Configuration: &wire.OutputS3Configuration{S3Bucket: wire.Ptr("output"), OutputType: []string{"ERROR", "CONDITION_CHECK_FAILURE"}},
+		ProcessedItemCount:    wire.Ptr[int64](0), FailedItemCount: wire.Ptr[int64](0), ProcessedInputBytes: wire.Ptr[int64](0),
+		TableDetails: []wire.BulkOperationTableDetail{{TableName: wire.Ptr("t")}},
 	}}
 }
 
@@ -144,10 +144,10 @@ not json
 		t.Fatal(err)
 	}
 	d := wait(t, o, rec.JobARN())
-	if d.BulkOperationStatus != CompletedWithErrors || deref(d.ProcessedItemCount) != 5 || deref(d.FailedItemCount) != 2 || len(tb.items) != 2 {
-		t.Fatalf("ended: %s %s %s processed %d failed %d, items %v", d.BulkOperationStatus, deref(d.FailureCode), deref(d.FailureMessage), deref(d.ProcessedItemCount), deref(d.FailedItemCount), tb.items)
+	if d.BulkOperationStatus != CompletedWithErrors || wire.Deref(d.ProcessedItemCount) != 5 || wire.Deref(d.FailedItemCount) != 2 || len(tb.items) != 2 {
+		t.Fatalf("ended: %s %s %s processed %d failed %d, items %v", d.BulkOperationStatus, wire.Deref(d.FailureCode), wire.Deref(d.FailureMessage), wire.Deref(d.ProcessedItemCount), wire.Deref(d.FailedItemCount), tb.items)
 	}
-	if u := d.BulkOperationUsage[0]; deref(u.GlobalSecondaryIndexes["g"].BulkPutBytes) != 20 || deref(u.BulkPutBytes) != deref(u.Table.BulkPutBytes)+20 {
+	if u := d.BulkOperationUsage[0]; wire.Deref(u.GlobalSecondaryIndexes["g"].BulkPutBytes) != 20 || wire.Deref(u.BulkPutBytes) != wire.Deref(u.Table.BulkPutBytes)+20 {
 		t.Fatalf("usage %+v", u)
 	}
 	dir := filepath.Join(f.root, "output", "AWSDynamoDB", operationID(rec.JobARN()))
@@ -201,14 +201,14 @@ func TestOpenGoesOn(t *testing.T) {
 	if d := wait(t, again, running.JobARN()); d.BulkOperationStatus != Completed || len(f.tables[1].items) != 1 {
 		t.Fatalf("went on: %+v", d)
 	}
-	if d := wait(t, again, gone.JobARN()); d.BulkOperationStatus != Failed || deref(d.FailureCode) != "TableNotFound" {
+	if d := wait(t, again, gone.JobARN()); d.BulkOperationStatus != Failed || wire.Deref(d.FailureCode) != "TableNotFound" {
 		t.Fatalf("table gone: %+v", d)
 	}
 	if d := wait(t, again, cancelling.JobARN()); d.BulkOperationStatus != Cancelled {
 		t.Fatalf("cancelling: %+v", d)
 	}
-	list, err := again.List(&wire.ListBulkOperationsInput{MaxResults: ptr[int32](2)})
-	if err != nil || len(list.BulkOperationsSummaryList) != 2 || deref(list.BulkOperationsSummaryList[0].BulkOperationArn) != cancelling.JobARN() || list.NextToken == nil {
+	list, err := again.List(&wire.ListBulkOperationsInput{MaxResults: wire.Ptr[int32](2)})
+	if err != nil || len(list.BulkOperationsSummaryList) != 2 || wire.Deref(list.BulkOperationsSummaryList[0].BulkOperationArn) != cancelling.JobARN() || list.NextToken == nil {
 		t.Fatalf("List (newest first): %+v %v", list, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kura-db/kura/internal/wire"
 	"slices"
 	"strings"
 
@@ -78,7 +79,7 @@ func bulkConditionLine(key string, line int64, item, existing attr.Item) []byte 
 // bulkReportDir is the folder of rec's report in the output bucket.
 func bulkReportDir(rec *Record) string {
 	dir := "AWSDynamoDB/" + operationID(rec.JobARN())
-	if p := strings.TrimSuffix(deref(rec.Desc.OutputS3Configuration.S3KeyPrefix), "/"); p != "" {
+	if p := strings.TrimSuffix(wire.Deref(rec.Desc.OutputS3Configuration.S3KeyPrefix), "/"); p != "" {
 		dir = p + "/" + dir
 	}
 	return dir
@@ -101,7 +102,7 @@ func (o *Operations) flushReport(ctx context.Context, rec *Record, rep *report) 
 		if rec.Parts == nil {
 			rec.Parts = map[string]int{}
 		}
-		if err := jobs.PutObject(ctx, o.opts.Objects, deref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
+		if err := jobs.PutObject(ctx, o.opts.Objects, wire.Deref(rec.Desc.OutputS3Configuration.S3Bucket), bulkPartKey(rec, typ, rec.Parts[typ]), lines); err != nil {
 			return err
 		}
 		rec.Parts[typ]++
@@ -128,9 +129,9 @@ func (o *Operations) finishReport(ctx context.Context, rec *Record, rep *report)
 		return err
 	}
 	d := &rec.Desc
-	m := bulkManifest{BulkOperationArn: rec.JobARN(), TableName: deref(d.TableDetails[0].TableName),
-		InputBucket: deref(d.InputS3Configuration.S3Bucket), InputPrefix: deref(d.InputS3Configuration.S3KeyPrefix),
-		ProcessedItemCount: deref(d.ProcessedItemCount), FailedItemCount: deref(d.FailedItemCount),
+	m := bulkManifest{BulkOperationArn: rec.JobARN(), TableName: wire.Deref(d.TableDetails[0].TableName),
+		InputBucket: wire.Deref(d.InputS3Configuration.S3Bucket), InputPrefix: wire.Deref(d.InputS3Configuration.S3KeyPrefix),
+		ProcessedItemCount: wire.Deref(d.ProcessedItemCount), FailedItemCount: wire.Deref(d.FailedItemCount),
 		OutputTypes: slices.Clone(d.OutputS3Configuration.OutputType), Files: []string{}}
 	for _, typ := range []string{outputError, outputConditionCheckFailure} {
 		for n := range rec.Parts[typ] {
@@ -141,5 +142,5 @@ func (o *Operations) finishReport(ctx context.Context, rec *Record, rep *report)
 	if err != nil {
 		return err
 	}
-	return jobs.PutObject(ctx, o.opts.Objects, deref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
+	return jobs.PutObject(ctx, o.opts.Objects, wire.Deref(d.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/manifest-summary.json", b)
 }

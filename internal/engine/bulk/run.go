@@ -54,7 +54,7 @@ func (o *Operations) run(rec *Record, t Target) {
 		d.BulkOperationStatus = Failed
 		code, msg := bulkFailure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
-	case deref(d.FailedItemCount) > 0:
+	case wire.Deref(d.FailedItemCount) > 0:
 		d.BulkOperationStatus = CompletedWithErrors
 	default:
 		d.BulkOperationStatus = Completed
@@ -78,10 +78,10 @@ func (o *Operations) putAll(ctx context.Context, rec *Record, t Target, rep *rep
 	src := rec.Desc.InputS3Configuration
 	if !rec.Listed {
 		// The output bucket must be there before anything is written.
-		if _, err := o.opts.Objects.List(ctx, deref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
+		if _, err := o.opts.Objects.List(ctx, wire.Deref(rec.Desc.OutputS3Configuration.S3Bucket), bulkReportDir(rec)+"/"); err != nil {
 			return err
 		}
-		objs, err := o.opts.Objects.List(ctx, deref(src.S3Bucket), deref(src.S3KeyPrefix))
+		objs, err := o.opts.Objects.List(ctx, wire.Deref(src.S3Bucket), wire.Deref(src.S3KeyPrefix))
 		if err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ func (o *Operations) putAll(ctx context.Context, rec *Record, t Target, rep *rep
 			return err
 		}
 		rec.Object, rec.Line = rec.Object+1, 0
-		rec.Desc.ProcessedInputBytes = ptr(done + rec.objects[rec.Object-1].Size)
+		rec.Desc.ProcessedInputBytes = wire.Ptr(done + rec.objects[rec.Object-1].Size)
 		if err := o.checkpoint(ctx, rec, rep); err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func (o *Operations) checkpoint(ctx context.Context, rec *Record, rep *report) e
 func (o *Operations) putObject(ctx context.Context, rec *Record, t Target, rep *report, rate *writeRate, done int64) error {
 	src := rec.Desc.InputS3Configuration
 	obj := rec.objects[rec.Object]
-	f, err := o.opts.Objects.Open(ctx, deref(src.S3Bucket), obj.Key)
+	f, err := o.opts.Objects.Open(ctx, wire.Deref(src.S3Bucket), obj.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj.Key, err)
 	}
@@ -172,7 +172,7 @@ func (o *Operations) putObject(ctx context.Context, rec *Record, t Target, rep *
 			return err
 		}
 		if line%bulkCheckpoint == 0 {
-			rec.Line, rec.Desc.ProcessedInputBytes = line, ptr(done+cr.N)
+			rec.Line, rec.Desc.ProcessedInputBytes = line, wire.Ptr(done+cr.N)
 			if err := o.checkpoint(ctx, rec, rep); err != nil {
 				return err
 			}
@@ -182,8 +182,8 @@ func (o *Operations) putObject(ctx context.Context, rec *Record, t Target, rep *
 		// A record over the scanner's limit, or an object that does not
 		// decompress: reported, and the rest of the object is skipped.
 		rep.add(outputError, bulkErrorLine(obj.Key, line+1, "ValidationException", err.Error(), nil))
-		rec.Desc.ProcessedItemCount = ptr(deref(rec.Desc.ProcessedItemCount) + 1)
-		rec.Desc.FailedItemCount = ptr(deref(rec.Desc.FailedItemCount) + 1)
+		rec.Desc.ProcessedItemCount = wire.Ptr(wire.Deref(rec.Desc.ProcessedItemCount) + 1)
+		rec.Desc.FailedItemCount = wire.Ptr(wire.Deref(rec.Desc.FailedItemCount) + 1)
 	}
 	return nil
 }
@@ -245,10 +245,10 @@ func parseRecord(table string, b []byte) (*wire.PutItemInput, error) {
 // a CONDITION_CHECK_FAILURE; a throttled write is tried again.
 func (o *Operations) putRecord(rec *Record, t Target, rep *report, rate *writeRate, key string, line int64, raw []byte) error {
 	d := &rec.Desc
-	d.ProcessedItemCount = ptr(deref(d.ProcessedItemCount) + 1)
+	d.ProcessedItemCount = wire.Ptr(wire.Deref(d.ProcessedItemCount) + 1)
 	in, err := parseRecord(t.Name(), raw)
 	if err != nil {
-		d.FailedItemCount = ptr(deref(d.FailedItemCount) + 1)
+		d.FailedItemCount = wire.Ptr(wire.Deref(d.FailedItemCount) + 1)
 		rep.add(outputError, bulkErrorLine(key, line, "ValidationException", err.Error(), raw))
 		return nil
 	}
@@ -274,7 +274,7 @@ func (o *Operations) putRecord(rec *Record, t Target, rep *report, rate *writeRa
 		existing, _ := de.Item.(attr.Item)
 		rep.add(outputConditionCheckFailure, bulkConditionLine(key, line, in.Item, existing))
 	case errors.As(err, &de) && de.Type == "ValidationException":
-		d.FailedItemCount = ptr(deref(d.FailedItemCount) + 1)
+		d.FailedItemCount = wire.Ptr(wire.Deref(d.FailedItemCount) + 1)
 		rep.add(outputError, bulkErrorLine(key, line, de.Type, de.Message, raw))
 	default:
 		return err // the table is gone, or the store failed: the operation fails

@@ -33,9 +33,9 @@ type Record struct {
 	Filter  *wire.FilterSpecification `json:"filter,omitempty"`
 }
 
-func (r *Record) JobARN() string      { return deref(r.Desc.ExportArn) }
+func (r *Record) JobARN() string      { return wire.Deref(r.Desc.ExportArn) }
 func (r *Record) JobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *Record) JobToken() string    { return deref(r.Desc.ClientToken) }
+func (r *Record) JobToken() string    { return wire.Deref(r.Desc.ClientToken) }
 
 // Filter is a FilterSpecification parsed against its table: Keep reports
 // whether an item is exported, and projects it.
@@ -98,8 +98,8 @@ func (x *Exports) ByToken(in *wire.ExportTableToPointInTimeInput) (*wire.ExportD
 	if !ok {
 		return nil, nil
 	}
-	if deref(r.Desc.TableArn) != deref(in.TableArn) || deref(r.Desc.S3Bucket) != deref(in.S3Bucket) ||
-		deref(r.Desc.S3Prefix) != deref(in.S3Prefix) {
+	if wire.Deref(r.Desc.TableArn) != wire.Deref(in.TableArn) || wire.Deref(r.Desc.S3Bucket) != wire.Deref(in.S3Bucket) ||
+		wire.Deref(r.Desc.S3Prefix) != wire.Deref(in.S3Prefix) {
 		return nil, ddberr.ExportConflict("ClientToken " + *in.ClientToken + " was used for another export: " + r.JobARN())
 	}
 	d := r.Desc
@@ -140,8 +140,8 @@ func (x *Exports) List(in *wire.ListExportsInput) (*wire.ListExportsOutput, erro
 	if in.MaxResults != nil {
 		limit = int(*in.MaxResults)
 	}
-	recs, next, err := x.log.Page(false, deref(in.NextToken), limit, func(r *Record) bool {
-		return in.TableArn == nil || deref(r.Desc.TableArn) == *in.TableArn
+	recs, next, err := x.log.Page(false, wire.Deref(in.NextToken), limit, func(r *Record) bool {
+		return in.TableArn == nil || wire.Deref(r.Desc.TableArn) == *in.TableArn
 	})
 	if err != nil {
 		return nil, err
@@ -203,19 +203,11 @@ func (x *Exports) run(rec *Record, snap *snapshot.Reader, filter Filter) {
 // filesPrefix is the key prefix of an export's files:
 // "<S3Prefix>/AWSDynamoDB/<ExportId>/" (no leading part without a prefix).
 func filesPrefix(d *wire.ExportDescription) string {
-	arn := deref(d.ExportArn)
+	arn := wire.Deref(d.ExportArn)
 	id := arn[strings.LastIndexByte(arn, '/')+1:]
-	p := strings.TrimSuffix(deref(d.S3Prefix), "/")
+	p := strings.TrimSuffix(wire.Deref(d.S3Prefix), "/")
 	if p != "" {
 		p += "/"
 	}
 	return p + "AWSDynamoDB/" + id + "/"
-}
-
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
 }

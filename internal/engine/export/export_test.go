@@ -86,13 +86,11 @@ func (o onlyPK) Keep(it attr.Item) (attr.Item, bool, error) {
 func record(bucket string) *Record {
 	now := time.Now()
 	return &Record{TableID: 1, Desc: wire.ExportDescription{
-		ExportArn: ptr(ARN("us-east-1", "000000000000", "t", now)), StartTime: wire.NewTime(now),
-		ExportTime: wire.NewTime(now), S3Bucket: &bucket, S3Prefix: ptr("p/"),
+		ExportArn: wire.Ptr(ARN("us-east-1", "000000000000", "t", now)), StartTime: wire.NewTime(now),
+		ExportTime: wire.NewTime(now), S3Bucket: &bucket, S3Prefix: wire.Ptr("p/"),
 		ExportFormat: FormatJSON, ExportType: TypeFull,
 	}}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func wait(t *testing.T, x *Exports, arn string) *wire.ExportDescription {
 	t.Helper()
@@ -113,7 +111,7 @@ func wait(t *testing.T, x *Exports, arn string) *wire.ExportDescription {
 // dataLines is what the export's data files hold, sorted.
 func (f *fixture) dataLines(t *testing.T, d *wire.ExportDescription) []string {
 	t.Helper()
-	dir := filepath.Join(f.root, deref(d.S3Bucket), filepath.FromSlash(filesPrefix(d)), "data")
+	dir := filepath.Join(f.root, wire.Deref(d.S3Bucket), filepath.FromSlash(filesPrefix(d)), "data")
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -156,8 +154,8 @@ func TestExportWritesTheSnapshot(t *testing.T) {
 	if err != nil || d.ExportStatus != InProgress {
 		t.Fatalf("Start: %+v %v", d, err)
 	}
-	d = wait(t, x, deref(d.ExportArn))
-	if d.ExportStatus != Completed || deref(d.ItemCount) != 2 || deref(d.ExportManifest) != filesPrefix(d)+"manifest-summary.json" {
+	d = wait(t, x, wire.Deref(d.ExportArn))
+	if d.ExportStatus != Completed || wire.Deref(d.ItemCount) != 2 || wire.Deref(d.ExportManifest) != filesPrefix(d)+"manifest-summary.json" {
 		t.Fatalf("finished: %+v", d)
 	}
 	want := []string{`{"Item":{"n":{"N":"2"},"pk":{"S":"b"}}}`, `{"Item":{"pk":{"S":"a"}}}`}
@@ -173,7 +171,7 @@ func TestExportWritesTheSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.dataLines(t, wait(t, x, deref(d.ExportArn))); !slices.Equal(got, want[1:]) {
+	if got := f.dataLines(t, wait(t, x, wire.Deref(d.ExportArn))); !slices.Equal(got, want[1:]) {
 		t.Fatalf("filtered data %q", got)
 	}
 }
@@ -190,7 +188,7 @@ func TestExportToMissingBucketFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d = wait(t, x, deref(d.ExportArn)); d.ExportStatus != Failed || deref(d.FailureCode) != "S3NoSuchBucket" || d.ItemCount != nil {
+	if d = wait(t, x, wire.Deref(d.ExportArn)); d.ExportStatus != Failed || wire.Deref(d.FailureCode) != "S3NoSuchBucket" || d.ItemCount != nil {
 		t.Fatalf("export to a missing bucket: %+v", d)
 	}
 }
@@ -206,7 +204,7 @@ func TestOpenRunsInterruptedExportAgain(t *testing.T) {
 	}
 	rec := record("exports")
 	rec.Desc.ExportStatus = InProgress
-	rec.Filter = &wire.FilterSpecification{FilterExpression: ptr("pk = :b")} // parsed by the core: onlyPK("b") here
+	rec.Filter = &wire.FilterSpecification{FilterExpression: wire.Ptr("pk = :b")} // parsed by the core: onlyPK("b") here
 	if err := x.log.Save(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +221,7 @@ func TestOpenRunsInterruptedExportAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := wait(t, again, rec.JobARN())
-	if d.ExportStatus != Completed || deref(d.ItemCount) != 1 {
+	if d.ExportStatus != Completed || wire.Deref(d.ItemCount) != 1 {
 		t.Fatalf("run again: %+v", d)
 	}
 	if got := f.dataLines(t, d); !slices.Equal(got, []string{`{"Item":{"n":{"N":"2"},"pk":{"S":"b"}}}`}) {
@@ -240,23 +238,23 @@ func TestByTokenAndList(t *testing.T) {
 		t.Fatal(err)
 	}
 	r1, r2 := record("exports"), record("exports")
-	r1.Desc.ClientToken, r1.Desc.TableArn = ptr("tok"), ptr("arn:t")
+	r1.Desc.ClientToken, r1.Desc.TableArn = wire.Ptr("tok"), wire.Ptr("arn:t")
 	for _, r := range []*Record{r1, r2} {
 		if _, err := x.Start(r, nil); err != nil {
 			t.Fatal(err)
 		}
 		wait(t, x, r.JobARN())
 	}
-	in := &wire.ExportTableToPointInTimeInput{ClientToken: ptr("tok"), TableArn: ptr("arn:t"), S3Bucket: ptr("exports"), S3Prefix: ptr("p/")}
-	if d, err := x.ByToken(in); err != nil || deref(d.ExportArn) != r1.JobARN() {
+	in := &wire.ExportTableToPointInTimeInput{ClientToken: wire.Ptr("tok"), TableArn: wire.Ptr("arn:t"), S3Bucket: wire.Ptr("exports"), S3Prefix: wire.Ptr("p/")}
+	if d, err := x.ByToken(in); err != nil || wire.Deref(d.ExportArn) != r1.JobARN() {
 		t.Fatalf("ByToken: %+v %v", d, err)
 	}
-	in.S3Prefix = ptr("other/")
+	in.S3Prefix = wire.Ptr("other/")
 	if _, err := x.ByToken(in); err == nil || !strings.Contains(err.Error(), "ExportConflictException") {
 		t.Fatalf("token reused: %v", err)
 	}
-	out, err := x.List(&wire.ListExportsInput{MaxResults: ptr[int32](1)})
-	if err != nil || len(out.ExportSummaries) != 1 || deref(out.ExportSummaries[0].ExportArn) != r1.JobARN() || out.NextToken == nil {
+	out, err := x.List(&wire.ListExportsInput{MaxResults: wire.Ptr[int32](1)})
+	if err != nil || len(out.ExportSummaries) != 1 || wire.Deref(out.ExportSummaries[0].ExportArn) != r1.JobARN() || out.NextToken == nil {
 		t.Fatalf("List: %+v %v", out, err)
 	}
 	if _, err := x.Describe("arn:none"); err == nil || !strings.Contains(err.Error(), "Export not found: arn:none") {

@@ -38,7 +38,7 @@ import (
 // returns the items exported and their billed size.
 func (x *Exports) write(ctx context.Context, rec *Record, snap *snapshot.Reader, filter Filter) (count, billed int64, err error) {
 	d := &rec.Desc
-	objects, bucket, prefix := x.opts.Objects, deref(d.S3Bucket), filesPrefix(d)
+	objects, bucket, prefix := x.opts.Objects, wire.Deref(d.S3Bucket), filesPrefix(d)
 	if err := jobs.PutObject(ctx, objects, bucket, prefix+"_started", nil); err != nil {
 		return 0, 0, err
 	}
@@ -134,17 +134,17 @@ func (x *Exports) writeSummary(ctx context.Context, rec *Record) error {
 		sse = &d.S3SseAlgorithm
 	}
 	b, err := json.Marshal(exportSummary{
-		Version: "2020-06-30", ExportArn: deref(d.ExportArn), StartTime: ms(d.StartTime), EndTime: ms(d.EndTime),
-		TableArn: deref(d.TableArn), TableID: deref(d.TableId), ExportTime: ms(d.ExportTime),
-		S3Bucket: deref(d.S3Bucket), S3Prefix: d.S3Prefix, S3SseAlgorithm: sse, S3SseKmsKeyID: d.S3SseKmsKeyId,
+		Version: "2020-06-30", ExportArn: wire.Deref(d.ExportArn), StartTime: ms(d.StartTime), EndTime: ms(d.EndTime),
+		TableArn: wire.Deref(d.TableArn), TableID: wire.Deref(d.TableId), ExportTime: ms(d.ExportTime),
+		S3Bucket: wire.Deref(d.S3Bucket), S3Prefix: d.S3Prefix, S3SseAlgorithm: sse, S3SseKmsKeyID: d.S3SseKmsKeyId,
 		ManifestFilesS3Key: filesPrefix(d) + "manifest-files.json",
-		BilledSizeBytes:    deref(d.BilledSizeBytes), ItemCount: deref(d.ItemCount),
+		BilledSizeBytes:    wire.Deref(d.BilledSizeBytes), ItemCount: wire.Deref(d.ItemCount),
 		OutputFormat: d.ExportFormat, ExportType: d.ExportType,
 	})
 	if err != nil {
 		return err
 	}
-	return putWithChecksum(ctx, x.opts.Objects, deref(d.S3Bucket), filesPrefix(d)+"manifest-summary", b)
+	return putWithChecksum(ctx, x.opts.Objects, wire.Deref(d.S3Bucket), filesPrefix(d)+"manifest-summary", b)
 }
 
 // putWithChecksum writes name.json and name.checksum (its hex MD5).
@@ -163,7 +163,7 @@ func putWithChecksum(ctx context.Context, objects objstore.Store, bucket, name s
 // second one beside it under data/.
 func dataFileName(d *wire.ExportDescription) string {
 	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
-	sum := sha256.Sum256([]byte("data file of " + deref(d.ExportArn)))
+	sum := sha256.Sum256([]byte("data file of " + wire.Deref(d.ExportArn)))
 	var b [26]byte
 	for i := range b {
 		b[i] = chars[int(sum[i])%len(chars)]

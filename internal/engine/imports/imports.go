@@ -26,9 +26,9 @@ type Record struct {
 	TableID uint64                      `json:"tableId"`
 }
 
-func (r *Record) JobARN() string      { return deref(r.Desc.ImportArn) }
+func (r *Record) JobARN() string      { return wire.Deref(r.Desc.ImportArn) }
 func (r *Record) JobStart() time.Time { return r.Desc.StartTime.Time }
-func (r *Record) JobToken() string    { return deref(r.Desc.ClientToken) }
+func (r *Record) JobToken() string    { return wire.Deref(r.Desc.ClientToken) }
 
 // Target is the table an import writes into, as the core gives it: the
 // small interface through which an import reaches the write path.
@@ -104,8 +104,8 @@ func (m *Imports) ByToken(in *wire.ImportTableInput) (*wire.ImportTableDescripti
 		return nil, nil
 	}
 	src, was := in.S3BucketSource, r.Desc.S3BucketSource
-	if deref(in.TableCreationParameters.TableName) != deref(r.Desc.TableCreationParameters.TableName) ||
-		deref(src.S3Bucket) != deref(was.S3Bucket) || deref(src.S3KeyPrefix) != deref(was.S3KeyPrefix) {
+	if wire.Deref(in.TableCreationParameters.TableName) != wire.Deref(r.Desc.TableCreationParameters.TableName) ||
+		wire.Deref(src.S3Bucket) != wire.Deref(was.S3Bucket) || wire.Deref(src.S3KeyPrefix) != wire.Deref(was.S3KeyPrefix) {
 		return nil, ddberr.IdempotentParameterMismatch("ClientToken " + *in.ClientToken + " was used for another import: " + r.JobARN())
 	}
 	d := r.Desc
@@ -141,8 +141,8 @@ func (m *Imports) List(in *wire.ListImportsInput) (*wire.ListImportsOutput, erro
 	if in.PageSize != nil {
 		limit = int(*in.PageSize)
 	}
-	recs, next, err := m.log.Page(false, deref(in.NextToken), limit, func(r *Record) bool {
-		return in.TableArn == nil || deref(r.Desc.TableArn) == *in.TableArn
+	recs, next, err := m.log.Page(false, wire.Deref(in.NextToken), limit, func(r *Record) bool {
+		return in.TableArn == nil || wire.Deref(r.Desc.TableArn) == *in.TableArn
 	})
 	if err != nil {
 		return nil, err
@@ -150,21 +150,11 @@ func (m *Imports) List(in *wire.ListImportsInput) (*wire.ListImportsOutput, erro
 	out := &wire.ListImportsOutput{ImportSummaryList: []wire.ImportSummary{}}
 	for _, r := range recs {
 		d := r.Desc
-		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: ptr(r.JobARN()), ImportStatus: d.ImportStatus,
+		out.ImportSummaryList = append(out.ImportSummaryList, wire.ImportSummary{ImportArn: wire.Ptr(r.JobARN()), ImportStatus: d.ImportStatus,
 			TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime})
 	}
 	if next != "" {
 		out.NextToken = &next
 	}
 	return out, nil
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
 }

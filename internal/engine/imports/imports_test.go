@@ -106,11 +106,11 @@ func newFixture(t *testing.T, files map[string][]byte) *fixture {
 func record(bucket, prefix, format, compression string) *Record {
 	now := time.Now()
 	return &Record{TableID: 1, Desc: wire.ImportTableDescription{
-		ImportArn: ptr(ARN("us-east-1", "000000000000", "t", now)), StartTime: wire.NewTime(now),
+		ImportArn: wire.Ptr(ARN("us-east-1", "000000000000", "t", now)), StartTime: wire.NewTime(now),
 		S3BucketSource: &wire.S3BucketSource{S3Bucket: &bucket, S3KeyPrefix: &prefix},
 		InputFormat:    format, InputCompressionType: compression,
-		TableCreationParameters: &wire.TableCreationParameters{TableName: ptr("t"),
-			AttributeDefinitions: []wire.AttributeDefinition{{AttributeName: ptr("pk"), AttributeType: "S"}, {AttributeName: ptr("n"), AttributeType: "N"}}},
+		TableCreationParameters: &wire.TableCreationParameters{TableName: wire.Ptr("t"),
+			AttributeDefinitions: []wire.AttributeDefinition{{AttributeName: wire.Ptr("pk"), AttributeType: "S"}, {AttributeName: wire.Ptr("n"), AttributeType: "N"}}},
 	}}
 }
 
@@ -157,12 +157,12 @@ func TestImportJSON(t *testing.T) {
 	if err != nil || d.ImportStatus != InProgress {
 		t.Fatalf("Start: %+v %v", d, err)
 	}
-	d = wait(t, m, deref(d.ImportArn))
+	d = wait(t, m, wire.Deref(d.ImportArn))
 	if got := tb.keys(); !slices.Equal(got, []string{"a=2", "b=", "c="}) {
 		t.Fatalf("imported %v", got)
 	}
-	if d.ImportStatus != Failed || deref(d.FailureCode) != ItemValidation || deref(d.ErrorCount) != 1 ||
-		deref(d.ImportedItemCount) != 4 || deref(d.ProcessedItemCount) != 5 || !tb.finished || tb.dropped {
+	if d.ImportStatus != Failed || wire.Deref(d.FailureCode) != ItemValidation || wire.Deref(d.ErrorCount) != 1 ||
+		wire.Deref(d.ImportedItemCount) != 4 || wire.Deref(d.ProcessedItemCount) != 5 || !tb.finished || tb.dropped {
 		t.Fatalf("ended: %+v (finished %v dropped %v)", d, tb.finished, tb.dropped)
 	}
 }
@@ -180,7 +180,7 @@ func TestImportCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d = wait(t, m, deref(d.ImportArn)); d.ImportStatus != Completed || deref(d.ImportedItemCount) != 2 || !tb.finished {
+	if d = wait(t, m, wire.Deref(d.ImportArn)); d.ImportStatus != Completed || wire.Deref(d.ImportedItemCount) != 2 || !tb.finished {
 		t.Fatalf("ended: %+v", d)
 	}
 	if n := tb.items["a"]["n"]; n.T != attr.N || n.Str != "1.5" {
@@ -204,7 +204,7 @@ func TestImportMissingBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d = wait(t, m, deref(d.ImportArn)); d.ImportStatus != Failed || deref(d.FailureCode) != "S3NoSuchBucket" || !tb.dropped || tb.finished {
+	if d = wait(t, m, wire.Deref(d.ImportArn)); d.ImportStatus != Failed || wire.Deref(d.FailureCode) != "S3NoSuchBucket" || !tb.dropped || tb.finished {
 		t.Fatalf("ended: %+v", d)
 	}
 	if _, err := m.Describe("arn:none"); err == nil {
@@ -241,7 +241,7 @@ func TestOpenRunsInterruptedImportAgain(t *testing.T) {
 		t.Fatalf("an import without its table: %+v", d)
 	}
 	list, err := again.List(&wire.ListImportsInput{})
-	if err != nil || len(list.ImportSummaryList) != 2 || deref(list.ImportSummaryList[0].ImportArn) != kept.JobARN() {
+	if err != nil || len(list.ImportSummaryList) != 2 || wire.Deref(list.ImportSummaryList[0].ImportArn) != kept.JobARN() {
 		t.Fatalf("List: %+v %v", list, err)
 	}
 }

@@ -50,11 +50,11 @@ func (m *Imports) run(rec *Record, t Target) {
 		d.ImportStatus = Failed
 		code, msg := jobs.Failure(err)
 		d.FailureCode, d.FailureMessage = &code, &msg
-		d.ProcessedSizeBytes = ptr[int64](0) // as DynamoDB's S3NoSuchBucket example shows it
+		d.ProcessedSizeBytes = wire.Ptr[int64](0) // as DynamoDB's S3NoSuchBucket example shows it
 		t.Drop()
-	case deref(d.ErrorCount) > 0:
+	case wire.Deref(d.ErrorCount) > 0:
 		d.ImportStatus = Failed
-		d.FailureCode, d.FailureMessage = ptr(ItemValidation), ptr(itemValidationMsg)
+		d.FailureCode, d.FailureMessage = wire.Ptr(ItemValidation), wire.Ptr(itemValidationMsg)
 		t.Finish()
 	default:
 		d.ImportStatus = Completed
@@ -82,8 +82,8 @@ type importCounts struct {
 func (m *Imports) read(ctx context.Context, rec *Record, t Target) error {
 	d := &rec.Desc
 	src := d.S3BucketSource
-	bucket := deref(src.S3Bucket)
-	objects, err := m.opts.Objects.List(ctx, bucket, deref(src.S3KeyPrefix))
+	bucket := wire.Deref(src.S3Bucket)
+	objects, err := m.opts.Objects.List(ctx, bucket, wire.Deref(src.S3KeyPrefix))
 	if err != nil {
 		return err
 	}
@@ -303,14 +303,14 @@ func readCSV(opts *wire.InputFormatOptions, p *wire.TableCreationParameters, r i
 	cr.FieldsPerRecord = -1
 	var header []string
 	if opts != nil && opts.Csv != nil {
-		if d := deref(opts.Csv.Delimiter); d != "" {
+		if d := wire.Deref(opts.Csv.Delimiter); d != "" {
 			cr.Comma = []rune(d)[0]
 		}
 		header = opts.Csv.HeaderList
 	}
 	types := map[string]string{}
 	for _, a := range p.AttributeDefinitions {
-		types[deref(a.AttributeName)] = a.AttributeType
+		types[wire.Deref(a.AttributeName)] = a.AttributeType
 	}
 	for {
 		row, err := cr.Read()
