@@ -26,7 +26,7 @@ type scanExprs struct {
 
 // Scan reads a whole table, or one segment of it, in storage (hash) order.
 func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput, error) {
-	out, _, err := e.scan(in, nil)
+	out, _, err := e.scanWith(in, nil, false, uncharged(ctx))
 	return out, err
 }
 
@@ -50,17 +50,18 @@ func (e *Engine) ScanEncoded(ctx context.Context, in *wire.ScanInput, dst []byte
 // attribute the index does not project matches nothing (a public
 // conformance suite run against DynamoDB, 2026: the GSI and LSI mirrors).
 func (e *Engine) scanPartiQL(in *wire.ScanInput) (*wire.ScanOutput, error) {
-	out, _, err := e.scanWith(in, nil, true)
+	out, _, err := e.scanWith(in, nil, true, false)
 	return out, err
 }
 
 // scan runs Scan; with a non-nil encode buffer, a page that may keep its
 // items encoded does (see query).
 func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *page, error) {
-	return e.scanWith(in, encode, false)
+	return e.scanWith(in, encode, false, false)
 }
 
-func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (*wire.ScanOutput, *page, error) {
+// free is an Uncharged read: no capacity admitted or paid.
+func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly, free bool) (*wire.ScanOutput, *page, error) {
 	x, err := prepareScan(in)
 	if err != nil {
 		return nil, nil, err
@@ -107,14 +108,18 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode}
 	}
-	if err := e.admitRead(t, ""); err != nil {
-		return nil, nil, err
+	if !free {
+		if err := e.admitRead(t, ""); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := e.fillFromSnapshot(p, opts, nil); err != nil {
 		return nil, nil, err
 	}
 	units := readUnits(p.bytes, isTrue(in.ConsistentRead))
-	e.chargeRead(t, "", units)
+	if !free {
+		e.chargeRead(t, "", units)
+	}
 	var items []attr.Item
 	if !p.enc.on {
 		items = p.resultItems()

@@ -81,6 +81,23 @@ func (t *Table) readIndex(index string) string {
 	return ""
 }
 
+// unchargedKey marks a context whose reads are Kura's own (Uncharged).
+type unchargedKey struct{}
+
+// Uncharged marks ctx's GetItem and Scan calls as Kura's own reads, which
+// consume no capacity, are not metered and are never throttled: the
+// replication of global tables reading a replica's items, for which
+// DynamoDB charges no reads (only the replicated writes). Writes made with
+// it are charged as any write.
+func Uncharged(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unchargedKey{}, true)
+}
+
+func uncharged(ctx context.Context) bool {
+	v, _ := ctx.Value(unchargedKey{}).(bool)
+	return v
+}
+
 // admitRead refuses a read of t (or of its index) when the capacity it
 // reads from is used up.
 func (e *Engine) admitRead(t *Table, index string) error {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -39,6 +40,12 @@ func (g *Group) applyQueue(ctx context.Context, w *worker) (int, error) {
 			break // in order: what follows is younger
 		}
 		if err := g.applyOne(ctx, w, q); err != nil {
+			if throttled(err) {
+				// The replica's write capacity is used up: the write waits
+				// for it, as DynamoDB's replication does (its latency
+				// grows); it stays queued and nothing is lost.
+				return n, nil
+			}
 			return n, err
 		}
 		n++
@@ -92,7 +99,9 @@ func (g *Group) applyOne(ctx context.Context, w *worker, q queued) error {
 	if hasCur && cur.after(q.e.Stamp) {
 		return dropEntry(txn, q)
 	}
-	got, err := eng.GetItem(ctx, &wire.GetItemInput{TableName: &w.table, Key: q.e.Key, ConsistentRead: ptr(true)})
+	// Replication's reads are not charged (DynamoDB charges replicated
+	// writes only); the write below is, on the replica's capacity.
+	got, err := eng.GetItem(engine.Uncharged(ctx), &wire.GetItemInput{TableName: &w.table, Key: q.e.Key, ConsistentRead: ptr(true)})
 	if isType(err, "ResourceNotFoundException") {
 		return dropEntry(txn, q) // the replica's table is gone
 	}
@@ -141,6 +150,12 @@ func dropEntry(txn storage.Txn, q queued) error {
 		return err
 	}
 	return txn.Commit(storage.CommitOptions{Sync: true})
+}
+
+// throttled reports whether err refused a write for the capacity of the
+// replica's table (or one of its GSIs).
+func throttled(err error) bool {
+	return isType(err, "ProvisionedThroughputExceededException") || isType(err, "ThrottlingException")
 }
 
 // sameImage reports whether the stored item is the image (nil: absent).

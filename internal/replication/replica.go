@@ -6,6 +6,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -249,7 +250,9 @@ func (g *Group) backfill(table, target, source string, at int64) error {
 	var last uint64
 	done := int64(0)
 	for {
-		out, err := eng.Scan(ctx, &wire.ScanInput{TableName: &table, ConsistentRead: ptr(true), ExclusiveStartKey: start, Limit: aws32(200)})
+		// The copy reads the source uncharged, as DynamoDB's does; its
+		// writes are charged on the new replica (applyOne).
+		out, err := eng.Scan(engine.Uncharged(ctx), &wire.ScanInput{TableName: &table, ConsistentRead: ptr(true), ExclusiveStartKey: start, Limit: aws32(200)})
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ const (
 // database is one store and the engine over it.
 type database struct {
 	name   string // folder (or TiKV store) name: sharedKey or folderName's
+	region string // the region it serves (its ARNs')
 	store  storage.Store
 	eng    *engine.Engine
 	refs   int           // requests using it now (guarded by databases.mu)
@@ -328,7 +329,7 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 	if cfg.PerCredential || name != sharedKey {
 		s.log.Info("opened database", "database", name, "region", cfg.Region)
 	}
-	return &database{name: name, store: store, eng: eng}, nil
+	return &database{name: name, region: cfg.Region, store: store, eng: eng}, nil
 }
 
 // adminClock is the --admin clock of the database name, kept across its

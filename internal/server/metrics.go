@@ -77,34 +77,39 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 
 // writeTableMetrics writes each table's item count and size, as
 // DescribeTable reports them; with a database per credential, labelled
-// with the database too.
+// with the database too, and with --regions with the region (each region
+// has tables of its own, a global table a replica in each).
 func (s *Server) writeTableMetrics(w *metrics.Writer) {
 	type stats struct {
-		db     string
-		tables []engine.TableStat
+		db, region string
+		tables     []engine.TableStat
 	}
 	var all []stats
 	for _, db := range s.holdOpenDatabases() {
-		all = append(all, stats{db.name, db.eng.TableStats()})
+		all = append(all, stats{db.name, db.region, db.eng.TableStats()})
 		s.release(db)
 	}
 	slices.SortFunc(all, func(a, b stats) int { return strings.Compare(a.db, b.db) })
-	labels := func(db, table string) []string {
+	labelsOf := func(st stats, table string) []string {
+		var l []string
 		if s.cfg.PerCredential {
-			return []string{"database", db, "table", table}
+			l = append(l, "database", st.db)
 		}
-		return []string{"table", table}
+		if len(s.cfg.Regions) > 0 {
+			l = append(l, "region", st.region)
+		}
+		return append(l, "table", table)
 	}
 	w.Family("kura_table_items", "gauge", "Items in a table (DescribeTable's ItemCount).")
 	for _, st := range all {
 		for _, t := range st.tables {
-			w.Sample("kura_table_items", float64(t.Items), labels(st.db, t.Name)...)
+			w.Sample("kura_table_items", float64(t.Items), labelsOf(st, t.Name)...)
 		}
 	}
 	w.Family("kura_table_size_bytes", "gauge", "A table's size by DynamoDB's item size formula (DescribeTable's TableSizeBytes).")
 	for _, st := range all {
 		for _, t := range st.tables {
-			w.Sample("kura_table_size_bytes", float64(t.Bytes), labels(st.db, t.Name)...)
+			w.Sample("kura_table_size_bytes", float64(t.Bytes), labelsOf(st, t.Name)...)
 		}
 	}
 	for _, f := range capacityFamilies {
@@ -115,7 +120,7 @@ func (s *Server) writeTableMetrics(w *metrics.Writer) {
 					if c.Write != f.write {
 						continue
 					}
-					l := labels(st.db, t.Name)
+					l := labelsOf(st, t.Name)
 					if c.Index != "" {
 						l = append(l, "index", c.Index)
 					}
