@@ -276,8 +276,8 @@ func TestGlobalTableReplicaUpdatesRefused(t *testing.T) {
 	_, err = east.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String("Twice"), ReplicaUpdates: []types.ReplicationGroupUpdate{
 		{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("eu-west-1")}},
 		{Delete: &types.DeleteReplicationGroupMemberAction{RegionName: aws.String("eu-west-1")}}}})
-	wantAPIError(t, err, "ValidationException", "Only one replica can be created, updated or deleted per UpdateTable request.")
+	wantAPIError(t, err, "ValidationException", "Update table operation with more than one create or delete replica actions not allowed")
 	_, err = east.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String("Twice"),
 		ReplicaUpdates: []types.ReplicationGroupUpdate{{Delete: &types.DeleteReplicationGroupMemberAction{RegionName: aws.String("eu-west-1")}}}})
-	wantAPIError(t, err, "ValidationException", "Table 'Twice' has no replica in region eu-west-1.")
+	wantAPIError(t, err, "ValidationException", "Update global table operation failed because one or more replicas were not part of the global table. Please retry the request without these replicas: [eu-west-1].")
 }

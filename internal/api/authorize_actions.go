@@ -377,6 +377,10 @@ func controlChecks(in any, a arns) []check {
 		return []check{a.on("DeleteTable", in.TableName, nil)}
 	case *wire.UpdateTableInput:
 		return []check{a.on("UpdateTable", in.TableName, nil)}
+	case *wire.DescribeTableReplicaAutoScalingInput:
+		return []check{a.on("DescribeTableReplicaAutoScaling", in.TableName, nil)}
+	case *wire.UpdateTableReplicaAutoScalingInput:
+		return []check{a.on("UpdateTableReplicaAutoScaling", in.TableName, nil)}
 	case *wire.ListTablesInput:
 		return []check{anywhere("ListTables")}
 	case *wire.TagResourceInput:

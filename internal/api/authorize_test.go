@@ -15,7 +15,8 @@ import (
 func TestEveryOperationIsMapped(t *testing.T) {
 	a := arns{"us-east-1", "123456789012"}
 	inputs := []any{&wire.CreateGlobalTableInput{}, &wire.UpdateGlobalTableInput{}, &wire.DescribeGlobalTableInput{},
-		&wire.DescribeGlobalTableSettingsInput{}, &wire.UpdateGlobalTableSettingsInput{}, &wire.ListGlobalTablesInput{}}
+		&wire.DescribeGlobalTableSettingsInput{}, &wire.UpdateGlobalTableSettingsInput{}, &wire.ListGlobalTablesInput{},
+		&wire.DescribeTableReplicaAutoScalingInput{}, &wire.UpdateTableReplicaAutoScalingInput{}}
 	bt := reflect.TypeOf((*Backend)(nil)).Elem()
 	for i := range bt.NumMethod() {
 		inputs = append(inputs, reflect.New(bt.Method(i).Type.In(1).Elem()).Interface())

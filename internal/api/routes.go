@@ -68,6 +68,9 @@ var routes = map[string]handler{
 	"DescribeGlobalTableSettings": describeGlobalTableSettings,
 	"UpdateGlobalTableSettings":   updateGlobalTableSettings,
 	"ListGlobalTables":            listGlobalTables,
+	// Global tables version 2019.11.21: the auto scaling of replicas.
+	"DescribeTableReplicaAutoScaling": describeTableReplicaAutoScaling,
+	"UpdateTableReplicaAutoScaling":   updateTableReplicaAutoScaling,
 }
 
 // Operations lists the operations this server routes.

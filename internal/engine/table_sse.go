@@ -40,6 +40,11 @@ func (e *Engine) kmsKeyARN(id string) string {
 	return fmt.Sprintf("arn:aws:kms:%s:%s:key/%s", e.cfg.Region, e.cfg.AccountID, strings.TrimPrefix(id, "key/"))
 }
 
+// AWSManagedKeyARN is the ARN of DynamoDB's AWS managed key in the
+// engine's region and account (what a KMS SSESpecification without a key
+// uses): global tables tell it from a customer managed key.
+func (e *Engine) AWSManagedKeyARN() string { return e.kmsKeyARN("") }
+
 // checkSameKMSKey refuses an UpdateTable that names the key the table is
 // already encrypted with.
 func (e *Engine) checkSameKMSKey(s *wire.SSESpecification, cur *wire.SSEDescription) *ddberr.Error {

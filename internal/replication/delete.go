@@ -16,7 +16,7 @@ func (g *Group) deleteReplica(region, table, target string) error {
 	defer g.mu.Unlock()
 	t := g.tables[table]
 	if t == nil || t.replica(region) == nil || t.replica(target) == nil {
-		return ddberr.Validation(msgNoReplica(table, target))
+		return ddberr.Validation(msgNotMember(target))
 	}
 	if err := busy(t); err != nil {
 		return err

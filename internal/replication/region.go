@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/wire"
@@ -35,18 +36,61 @@ func (r *Region) DescribeTable(ctx context.Context, in *wire.DescribeTableInput)
 	return out, err
 }
 
+// UpdateTable answers ReplicaUpdates itself; any other change of a global
+// table's replica is checked against the global table's rules, made, and
+// what of it is the global table's made in every replica (settings.go).
 func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
 	if len(in.ReplicaUpdates) > 0 {
 		return r.g.updateReplicas(ctx, r.name, in)
 	}
+	name, err := r.tableName(ctx, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	named := *in
+	named.TableName = &name
+	if err := r.g.checkTableUpdate(r.name, &named); err != nil {
+		return nil, err
+	}
 	out, err := r.Engine.UpdateTable(ctx, in)
 	if err == nil {
+		r.g.tableUpdated(ctx, r.name, &named)
 		r.g.describe(r.name, out.TableDescription)
 	}
 	return out, err
 }
 
+// UpdateTimeToLive makes a global table's TTL change in every replica.
+func (r *Region) UpdateTimeToLive(ctx context.Context, in *wire.UpdateTimeToLiveInput) (*wire.UpdateTimeToLiveOutput, error) {
+	out, err := r.Engine.UpdateTimeToLive(ctx, in)
+	if err == nil {
+		if name, err := r.tableName(ctx, in.TableName); err == nil {
+			named := *in
+			named.TableName = &name
+			r.g.ttlUpdated(ctx, r.name, &named)
+		}
+	}
+	return out, err
+}
+
+// tableName is the name of the table a request names by name or ARN.
+func (r *Region) tableName(ctx context.Context, p *string) (string, error) {
+	if !strings.HasPrefix(deref(p), "arn:") {
+		return deref(p), nil
+	}
+	out, err := r.Engine.DescribeTable(ctx, &wire.DescribeTableInput{TableName: p})
+	if err != nil {
+		return "", err
+	}
+	return *out.Table.TableName, nil
+}
+
 func (r *Region) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*wire.DeleteTableOutput, error) {
+	if name, err := r.tableName(ctx, in.TableName); err == nil && r.g.isReplica(name, r.name) {
+		if err := r.g.checkProtection(ctx, r.name, name); err != nil {
+			return nil, err
+		}
+	}
 	out, err := r.Engine.DeleteTable(ctx, in)
 	if err == nil && out.TableDescription != nil && out.TableDescription.TableName != nil {
 		r.g.tableDeleted(*out.TableDescription.TableName, r.name)
@@ -69,6 +113,9 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 		return
 	}
 	d.GlobalTableVersion = ptr(GlobalTableVersion)
+	// Settings are replicated, each replica's overrides allowed: the one
+	// mode DynamoDB shows for 2019.11.21 global tables (DDB-TABLE-229).
+	d.GlobalTableSettingsReplicationMode = "ENABLED_WITH_OVERRIDES"
 	d.Replicas = []wire.ReplicaDescription{}
 	for _, rep := range t.Replicas {
 		if rep.Status != statusActive && d.TableStatus == "ACTIVE" {
@@ -81,9 +128,7 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 		if rep.Status == statusCreating {
 			rd.ReplicaStatusPercentProgress = ptr(strconv.Itoa(g.progress(t.Name, rep.Region)))
 		}
-		if d.TableClassSummary != nil {
-			rd.ReplicaTableClassSummary = &wire.TableClassSummary{TableClass: d.TableClassSummary.TableClass}
-		}
+		describeSettings(&rd, rep, d)
 		d.Replicas = append(d.Replicas, rd)
 	}
 	sort.Slice(d.Replicas, func(i, j int) bool { return *d.Replicas[i].RegionName < *d.Replicas[j].RegionName })

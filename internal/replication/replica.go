@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -15,14 +16,18 @@ import (
 // replicaTableExists are DynamoDB's (the first quoted by ScyllaDB's
 // Alternator tests, run against DynamoDB; the second, "a the" included, as
 // DynamoDB answers CreateReplicationGroupMemberAction for a region that
-// already has a table of the name). The others are Kura's: no capture of
-// DynamoDB's words was found.
+// already has a table of the name); so are msgOneChange, msgMixedActions,
+// msgCombined, msgNotMember's and msgInUseReplicas, as the ack-api-quirks
+// lab recorded them from DynamoDB (October 2026: DDB-TABLE-203, 223, 224,
+// 227, 265). The others are Kura's: no capture of DynamoDB's words was
+// found.
 const (
 	msgLocalRegion   = "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required."
-	msgOneChange     = "Only one replica can be created, updated or deleted per UpdateTable request."
-	msgCombined      = "ReplicaUpdates cannot be combined with other changes to the table in one UpdateTable request."
+	msgOneChange     = "Update table operation with more than one create or delete replica actions not allowed"
+	msgMixedActions  = "Update table operation with more than one type of replica actions not allowed."
+	msgCombined      = "One or more parameter values were invalid: Replica modification must be the only operation in the request"
 	msgNeedsStream   = "A replica can be added only to a table with DynamoDB Streams enabled with StreamViewType NEW_AND_OLD_IMAGES."
-	msgInUseReplicas = "Attempt to change a resource which is still in use: Table is being updated: "
+	msgInUseReplicas = "The resource which you are attempting to change is in use."
 )
 
 func msgUnknownRegion(region string) string {
@@ -33,35 +38,38 @@ func msgReplicaTableExists(table string) string {
 	return "Failed to create a the new replica of table with name: '" + table + "' because one or more replicas already existed as tables."
 }
 
-func msgNoReplica(table, region string) string {
-	return "Table '" + table + "' has no replica in region " + region + "."
+// msgNotMember refuses an Update or Delete of a region that has no replica
+// of the table.
+func msgNotMember(region string) string {
+	return "Update global table operation failed because one or more replicas were not part of the global table. " +
+		"Please retry the request without these replicas: [" + region + "]."
 }
 
 // updateReplicas answers an UpdateTable with ReplicaUpdates in region: one
-// replica created or deleted, after DynamoDB's checks.
+// replica created, updated or deleted, after DynamoDB's checks (the only
+// operation of the request first, DDB-TABLE-224; repeats of one element
+// count once, DDB-TABLE-265).
 func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
-	if len(in.ReplicaUpdates) != 1 {
-		return nil, ddberr.Validation(msgOneChange)
-	}
 	if combined(in) {
 		return nil, ddberr.Validation(msgCombined)
 	}
+	for _, u := range in.ReplicaUpdates[1:] {
+		if !reflect.DeepEqual(u, in.ReplicaUpdates[0]) {
+			return nil, ddberr.Validation(msgOneChange)
+		}
+	}
 	u := in.ReplicaUpdates[0]
-	var target *string
-	switch {
-	case u.Create != nil:
-		target = u.Create.RegionName
-	case u.Delete != nil:
-		target = u.Delete.RegionName
-	case u.Update != nil:
-		target = u.Update.RegionName
-	case u.Disassociate != nil:
-		target = u.Disassociate.RegionName
+	target, actions := actionOf(u)
+	if actions > 1 {
+		return nil, ddberr.Validation(msgMixedActions)
 	}
 	if target == nil {
-		return nil, ddberr.Validation(msgOneChange)
+		return nil, ddberr.Validation(msgNoActions)
 	}
-	if *target == region && (u.Create != nil || u.Delete != nil) {
+	if *target == region && u.Disassociate == nil {
+		// An Update of the local region too: DynamoDB's older wording of
+		// this refusal named it ("Cannot add, delete, or update the local
+		// region", quoted by Terraform's AWS provider).
 		return nil, ddberr.Validation(msgLocalRegion)
 	}
 	if g.cfg.Regions[*target] == nil {
@@ -76,15 +84,37 @@ func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.Upda
 	case u.Create != nil:
 		err = g.createReplica(ctx, region, d, u.Create)
 	case u.Delete != nil:
-		err = g.deleteReplica(region, *d.TableName, *target)
+		if err = g.checkProtection(ctx, *target, *d.TableName); err == nil {
+			err = g.deleteReplica(region, *d.TableName, *target)
+		}
+	case u.Update != nil:
+		err = g.updateReplica(ctx, region, *target, d, u.Update)
 	default:
-		err = ddberr.Validation("Kura does not support ReplicaUpdates Update or Disassociate yet: replicas take the table's settings")
+		err = ddberr.Validation("Kura does not support ReplicaUpdates Disassociate: its global tables are of one account")
 	}
 	if err != nil {
 		return nil, err
 	}
 	g.describe(region, d)
 	return &wire.UpdateTableOutput{TableDescription: d}, nil
+}
+
+// actionOf is the region an element of ReplicaUpdates names and how many
+// actions it holds.
+func actionOf(u wire.ReplicationGroupUpdate) (region *string, actions int) {
+	if u.Create != nil {
+		region, actions = u.Create.RegionName, actions+1
+	}
+	if u.Delete != nil {
+		region, actions = u.Delete.RegionName, actions+1
+	}
+	if u.Update != nil {
+		region, actions = u.Update.RegionName, actions+1
+	}
+	if u.Disassociate != nil {
+		region, actions = u.Disassociate.RegionName, actions+1
+	}
+	return region, actions
 }
 
 // combined reports whether in changes anything besides ReplicaUpdates.
@@ -100,7 +130,7 @@ func combined(in *wire.UpdateTableInput) bool {
 func busy(t *tableState) error {
 	for _, r := range t.Replicas {
 		if r.Status != statusActive {
-			return ddberr.ResourceInUse(msgInUseReplicas + t.Name)
+			return ddberr.ResourceInUse(msgInUseReplicas)
 		}
 	}
 	return nil
@@ -113,13 +143,14 @@ func busy(t *tableState) error {
 func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableDescription, a *wire.CreateReplicationGroupMemberAction) error {
 	target, name := *a.RegionName, *d.TableName
 	if d.TableStatus != "ACTIVE" {
-		return ddberr.ResourceInUse(msgInUseReplicas + name)
+		return ddberr.ResourceInUse(msgInUseReplicas)
 	}
 	if d.StreamSpecification == nil || d.StreamSpecification.StreamViewType != "NEW_AND_OLD_IMAGES" {
 		return ddberr.Validation(msgNeedsStream)
 	}
-	if len(a.GlobalSecondaryIndexes) > 0 {
-		return ddberr.Validation("Kura does not support per-replica GlobalSecondaryIndexes settings yet: a replica's indexes take the table's")
+	managed := g.cfg.Regions[source].AWSManagedKeyARN()
+	if err := checkReplicaKey(d, a, managed); err != nil {
+		return err
 	}
 	g.mu.Lock()
 	t := g.tables[name]
@@ -136,6 +167,11 @@ func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableD
 	if _, err := g.cfg.Regions[target].CreateTable(ctx, replicaTable(d, a)); err != nil {
 		return err
 	}
+	settings := createSettings(d, a)
+	settings.KMSMasterKeyArn = kmsKeyOf(ctx, g.cfg.Regions[target], name)
+	if err := g.copyTTL(ctx, source, target, name); err != nil {
+		return err
+	}
 
 	g.mu.Lock()
 	fresh := g.tables[name] == nil
@@ -144,7 +180,10 @@ func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableD
 	} else {
 		t = g.tables[name]
 	}
-	t.Replicas = append(t.Replicas, replicaState{Region: target, Status: statusCreating})
+	if fresh {
+		t.Replicas[0].settingsOf().KMSMasterKeyArn = kmsKeyOf(ctx, g.cfg.Regions[source], name)
+	}
+	t.Replicas = append(t.Replicas, replicaState{Region: target, Status: statusCreating, Settings: settings})
 	g.tables[name] = t
 	err := g.saveTable(name, t)
 	g.mu.Unlock()
@@ -164,6 +203,50 @@ func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableD
 	g.goBackfill(name, target, source)
 	g.mu.Unlock()
 	return nil
+}
+
+// Texts of a replica's key refusals: DynamoDB's (ack-api-quirks lab,
+// October 2026: DDB-TABLE-309, 313).
+const msgMixedKeys = "One or more parameter values were invalid: All replica keys must either be Customer Managed CMK or AWS Managed CMK."
+
+// checkReplicaKey applies DynamoDB's rules for a new replica's KMS key
+// (a.KMSMasterKeyId) to a replica of the table d describes, whose
+// region's AWS managed key is managed: a table of the AWS owned key takes
+// none, one of a customer managed key needs one for each replica, and the
+// keys are all customer managed or all AWS managed.
+func checkReplicaKey(d *wire.TableDescription, a *wire.CreateReplicationGroupMemberAction, managed string) error {
+	kms := d.SSEDescription != nil && d.SSEDescription.SSEType == "KMS"
+	key := deref(a.KMSMasterKeyId)
+	switch {
+	case !kms && a.KMSMasterKeyId != nil:
+		return ddberr.Validation(msgPerReplicaKMS)
+	case !kms:
+		return nil
+	}
+	cmk := deref(d.SSEDescription.KMSMasterKeyArn) != managed
+	switch {
+	case cmk && a.KMSMasterKeyId == nil:
+		return ddberr.Validation(msgPerReplicaKMS)
+	case a.KMSMasterKeyId != nil && cmk == (key == "alias/aws/dynamodb"):
+		return ddberr.Validation(msgMixedKeys)
+	}
+	return nil
+}
+
+// copyTTL gives target's new replica of table the TTL of source's: TTL
+// is the global table's (DDB-TABLE-230).
+func (g *Group) copyTTL(ctx context.Context, source, target, table string) error {
+	ttl, err := g.cfg.Regions[source].DescribeTimeToLive(ctx, &wire.DescribeTimeToLiveInput{TableName: &table})
+	if err != nil {
+		return err
+	}
+	d := ttl.TimeToLiveDescription
+	if d == nil || d.TimeToLiveStatus != "ENABLED" && d.TimeToLiveStatus != "ENABLING" {
+		return nil
+	}
+	_, err = g.cfg.Regions[target].UpdateTimeToLive(ctx, &wire.UpdateTimeToLiveInput{TableName: &table,
+		TimeToLiveSpecification: &wire.TimeToLiveSpecification{Enabled: ptr(true), AttributeName: d.AttributeName}})
+	return err
 }
 
 // replicaTable is the CreateTable of a replica of d: its keys, indexes,
@@ -194,15 +277,27 @@ func replicaTable(d *wire.TableDescription, a *wire.CreateReplicationGroupMember
 	if a.TableClassOverride != "" {
 		in.TableClass = a.TableClassOverride
 	}
-	if a.KMSMasterKeyId != nil {
+	if d.SSEDescription != nil && d.SSEDescription.SSEType == "KMS" {
+		// The replica's own key (checkReplicaKey), or its region's AWS
+		// managed key for a table of the AWS managed key.
 		in.SSESpecification = &wire.SSESpecification{Enabled: ptr(true), SSEType: "KMS", KMSMasterKeyId: a.KMSMasterKeyId}
-	} else if d.SSEDescription != nil && d.SSEDescription.SSEType == "KMS" {
-		in.SSESpecification = &wire.SSESpecification{Enabled: ptr(true), SSEType: "KMS", KMSMasterKeyId: d.SSEDescription.KMSMasterKeyArn}
 	}
+	overrides := createSettings(d, a)
 	for _, gsi := range d.GlobalSecondaryIndexes {
 		x := wire.GlobalSecondaryIndex{IndexName: gsi.IndexName, KeySchema: gsi.KeySchema, Projection: gsi.Projection, OnDemandThroughput: gsi.OnDemandThroughput}
+		o := overrides.gsi(deref(gsi.IndexName))
 		if provisioned && gsi.ProvisionedThroughput != nil {
 			x.ProvisionedThroughput = &wire.ProvisionedThroughput{ReadCapacityUnits: gsi.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: gsi.ProvisionedThroughput.WriteCapacityUnits}
+			if o != nil && o.ReadCapacityUnits != nil {
+				x.ProvisionedThroughput.ReadCapacityUnits = o.ReadCapacityUnits
+			}
+		}
+		if !provisioned && o != nil && o.MaxReadRequestUnits != nil {
+			odt := wire.OnDemandThroughput{MaxReadRequestUnits: o.MaxReadRequestUnits}
+			if gsi.OnDemandThroughput != nil {
+				odt.MaxWriteRequestUnits = gsi.OnDemandThroughput.MaxWriteRequestUnits
+			}
+			x.OnDemandThroughput = &odt
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, x)
 	}

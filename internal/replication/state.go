@@ -49,6 +49,9 @@ func prefixEnd(p []byte) []byte {
 type tableState struct {
 	Name     string         `json:"name"`
 	Replicas []replicaState `json:"replicas"`
+	// WriteScaling is the write auto scaling every replica shares
+	// (autoscaling.go).
+	WriteScaling *writeScaling `json:"writeScaling,omitempty"`
 }
 
 // replicaState is one region's replica: CREATING (being filled), ACTIVE
@@ -56,6 +59,9 @@ type tableState struct {
 type replicaState struct {
 	Region string `json:"region"`
 	Status string `json:"status"`
+	// Settings are what the replica sets apart from its global table
+	// (settings.go); nil: nothing.
+	Settings *replicaSettings `json:"settings,omitempty"`
 }
 
 const (
