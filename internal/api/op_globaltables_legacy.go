@@ -12,9 +12,11 @@ import (
 // tables, so after the member checks it answers every call alike, whatever
 // the names (ScyllaDB's Alternator tests, run against DynamoDB, quote it):
 // CreateGlobalTable refuses the version, the operations that name a global
-// table find none, and ListGlobalTables lists none. Version 2019.11.21
-// (UpdateTable ReplicaUpdates) is not supported by Kura. The answers need
-// no backend: each call ignores it.
+// table find none, and ListGlobalTables lists none. That holds for the
+// tables of version 2019.11.21 (UpdateTable ReplicaUpdates, with --regions:
+// internal/replication) too, which DynamoDB's Describe/Update
+// GlobalTable(Settings) do not find either (the ack-api-quirks lab's
+// probes, October 2026). The answers need no backend: each call ignores it.
 var (
 	createGlobalTable = op(func(Backend, context.Context, *wire.CreateGlobalTableInput) (*wire.CreateGlobalTableOutput, error) {
 		return nil, ddberr.Validation("DynamoDB global tables version 2017.11.29 is not supported. " +

@@ -5,9 +5,16 @@
 //
 // It sits above the engine: each region is an *engine.Engine, and the
 // package uses only its exported operations. Region wraps a region's
-// engine as the API's backend, answering UpdateTable's ReplicaUpdates and
-// adding GlobalTableVersion and Replicas to table descriptions; every other
-// operation is the engine's.
+// engine as the API's backend, answering UpdateTable's ReplicaUpdates
+// (replica.go, replica_update.go), adding GlobalTableVersion and Replicas
+// to table descriptions, making the global table's part of any other
+// UpdateTable or UpdateTimeToLive in every replica (settings.go), and
+// answering DescribeTableReplicaAutoScaling and
+// UpdateTableReplicaAutoScaling (autoscaling.go: stored and described, not
+// acted on); every other operation is the engine's. A replicated write is
+// applied through the replica's engine, so it consumes write capacity
+// there as DynamoDB charges replicated writes; replication's own reads are
+// engine.Uncharged.
 //
 // Replication is driven from each replica's change log, the table's stream
 // (NEW_AND_OLD_IMAGES, as DynamoDB requires). A worker per replica reads
@@ -21,7 +28,8 @@
 // clock of the region a write was made in (Config.Now; the server's
 // --admin clocks), so a test moves time instead of waiting.
 //
-// State: the catalogue of global tables, each reader's stream position,
+// State: the catalogue of global tables (with each replica's overrides
+// and the auto scaling set), each reader's stream position,
 // the outbox, the markers and each item's last stamp per region live in a
 // store of their own (Config.Store), changed in one transaction per stream
 // record, so a restart resumes where replication stopped and loses
