@@ -81,3 +81,41 @@ func TestGlobalTableReplicatedWriteCapacity(t *testing.T) {
 		t.Errorf("read units consumed in eu-west-1 by replication: %v, want %v", got, readBefore)
 	}
 }
+
+// With --enforce-throughput, a replica out of write capacity makes the
+// writes replicated to it wait (counted as its throttled writes) until
+// its capacity refills: they arrive late, none is lost.
+func TestGlobalTableReplicatedWritesThrottled(t *testing.T) {
+	k, addr := metricsKura(t, "--admin", "--enforce-throughput", "--burst-capacity", "1s")
+	east, west := keyClient(k, "AKID", "us-east-1"), keyClient(k, "AKID", "eu-west-1")
+	_, err := east.CreateTable(bg, &dynamodb.CreateTableInput{TableName: aws.String("Slow"), BillingMode: types.BillingModeProvisioned,
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(100), WriteCapacityUnits: aws.Int64(1)},
+		AttributeDefinitions:  []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:             []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		StreamSpecification:   &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := addReplica(east, "Slow", "eu-west-1"); err != nil {
+		t.Fatal(err)
+	}
+	waitReplicaActive(t, east, "Slow", "eu-west-1")
+	// A write in us-east-1 waits for eu-west-1, whose capacity a write of
+	// its own (4 units against 1 a second) then uses up for 3 seconds.
+	backlog(t, k, "/admin/replication/pause?region=eu-west-1")
+	if _, err := east.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Slow"), Item: map[string]types.AttributeValue{"pk": S("east")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := west.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Slow"), Item: bigItem("west")}); err != nil {
+		t.Fatal(err)
+	}
+	backlog(t, k, "/admin/replication/resume?region=eu-west-1")
+	eventually(t, "the replicated write throttled in eu-west-1", func() bool {
+		return value(scrape(t, addr), "kura_write_throttle_events_total", "region", "eu-west-1", "table", "Slow") > 0
+	})
+	eventually(t, "the write in eu-west-1", func() bool { return backlog(t, k, "/admin/replication/status")["eu-west-1"] == 0 })
+	out, err := west.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("Slow"), Key: map[string]types.AttributeValue{"pk": S("east")}})
+	if err != nil || out.Item == nil {
+		t.Fatalf("the write did not arrive: %v %v", out, err)
+	}
+}

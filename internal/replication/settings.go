@@ -313,7 +313,7 @@ func (s *replicaSettings) afterBillingSwitch(mode string) {
 // apply changed. A replica the change fails in is logged and left: the
 // change made where it was asked stays, as DynamoDB's asynchronous
 // propagation would.
-func (g *Group) fanOut(ctx context.Context, region, table string, apply func(eng *engine.Engine, s *replicaSettings) error) {
+func (g *Group) fanOut(region, table string, apply func(eng *engine.Engine, s *replicaSettings) error) {
 	g.mu.Lock()
 	t := g.tables[table]
 	if t == nil || t.replica(region) == nil {
@@ -350,7 +350,8 @@ func (g *Group) fanOut(ctx context.Context, region, table string, apply func(eng
 // tableUpdated makes the group-wide part of in, an UpdateTable made in
 // region's replica, in the other replicas.
 func (g *Group) tableUpdated(ctx context.Context, region string, in *wire.UpdateTableInput) {
-	g.fanOut(ctx, region, deref(in.TableName), func(eng *engine.Engine, s *replicaSettings) error {
+	ctx = context.WithoutCancel(ctx) // made where it was asked: made everywhere
+	g.fanOut(region, deref(in.TableName), func(eng *engine.Engine, s *replicaSettings) error {
 		u := replicatedUpdate(in, s)
 		if u == nil {
 			return nil
@@ -395,7 +396,8 @@ func kmsKeyOf(ctx context.Context, eng *engine.Engine, table string) string {
 // ttlUpdated makes an UpdateTimeToLive made in region's replica in the
 // other replicas: TTL is the global table's (DDB-TABLE-230, 297).
 func (g *Group) ttlUpdated(ctx context.Context, region string, in *wire.UpdateTimeToLiveInput) {
-	g.fanOut(ctx, region, deref(in.TableName), func(eng *engine.Engine, _ *replicaSettings) error {
+	ctx = context.WithoutCancel(ctx)
+	g.fanOut(region, deref(in.TableName), func(eng *engine.Engine, _ *replicaSettings) error {
 		_, err := eng.UpdateTimeToLive(ctx, in)
 		return err
 	})
