@@ -21,29 +21,40 @@ type ReplicaAutoScaling interface {
 }
 
 var (
-	describeTableReplicaAutoScaling = op(func(b Backend, ctx context.Context, in *wire.DescribeTableReplicaAutoScalingInput) (*autoScalingOutput, error) {
-		ras, ok := b.(ReplicaAutoScaling)
-		if !ok {
-			return nil, noGlobalTable(in.TableName)
-		}
-		out, err := ras.DescribeTableReplicaAutoScaling(ctx, in)
+	describeTableReplicaAutoScaling = replicaAutoScalingOp(func(b ReplicaAutoScaling, ctx context.Context, in *wire.DescribeTableReplicaAutoScalingInput) (*wire.TableAutoScalingDescription, error) {
+		out, err := b.DescribeTableReplicaAutoScaling(ctx, in)
 		if err != nil {
 			return nil, err
 		}
-		return shapeAutoScaling(out.TableAutoScalingDescription), nil
-	}, func(in *wire.DescribeTableReplicaAutoScalingInput) error { return tableNameOnly(in.TableName) })
-	updateTableReplicaAutoScaling = op(func(b Backend, ctx context.Context, in *wire.UpdateTableReplicaAutoScalingInput) (*autoScalingOutput, error) {
-		ras, ok := b.(ReplicaAutoScaling)
-		if !ok {
-			return nil, noGlobalTable(in.TableName)
-		}
-		out, err := ras.UpdateTableReplicaAutoScaling(ctx, in)
+		return out.TableAutoScalingDescription, nil
+	}, func(in *wire.DescribeTableReplicaAutoScalingInput) *string { return in.TableName },
+		func(in *wire.DescribeTableReplicaAutoScalingInput) error { return tableNameOnly(in.TableName) })
+	updateTableReplicaAutoScaling = replicaAutoScalingOp(func(b ReplicaAutoScaling, ctx context.Context, in *wire.UpdateTableReplicaAutoScalingInput) (*wire.TableAutoScalingDescription, error) {
+		out, err := b.UpdateTableReplicaAutoScaling(ctx, in)
 		if err != nil {
 			return nil, err
 		}
-		return shapeAutoScaling(out.TableAutoScalingDescription), nil
-	}, validateReplicaAutoScaling)
+		return out.TableAutoScalingDescription, nil
+	}, func(in *wire.UpdateTableReplicaAutoScalingInput) *string { return in.TableName }, validateReplicaAutoScaling)
 )
+
+// replicaAutoScalingOp is the handler of one of the two operations: call
+// on a ReplicaAutoScaling backend, the answer shaped as DynamoDB's; on
+// another backend, no global table of the name (table).
+func replicaAutoScalingOp[I any](call func(ReplicaAutoScaling, context.Context, *I) (*wire.TableAutoScalingDescription, error),
+	table func(*I) *string, validate func(*I) error) handler {
+	return op(func(b Backend, ctx context.Context, in *I) (*autoScalingOutput, error) {
+		ras, ok := b.(ReplicaAutoScaling)
+		if !ok {
+			return nil, noGlobalTable(table(in))
+		}
+		d, err := call(ras, ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return shapeAutoScaling(d), nil
+	}, validate)
+}
 
 // noGlobalTable is the answer for a table that is no global table's
 // replica (or does not exist).

@@ -210,14 +210,7 @@ func (u scalingUpdate) apply(t *tableState, in *wire.UpdateTableReplicaAutoScali
 		}
 	}
 	for _, x := range in.GlobalSecondaryIndexUpdates {
-		index, err := u.index(x.IndexName)
-		if err != nil {
-			return nil, err
-		}
-		if x.ProvisionedWriteCapacityAutoScalingUpdate == nil {
-			continue
-		}
-		if w.GSIs[index], err = u.set(w.GSIs[index], x.ProvisionedWriteCapacityAutoScalingUpdate, "DynamoDBWriteCapacityUtilization", index); err != nil {
+		if err := u.setIndex(w.GSIs, x.IndexName, x.ProvisionedWriteCapacityAutoScalingUpdate, "DynamoDBWriteCapacityUtilization"); err != nil {
 			return nil, err
 		}
 	}
@@ -244,24 +237,10 @@ func (u scalingUpdate) apply(t *tableState, in *wire.UpdateTableReplicaAutoScali
 				return nil, err
 			}
 		}
+		s.GSIReadScaling = cloneScalings(s.GSIReadScaling)
 		for _, x := range ru.ReplicaGlobalSecondaryIndexUpdates {
-			index, err := u.index(x.IndexName)
-			if err != nil {
+			if err := u.setIndex(s.GSIReadScaling, x.IndexName, x.ProvisionedReadCapacityAutoScalingUpdate, "DynamoDBReadCapacityUtilization"); err != nil {
 				return nil, err
-			}
-			if x.ProvisionedReadCapacityAutoScalingUpdate == nil {
-				continue
-			}
-			cur := s.GSIReadScaling[index]
-			ns, err := u.set(cur, x.ProvisionedReadCapacityAutoScalingUpdate, "DynamoDBReadCapacityUtilization", index)
-			if err != nil {
-				return nil, err
-			}
-			s.GSIReadScaling = cloneScalings(s.GSIReadScaling)
-			if ns == nil {
-				delete(s.GSIReadScaling, index)
-			} else {
-				s.GSIReadScaling[index] = ns
 			}
 		}
 		next.Replicas[i].Settings = s
@@ -283,13 +262,27 @@ func (u scalingUpdate) msg(rest string) string {
 	return "Failed to update settings for global table with name: ‘" + u.table + "’" + rest
 }
 
-// index checks a GSI named in an update. Kura's text: DynamoDB's for an
-// unknown index was not recorded.
-func (u scalingUpdate) index(name *string) (string, error) {
-	if gsiOf(u.d, deref(name)) == nil {
-		return "", ddberr.ResourceNotFound("Index '" + deref(name) + "' of global table with name: '" + u.table + "' does not exist.")
+// setIndex applies the update x (nil: none) of the GSI name's dimension
+// of metric to its settings in m. An unknown index is refused in Kura's
+// words: DynamoDB's for it were not recorded.
+func (u scalingUpdate) setIndex(m map[string]*scaling, name *string, x *wire.AutoScalingSettingsUpdate, metric string) error {
+	index := deref(name)
+	if gsiOf(u.d, index) == nil {
+		return ddberr.ResourceNotFound("Index '" + index + "' of global table with name: '" + u.table + "' does not exist.")
 	}
-	return *name, nil
+	if x == nil {
+		return nil
+	}
+	next, err := u.set(m[index], x, metric, index)
+	if err != nil {
+		return err
+	}
+	if next == nil {
+		delete(m, index)
+	} else {
+		m[index] = next
+	}
+	return nil
 }
 
 // checkBilling refuses, for a PAY_PER_REQUEST table, every update but one

@@ -82,24 +82,7 @@ func (g *Group) updateReplica(ctx context.Context, region, target string, d *wir
 		return err
 	}
 	next := cur.clone()
-	if o := a.ProvisionedThroughputOverride; o != nil && base.ProvisionedThroughput != nil {
-		setOverride(&next.ReadCapacityUnits, o.ReadCapacityUnits, base.ProvisionedThroughput.ReadCapacityUnits)
-	}
-	if o := a.OnDemandThroughputOverride; o != nil {
-		var b *int64
-		if base.OnDemandThroughput != nil {
-			b = base.OnDemandThroughput.MaxReadRequestUnits
-		}
-		setOverride(&next.MaxReadRequestUnits, o.MaxReadRequestUnits, b)
-	}
-	for _, x := range a.GlobalSecondaryIndexes {
-		if gsi := gsiOf(base, deref(x.IndexName)); gsi != nil {
-			next.setIndexOverride(*gsi.IndexName, x.ProvisionedThroughputOverride, x.OnDemandThroughputOverride, gsi)
-		}
-	}
-	if a.TableClassOverride != "" {
-		next.TableClass = a.TableClassOverride
-	}
+	next.setOverrides(base, a.ProvisionedThroughputOverride, a.OnDemandThroughputOverride, a.GlobalSecondaryIndexes, a.TableClassOverride)
 	if err := applySettings(ctx, g.cfg.Regions[target], name, base, next); err != nil {
 		return err
 	}

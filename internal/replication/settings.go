@@ -96,21 +96,17 @@ func setOverride(dst **int64, v, base *int64) {
 }
 
 // setIndexOverride records a replica's override of index's read capacity
-// (o) over the global table's (base).
+// (pt or od) over the global table's GSI base.
 func (s *replicaSettings) setIndexOverride(index string, pt *wire.ProvisionedThroughputOverride, od *wire.OnDemandThroughputOverride, base *wire.GlobalSecondaryIndexDescription) {
 	x := s.GSIs[index]
 	if x == nil {
 		x = &indexOverride{}
 	}
-	if pt != nil && base != nil && base.ProvisionedThroughput != nil {
+	if pt != nil && base.ProvisionedThroughput != nil {
 		setOverride(&x.ReadCapacityUnits, pt.ReadCapacityUnits, base.ProvisionedThroughput.ReadCapacityUnits)
 	}
 	if od != nil {
-		var b *int64
-		if base != nil && base.OnDemandThroughput != nil {
-			b = base.OnDemandThroughput.MaxReadRequestUnits
-		}
-		setOverride(&x.MaxReadRequestUnits, od.MaxReadRequestUnits, b)
+		setOverride(&x.MaxReadRequestUnits, od.MaxReadRequestUnits, maxRead(base.OnDemandThroughput))
 	}
 	if x.ReadCapacityUnits == nil && x.MaxReadRequestUnits == nil {
 		delete(s.GSIs, index)
@@ -122,26 +118,35 @@ func (s *replicaSettings) setIndexOverride(index string, pt *wire.ProvisionedThr
 	s.GSIs[index] = x
 }
 
-// createSettings are the overrides a Create action a gives its replica of
-// the table d describes (an unknown GSI's are ignored, as DynamoDB does,
-// DDB-TABLE-307).
-func createSettings(d *wire.TableDescription, a *wire.CreateReplicationGroupMemberAction) *replicaSettings {
-	s := &replicaSettings{TableClass: a.TableClassOverride}
-	if o := a.ProvisionedThroughputOverride; o != nil && provisioned(d) && d.ProvisionedThroughput != nil {
-		setOverride(&s.ReadCapacityUnits, o.ReadCapacityUnits, d.ProvisionedThroughput.ReadCapacityUnits)
+// setOverrides records the overrides of a Create or Update action (pt,
+// od, gsis, class) over the global table base: those of the other
+// billing mode than base's, and those of an unknown GSI, are ignored, as
+// DynamoDB ignores them in a Create (DDB-TABLE-223, 307; an Update of them
+// is refused before, checkBilling).
+func (s *replicaSettings) setOverrides(base *wire.TableDescription, pt *wire.ProvisionedThroughputOverride, od *wire.OnDemandThroughputOverride,
+	gsis []wire.ReplicaGlobalSecondaryIndex, class string) {
+	prov := provisioned(base)
+	if pt != nil && prov && base.ProvisionedThroughput != nil {
+		setOverride(&s.ReadCapacityUnits, pt.ReadCapacityUnits, base.ProvisionedThroughput.ReadCapacityUnits)
 	}
-	if o := a.OnDemandThroughputOverride; o != nil && !provisioned(d) {
-		var base *int64
-		if d.OnDemandThroughput != nil {
-			base = d.OnDemandThroughput.MaxReadRequestUnits
-		}
-		setOverride(&s.MaxReadRequestUnits, o.MaxReadRequestUnits, base)
+	if od != nil && !prov {
+		setOverride(&s.MaxReadRequestUnits, od.MaxReadRequestUnits, maxRead(base.OnDemandThroughput))
 	}
-	for _, x := range a.GlobalSecondaryIndexes {
-		if gsi := gsiOf(d, deref(x.IndexName)); gsi != nil {
+	for _, x := range gsis {
+		if gsi := gsiOf(base, deref(x.IndexName)); gsi != nil {
 			s.setIndexOverride(*gsi.IndexName, x.ProvisionedThroughputOverride, x.OnDemandThroughputOverride, gsi)
 		}
 	}
+	if class != "" {
+		s.TableClass = class
+	}
+}
+
+// createSettings are the overrides a Create action a gives its replica of
+// the table d describes.
+func createSettings(d *wire.TableDescription, a *wire.CreateReplicationGroupMemberAction) *replicaSettings {
+	s := &replicaSettings{}
+	s.setOverrides(d, a.ProvisionedThroughputOverride, a.OnDemandThroughputOverride, a.GlobalSecondaryIndexes, a.TableClassOverride)
 	return s
 }
 
