@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -22,27 +23,43 @@ type txGet struct {
 // TransactionConflict, as in DynamoDB (transact_state.go: a committing
 // writer does not, and a preparing one is waited for briefly).
 func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error) {
-	gets, err := e.prepareTransactGet(in.TransactItems)
+	items, cc, err := e.transactGet(in.TransactItems, in.ReturnConsumedCapacity, true)
 	if err != nil {
 		return nil, err
+	}
+	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(items)), ConsumedCapacity: cc}
+	for i, it := range items {
+		out.Responses[i].Item = it
+	}
+	return out, nil
+}
+
+// transactGet reads the Gets' items, projected (nil for a missing item),
+// with the capacity mode asks for. With limitSize, items adding up to more
+// than 4 MB refuse the request (TransactGetItems; ExecuteTransaction's
+// reads have no such check).
+func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize bool) ([]attr.Item, []wire.ConsumedCapacity, error) {
+	gets, err := e.prepareTransactGet(in)
+	if err != nil {
+		return nil, nil, err
 	}
 	items, err := e.readTransaction(gets)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := checkTxReadSize(items); err != nil {
-		return nil, err
+	if limitSize {
+		if err := checkTxReadSize(items); err != nil {
+			return nil, nil, err
+		}
 	}
-	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(gets))}
 	var c txTally
 	for i, g := range gets {
 		c.add(g.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
 		if items[i] != nil {
-			out.Responses[i].Item = applyProjection(g.proj, items[i])
+			items[i] = applyProjection(g.proj, items[i])
 		}
 	}
-	out.ConsumedCapacity = c.list(in.ReturnConsumedCapacity)
-	return out, nil
+	return items, c.list(mode), nil
 }
 
 // checkTxReadSize refuses a read transaction whose items add up to more
@@ -103,7 +120,7 @@ func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, erro
 		seen[string(gets[i].skey)] = struct{}{}
 	}
 	if invalid != nil {
-		return nil, validationCancel(invalid)
+		return nil, transact.ValidationCancel(invalid)
 	}
 	return gets, nil
 }
@@ -116,7 +133,7 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 		keys[i] = g.skey
 	}
 	if held, any := e.txPreparingAny(keys); any {
-		return nil, conflictCancel(held)
+		return nil, transact.ConflictCancel(held)
 	}
 	if err := e.admitTxReads(gets); err != nil {
 		return nil, err

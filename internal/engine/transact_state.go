@@ -12,11 +12,6 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 )
 
-// msgTxConflict is DynamoDB's text when an item is held by an ongoing
-// transaction (TransactionConflictException, and the TransactionConflict
-// cancellation reason).
-const msgTxConflict = "Transaction is ongoing for the item"
-
 // tokenTTL is how long a ClientRequestToken stays bound to its request.
 const tokenTTL = 10 * time.Minute
 

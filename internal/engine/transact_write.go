@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -33,15 +33,8 @@ const (
 	msgCondFailed  = "The conditional request failed"
 )
 
-// Cancellation reason codes.
-const (
-	reasonNone        = "None"
-	reasonCondFailed  = "ConditionalCheckFailed"
-	reasonConflict    = "TransactionConflict"
-	reasonValidation  = "ValidationError"
-	reasonCollection  = "ItemCollectionSizeLimitExceeded"
-	actionConditionCk = "ConditionCheck"
-)
+// actionConditionCk is the kind of a ConditionCheck action.
+const actionConditionCk = "ConditionCheck"
 
 // txAction is one validated action of a write transaction.
 type txAction struct {
@@ -156,7 +149,7 @@ func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) ([]*txActi
 		return nil, err
 	}
 	if invalid != nil {
-		return nil, validationCancel(invalid)
+		return nil, transact.ValidationCancel(invalid)
 	}
 	return acts, nil
 }
@@ -170,25 +163,6 @@ type txInvalid struct{ msg string }
 func (e *txInvalid) Error() string { return e.msg }
 
 func asTxInvalid(err error) error { return &txInvalid{msg: ddberr.As(err).Message} }
-
-// validationCancel is the cancellation for actions with such failures
-// (msgs[i] non-empty); the others are None.
-func validationCancel(msgs []string) error {
-	return actionsCancel(reasonValidation, msgs)
-}
-
-// actionsCancel cancels a transaction: reason code with msgs[i] for the
-// actions that have a message, None for the others.
-func actionsCancel(code string, msgs []string) error {
-	reasons := make([]wire.CancellationReason, len(msgs))
-	for i, m := range msgs {
-		reasons[i].Code = reasonNone
-		if m != "" {
-			reasons[i] = wire.CancellationReason{Code: code, Message: &m}
-		}
-	}
-	return transactionCanceled(reasons)
-}
 
 // checkTxItems rejects duplicate items and oversized transactions.
 func checkTxItems(acts []*txAction) error {
@@ -349,7 +323,7 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 		keys[i] = a.skey
 	}
 	if conflicts, ok := e.txAcquire(keys); !ok {
-		return nil, conflictCancel(conflicts)
+		return nil, transact.ConflictCancel(conflicts)
 	}
 	defer e.txRelease(keys)
 	unlock := e.lockStripes(keys)
@@ -397,7 +371,7 @@ func (e *Engine) tryTransaction(acts []*txAction, committing func()) ([]writeRes
 	defer txn.Rollback()
 	res := make([]writeResult, len(acts))
 	changed := make([]bool, len(acts))
-	var reasons []wire.CancellationReason
+	reasons := transact.NewReasons(len(acts))
 	for i, a := range acts {
 		var err error
 		if a.kind == actionConditionCk {
@@ -408,20 +382,14 @@ func (e *Engine) tryTransaction(acts []*txAction, committing func()) ([]writeRes
 		if err == nil {
 			continue
 		}
-		r, ok := cancellationReason(err)
+		r, ok := transact.Reason(err)
 		if !ok {
 			return nil, nil, err
 		}
-		if reasons == nil {
-			reasons = make([]wire.CancellationReason, len(acts))
-			for j := range reasons {
-				reasons[j].Code = reasonNone
-			}
-		}
-		reasons[i] = r
+		reasons.Set(i, r)
 	}
-	if reasons != nil {
-		return nil, nil, transactionCanceled(reasons)
+	if err := reasons.Err(); err != nil {
+		return nil, nil, err
 	}
 	committing()
 	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
@@ -442,33 +410,6 @@ func conditionCheck(txn storage.Txn, a *txAction) (writeResult, error) {
 	return res, checkCondition(a.x.cond, old, a.onFailure)
 }
 
-// cancellationReason turns an action's failure into its cancellation
-// reason; ok is false for errors that are not the action's fault
-// (storage errors), which fail the request as they are.
-func cancellationReason(err error) (wire.CancellationReason, bool) {
-	var de *ddberr.Error
-	if !errors.As(err, &de) {
-		return wire.CancellationReason{}, false
-	}
-	msg := de.Message
-	switch de.Type {
-	case "ConditionalCheckFailedException":
-		r := wire.CancellationReason{Code: reasonCondFailed, Message: &msg}
-		if it, ok := de.Item.(attr.Item); ok {
-			r.Item = it
-		}
-		return r, true
-	case "ValidationException":
-		msg = strings.TrimPrefix(msg, ddberr.Detected1)
-		return wire.CancellationReason{Code: reasonValidation, Message: &msg}, true
-	case "TransactionConflictException":
-		return wire.CancellationReason{Code: reasonConflict, Message: &msg}, true
-	case "ItemCollectionSizeLimitExceededException":
-		return wire.CancellationReason{Code: reasonCollection, Message: &msg}, true
-	}
-	return wire.CancellationReason{}, false
-}
-
 // txCollectionMetrics is a write transaction's ItemCollectionMetrics when
 // ReturnItemCollectionMetrics is SIZE: per table with LSIs, the item
 // collections its Put, Update and Delete actions wrote to (not its
@@ -487,33 +428,6 @@ func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][
 		}
 	}
 	return e.collectionMetricsPerTable(mode, names, tables, keys)
-}
-
-// conflictCancel is the cancellation of a transaction whose items (those
-// marked) another transaction holds.
-func conflictCancel(held []bool) error {
-	msgs := make([]string, len(held))
-	for i, h := range held {
-		if h {
-			msgs[i] = msgTxConflict
-		}
-	}
-	return actionsCancel(reasonConflict, msgs)
-}
-
-// transactionCanceled is TransactionCanceledException with DynamoDB's
-// message listing the reason codes in request order.
-func transactionCanceled(reasons []wire.CancellationReason) error {
-	var b strings.Builder
-	b.WriteString("Transaction cancelled, please refer cancellation reasons for specific reasons [")
-	for i, r := range reasons {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.Code)
-	}
-	b.WriteByte(']')
-	return ddberr.TransactionCanceled(b.String(), reasons)
 }
 
 // txWriteCapacity is a write transaction's consumed capacity: DynamoDB
