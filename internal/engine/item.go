@@ -251,7 +251,7 @@ func (r writeResult) units() float64 {
 // the same stageWrite inside one storage transaction.
 func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error) {
 	key := w.table.storageKey(w.key)
-	if e.txHeld(key) {
+	if e.tx.Holds(key) {
 		return writeResult{}, ddberr.TransactionConflict(transact.MsgConflict)
 	}
 	mu := e.lockFor(key)

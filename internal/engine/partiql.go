@@ -91,18 +91,18 @@ func (c pqCore) Get(_ context.Context, g *wire.Get, consistent bool) (attr.Item,
 
 func (c pqCore) TransactWrite(ctx context.Context, items []wire.TransactWriteItem, token *string, in any, mode string) ([]wire.ConsumedCapacity, error) {
 	e := c.e
-	acts, err := e.prepareTransactWrite(items)
+	w, err := e.prepareTransactWrite(items)
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.idempotent(token, in, func() (any, error) {
-		res, err := e.runTransaction(ctx, acts)
+	out, err := e.tx.Idempotent(token, in, func() (any, error) {
+		res, err := e.runTransaction(ctx, w)
 		if err != nil {
 			return nil, err
 		}
-		return txWriteCapacity(acts, res).list(mode), nil
+		return txWriteCapacity(w.acts, res).list(mode), nil
 	}, func(any) (any, error) {
-		return e.txReplayCapacity(acts, mode)
+		return e.txReplayCapacity(w.acts, mode)
 	})
 	if err != nil {
 		return nil, err

@@ -66,15 +66,15 @@ func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize b
 // than 4 MB, as DynamoDB does ("The aggregate size of the items in the
 // transaction cannot exceed 4 MB", TransactGetItems API reference): the
 // items are measured whole, as stored, before any projection. The text is
-// the write transactions' (msgTxTooLarge); no DynamoDB answer recording
+// the write transactions' (transact.MsgTooLarge); no DynamoDB answer recording
 // the read side's text was found.
 func checkTxReadSize(items []attr.Item) error {
 	size := 0
 	for _, it := range items {
 		size += itemSize(it)
 	}
-	if size > maxTransactBytes {
-		return ddberr.Validation(msgTxTooLarge)
+	if size > transact.MaxBytes {
+		return ddberr.Validation(transact.MsgTooLarge)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, erro
 		}
 		gets[i].table, gets[i].skey = t, t.storageKey(k)
 		if _, dup := seen[string(gets[i].skey)]; dup {
-			return nil, ddberr.Validation(msgTxDuplicate)
+			return nil, ddberr.Validation(transact.MsgDuplicate)
 		}
 		seen[string(gets[i].skey)] = struct{}{}
 	}
@@ -132,7 +132,7 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	for i, g := range gets {
 		keys[i] = g.skey
 	}
-	if held, any := e.txPreparingAny(keys); any {
+	if held, any := e.tx.Preparing(keys); any {
 		return nil, transact.ConflictCancel(held)
 	}
 	if err := e.admitTxReads(gets); err != nil {

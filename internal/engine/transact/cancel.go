@@ -11,12 +11,12 @@ import (
 
 // Cancellation reason codes (CancellationReason.Code).
 const (
-	ReasonNone        = "None"
-	ReasonCondFailed  = "ConditionalCheckFailed"
-	ReasonConflict    = "TransactionConflict"
-	ReasonValidation  = "ValidationError"
-	ReasonCollection  = "ItemCollectionSizeLimitExceeded"
-	ReasonDuplicate   = "DuplicateItem" // a PartiQL INSERT's key exists
+	ReasonNone       = "None"
+	ReasonCondFailed = "ConditionalCheckFailed"
+	ReasonConflict   = "TransactionConflict"
+	ReasonValidation = "ValidationError"
+	ReasonCollection = "ItemCollectionSizeLimitExceeded"
+	ReasonDuplicate  = "DuplicateItem" // a PartiQL INSERT's key exists
 )
 
 // MsgConflict is DynamoDB's text when an item is held by an ongoing
