@@ -149,34 +149,29 @@ const (
 // batchTally sums the capacity a batch's statements consume per table, in
 // the order tables are first charged (as BatchGetItem and BatchWriteItem
 // report it: one total per table, also under Table for INDEXES).
-type batchTally struct {
-	order []string
-	units map[string]float64
-}
+type batchTally []wire.ConsumedCapacity
 
 func (c *batchTally) add(table string, units float64) {
-	if c.units == nil {
-		c.units = map[string]float64{}
+	for i := range *c {
+		if cc := &(*c)[i]; *cc.TableName == table {
+			*cc.CapacityUnits += units
+			return
+		}
 	}
-	if _, ok := c.units[table]; !ok {
-		c.order = append(c.order, table)
-	}
-	c.units[table] += units
+	*c = append(*c, wire.ConsumedCapacity{TableName: wire.Ptr(table), CapacityUnits: wire.Ptr(units)})
 }
 
 // list is the ConsumedCapacity list, or nil when mode does not ask for it.
-func (c *batchTally) list(mode string) []wire.ConsumedCapacity {
+func (c batchTally) list(mode string) []wire.ConsumedCapacity {
 	if mode != capTotal && mode != capIndexes {
 		return nil
 	}
-	out := make([]wire.ConsumedCapacity, 0, len(c.order))
-	for _, name := range c.order {
-		total, table := c.units[name], c.units[name]
-		cc := wire.ConsumedCapacity{TableName: wire.Ptr(name), CapacityUnits: &total}
+	out := make([]wire.ConsumedCapacity, len(c))
+	for i, cc := range c {
 		if mode == capIndexes {
-			cc.Table = &wire.Capacity{CapacityUnits: &table}
+			cc.Table = &wire.Capacity{CapacityUnits: wire.Ptr(*cc.CapacityUnits)}
 		}
-		out = append(out, cc)
+		out[i] = cc
 	}
 	return out
 }

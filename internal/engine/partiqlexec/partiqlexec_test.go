@@ -245,3 +245,24 @@ func TestBatchNamesTheTableOfItsRefusals(t *testing.T) {
 		t.Fatalf("store failure %+v", out.Responses[0])
 	}
 }
+
+func TestBatchCapacityPerTable(t *testing.T) {
+	c := newCore()
+	c.tables["u"] = testTable{def: change.Table{Name: "u", Hash: change.KeyAttr{Name: "pk", Type: attr.S}}}
+	ins := func(table, k string) wire.BatchStatementRequest {
+		return wire.BatchStatementRequest{Statement: str(`INSERT INTO "` + table + `" VALUE {'pk': '` + k + `', 'sk': 1}`)}
+	}
+	out, err := BatchExecuteStatement(ctx, c, &wire.BatchExecuteStatementInput{ReturnConsumedCapacity: "INDEXES",
+		Statements: []wire.BatchStatementRequest{ins("u", "a"), ins("t", "b"), ins("u", "c")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := out.ConsumedCapacity
+	if len(cc) != 2 || *cc[0].TableName != "u" || *cc[0].CapacityUnits != 2 || *cc[0].Table.CapacityUnits != 2 || *cc[1].TableName != "t" || *cc[1].CapacityUnits != 1 {
+		t.Fatalf("consumed %+v", cc)
+	}
+	out, _ = BatchExecuteStatement(ctx, c, &wire.BatchExecuteStatementInput{Statements: []wire.BatchStatementRequest{ins("t", "d")}})
+	if out.ConsumedCapacity != nil {
+		t.Fatalf("consumed %+v without ReturnConsumedCapacity", out.ConsumedCapacity)
+	}
+}
