@@ -100,7 +100,7 @@ func (c pqCore) TransactWrite(ctx context.Context, items []wire.TransactWriteIte
 		if err != nil {
 			return nil, err
 		}
-		return txWriteCapacity(w.acts, res).list(mode), nil
+		return txWriteCapacity(w.acts, res).List(mode), nil
 	}, func(any) (any, error) {
 		return e.txReplayCapacity(w.acts, mode)
 	})

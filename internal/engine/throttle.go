@@ -224,14 +224,13 @@ func (e *Engine) admitTx(tables []*Table, admit func(*Table) error) error {
 }
 
 // chargeTxWrites pays a write transaction's capacity, as
-// txWriteCapacity counts it (doubled).
+// txWriteUnits counts it (doubled).
 func (e *Engine) chargeTxWrites(acts []*txAction, res []writeResult) {
 	if !e.metering {
 		return
 	}
 	for i, a := range acts {
-		c := txWriteCapacity(acts[i:i+1], res[i:i+1])
-		e.chargeWrite(a.table, c.tables[a.table.Name].write)
+		e.chargeWrite(a.table, txWriteUnits(a, res[i]))
 	}
 }
 

@@ -52,14 +52,14 @@ func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize b
 			return nil, nil, err
 		}
 	}
-	var c txTally
+	var c transact.Tally
 	for i, g := range gets {
-		c.add(g.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
+		c.Add(g.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
 		if items[i] != nil {
 			items[i] = applyProjection(g.proj, items[i])
 		}
 	}
-	return items, c.list(mode), nil
+	return items, c.List(mode), nil
 }
 
 // checkTxReadSize refuses a read transaction whose items add up to more
@@ -163,85 +163,3 @@ func (e *Engine) readItems(keys [][]byte) ([]attr.Item, error) {
 	}
 	return items, nil
 }
-
-// txTally sums a transaction's capacity per table, in the order tables are
-// first charged, keeping reads and writes apart as DynamoDB reports them
-// for transactions (ReadCapacityUnits, WriteCapacityUnits).
-type txTally struct {
-	order  []string
-	tables map[string]*txUnits
-}
-
-type txUnits struct {
-	read, write indexUnits
-}
-
-// add charges u to table, as reads or as writes.
-func (c *txTally) add(table string, u indexUnits, read bool) {
-	if c.tables == nil {
-		c.tables = map[string]*txUnits{}
-	}
-	x := c.tables[table]
-	if x == nil {
-		x = &txUnits{}
-		c.tables[table] = x
-		c.order = append(c.order, table)
-	}
-	if read {
-		x.read.add(u)
-	} else {
-		x.write.add(u)
-	}
-}
-
-// list is the ConsumedCapacity list, or nil when mode does not ask for it.
-func (c *txTally) list(mode string) []wire.ConsumedCapacity {
-	if mode != capTotal && mode != capIndexes {
-		return nil
-	}
-	out := make([]wire.ConsumedCapacity, 0, len(c.order))
-	for _, name := range c.order {
-		x := c.tables[name]
-		cc := wire.ConsumedCapacity{TableName: ptrTo(name)}
-		cc.CapacityUnits, cc.ReadCapacityUnits, cc.WriteCapacityUnits = rwUnits(x.read.total(), x.write.total())
-		if mode == capIndexes {
-			t := &wire.Capacity{}
-			t.CapacityUnits, t.ReadCapacityUnits, t.WriteCapacityUnits = rwUnits(x.read.table, x.write.table)
-			cc.Table = t
-			cc.GlobalSecondaryIndexes = rwCapacityMap(x.read.gsi, x.write.gsi)
-			cc.LocalSecondaryIndexes = rwCapacityMap(x.read.lsi, x.write.lsi)
-		}
-		out = append(out, cc)
-	}
-	return out
-}
-
-// rwUnits is the CapacityUnits, ReadCapacityUnits and WriteCapacityUnits
-// members for read and write units (a zero side is omitted).
-func rwUnits(r, w float64) (total, read, write *float64) {
-	total = ptrTo(r + w)
-	if r > 0 {
-		read = ptrTo(r)
-	}
-	if w > 0 {
-		write = ptrTo(w)
-	}
-	return
-}
-
-func rwCapacityMap(r, w map[string]float64) map[string]wire.Capacity {
-	if len(r) == 0 && len(w) == 0 {
-		return nil
-	}
-	out := map[string]wire.Capacity{}
-	for _, m := range []map[string]float64{r, w} {
-		for k := range m {
-			var c wire.Capacity
-			c.CapacityUnits, c.ReadCapacityUnits, c.WriteCapacityUnits = rwUnits(r[k], w[k])
-			out[k] = c
-		}
-	}
-	return out
-}
-
-func ptrTo[T any](v T) *T { return &v }

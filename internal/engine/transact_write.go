@@ -76,7 +76,7 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteI
 			return nil, err
 		}
 		return &wire.TransactWriteItemsOutput{
-			ConsumedCapacity:      txWriteCapacity(w.acts, res).list(in.ReturnConsumedCapacity),
+			ConsumedCapacity:      txWriteCapacity(w.acts, res).List(in.ReturnConsumedCapacity),
 			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, w.acts),
 		}, nil
 	}, func(first any) (any, error) {
@@ -369,30 +369,36 @@ func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][
 	return e.collectionMetricsPerTable(mode, names, tables, keys)
 }
 
-// txWriteCapacity is a write transaction's consumed capacity: DynamoDB
-// performs two underlying writes (prepare, commit) of every item, so each
-// write action costs twice its units on the table and on each touched
-// index; a ConditionCheck costs what a write of the item it checks would.
-func txWriteCapacity(acts []*txAction, res []writeResult) *txTally {
-	var c txTally
+// txWriteCapacity is a write transaction's consumed capacity, the sum
+// of its actions' (txWriteUnits).
+func txWriteCapacity(acts []*txAction, res []writeResult) *transact.Tally {
+	var c transact.Tally
 	for i, a := range acts {
-		if a.kind == actionConditionCk {
-			// DynamoDB bills a ConditionCheck as a transactional write of
-			// the item it checks (measured: 2 write units for a small item).
-			c.add(a.table.Name, indexUnits{table: 2 * writeUnits(res[i].OldBilled)}, false)
-			continue
-		}
-		u := a.table.writeUnitsOf(res[i])
-		u.table *= 2
-		for k := range u.gsi {
-			u.gsi[k] *= 2
-		}
-		for k := range u.lsi {
-			u.lsi[k] *= 2
-		}
-		c.add(a.table.Name, u, false)
+		u := txWriteUnits(a, res[i])
+		c.Add(a.table.Name, transact.Units{Table: u.table, GSI: u.gsi, LSI: u.lsi}, false)
 	}
 	return &c
+}
+
+// txWriteUnits is one action's capacity: DynamoDB performs two underlying
+// writes (prepare, commit) of every item, so each write action costs twice
+// its units on the table and on each touched index; a ConditionCheck costs
+// what a write of the item it checks would.
+func txWriteUnits(a *txAction, res writeResult) indexUnits {
+	if a.kind == actionConditionCk {
+		// DynamoDB bills a ConditionCheck as a transactional write of
+		// the item it checks (measured: 2 write units for a small item).
+		return indexUnits{table: 2 * writeUnits(res.OldBilled)}
+	}
+	u := a.table.writeUnitsOf(res)
+	u.table *= 2
+	for k := range u.gsi {
+		u.gsi[k] *= 2
+	}
+	for k := range u.lsi {
+		u.lsi[k] *= 2
+	}
+	return u
 }
 
 // txReplayCapacity is the capacity of a repeated request DynamoDB
@@ -412,9 +418,9 @@ func (e *Engine) txReplayCapacity(acts []*txAction, mode string) ([]wire.Consume
 	if err != nil {
 		return nil, err
 	}
-	var c txTally
+	var c transact.Tally
 	for i, a := range acts {
-		c.add(a.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
+		c.Add(a.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
 	}
-	return c.list(mode), nil
+	return c.List(mode), nil
 }

@@ -13,7 +13,9 @@
 //     single-item write on one fail with TransactionConflictException and
 //     cancel another transaction, and which readers wait on briefly;
 //   - the ClientRequestTokens of recent requests (tokens.go);
-//   - TransactionCanceledException and its reasons (cancel.go).
+//   - TransactionCanceledException and its reasons (cancel.go);
+//   - a transaction's ConsumedCapacity, reads and writes apart per table
+//     and index (Tally; the core works out the units).
 //
 // The core gives it what only the core can do, through small interfaces
 // (Actions, Write, Attempt): validate one action against its table, lock

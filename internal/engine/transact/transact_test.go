@@ -285,3 +285,26 @@ func TestIdempotentTokens(t *testing.T) {
 		t.Fatalf("%d runs of a failing request", fails)
 	}
 }
+
+func TestTallyKeepsReadsAndWritesApart(t *testing.T) {
+	var c Tally
+	c.Add("b", Units{Table: 2, GSI: map[string]float64{"g": 2}}, false)
+	c.Add("a", Units{Table: 1}, true)
+	c.Add("b", Units{Table: 4, GSI: map[string]float64{"g": 1}}, true)
+	if c.List("NONE") != nil {
+		t.Fatal("capacity without ReturnConsumedCapacity")
+	}
+	total := c.List("TOTAL")
+	if len(total) != 2 || *total[0].TableName != "b" || *total[0].CapacityUnits != 9 || *total[0].ReadCapacityUnits != 5 ||
+		*total[0].WriteCapacityUnits != 4 || total[0].Table != nil {
+		t.Fatalf("TOTAL %+v", total)
+	}
+	if a := total[1]; *a.CapacityUnits != 1 || *a.ReadCapacityUnits != 1 || a.WriteCapacityUnits != nil {
+		t.Fatalf("a read-only table %+v", a)
+	}
+	b := c.List("INDEXES")[0]
+	if g := b.GlobalSecondaryIndexes["g"]; *b.Table.CapacityUnits != 6 || *b.Table.WriteCapacityUnits != 2 ||
+		*g.CapacityUnits != 3 || *g.ReadCapacityUnits != 1 || *g.WriteCapacityUnits != 2 || b.LocalSecondaryIndexes != nil {
+		t.Fatalf("INDEXES %+v %+v", b.Table, b.GlobalSecondaryIndexes)
+	}
+}
