@@ -79,50 +79,53 @@ func checkTxReadSize(items []attr.Item) error {
 	return nil
 }
 
-// prepareTransactGet validates the Gets: projections first, then tables
-// and keys, then no item twice.
+// prepareTransactGet validates the Gets (transact.PrepareGets:
+// projections first, then tables and keys, then no item twice).
 func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, error) {
-	gets := make([]txGet, len(items))
-	for i, it := range items {
-		if it.Get == nil {
-			return nil, ddberr.Validation("Invalid Request: TransactGetItem should contain a Get request")
-		}
-		var err error
-		if gets[i].proj, err = prepareRead(it.Get.ProjectionExpression, nil, it.Get.ExpressionAttributeNames); err != nil {
-			return nil, err
-		}
+	g := txGets{e: e, items: items, gets: make([]txGet, len(items))}
+	if _, err := transact.PrepareGets(g); err != nil {
+		return nil, err
 	}
-	seen := make(map[string]struct{}, len(items))
-	var invalid []string // keys that do not match the schema cancel the request (see prepareTransactWrite)
-	for i, it := range items {
-		t, err := e.activeTable(it.Get.TableName)
-		if err != nil {
-			return nil, err
-		}
-		k, err := t.validateKey(it.Get.Key)
-		if err != nil && ddberr.As(err).Message == msgKeySchema {
-			if invalid == nil {
-				invalid = make([]string, len(items))
-			}
-			invalid[i] = msgKeySchema
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := t.checkScalarKeyPaths(nil, gets[i].proj, nil); err != nil {
-			return nil, err
-		}
-		gets[i].table, gets[i].skey = t, t.storageKey(k)
-		if _, dup := seen[string(gets[i].skey)]; dup {
-			return nil, ddberr.Validation(transact.MsgDuplicate)
-		}
-		seen[string(gets[i].skey)] = struct{}{}
+	return g.gets, nil
+}
+
+// txGets are a read transaction's Gets as transact.Gets.
+type txGets struct {
+	e     *Engine
+	items []wire.TransactGetItem
+	gets  []txGet
+}
+
+func (g txGets) Len() int { return len(g.items) }
+
+func (g txGets) Check(i int) error {
+	it := g.items[i]
+	if it.Get == nil {
+		return ddberr.Validation("Invalid Request: TransactGetItem should contain a Get request")
 	}
-	if invalid != nil {
-		return nil, transact.ValidationCancel(invalid)
+	var err error
+	g.gets[i].proj, err = prepareRead(it.Get.ProjectionExpression, nil, it.Get.ExpressionAttributeNames)
+	return err
+}
+
+func (g txGets) Resolve(i int) ([]byte, error) {
+	it := g.items[i]
+	t, err := g.e.activeTable(it.Get.TableName)
+	if err != nil {
+		return nil, err
 	}
-	return gets, nil
+	k, err := t.validateKey(it.Get.Key)
+	if err != nil && ddberr.As(err).Message == msgKeySchema {
+		return nil, transact.Invalid(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkScalarKeyPaths(nil, g.gets[i].proj, nil); err != nil {
+		return nil, err
+	}
+	g.gets[i].table, g.gets[i].skey = t, t.storageKey(k)
+	return g.gets[i].skey, nil
 }
 
 // readTransaction reads the Gets' items from one snapshot (nil for a

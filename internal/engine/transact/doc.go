@@ -4,7 +4,8 @@
 //   - the order in which a write transaction is validated and refused
 //     (Prepare: every action's request-phase checks, then tables and keys,
 //     then two actions on one item and the 4 MB limit, then a key of the
-//     wrong type as a cancellation reason);
+//     wrong type as a cancellation reason), and a read transaction
+//     (PrepareGets);
 //   - the all-or-nothing run (Run): hold the items, lock them, stage every
 //     action in one attempt, collect the actions' failures as cancellation
 //     reasons in request order, commit once, try again on a storage
@@ -18,7 +19,7 @@
 //     and index (Tally; the core works out the units).
 //
 // The core gives it what only the core can do, through small interfaces
-// (Actions, Write, Attempt): validate one action against its table, lock
+// (Actions, Gets, Write, Attempt): validate one action against its table, lock
 // items in the core's one global order, and, inside one storage
 // transaction, read an item, check its condition and stage its write
 // through the write path's subsystems. The package never imports

@@ -308,3 +308,50 @@ func TestTallyKeepsReadsAndWritesApart(t *testing.T) {
 		t.Fatalf("INDEXES %+v %+v", b.Table, b.GlobalSecondaryIndexes)
 	}
 }
+
+// gets is a read transaction for PrepareGets: keys by Get, Resolve's
+// refusals and Invalid marks by index.
+type gets struct {
+	keys     []string
+	checkErr map[int]error
+	err      map[int]error
+	invalid  map[int]bool
+}
+
+func (g gets) Len() int { return len(g.keys) }
+
+func (g gets) Check(i int) error { return g.checkErr[i] }
+
+func (g gets) Resolve(i int) ([]byte, error) {
+	if g.invalid[i] {
+		return nil, Invalid(ddberr.Validation("The provided key element does not match the schema"))
+	}
+	return []byte(g.keys[i]), g.err[i]
+}
+
+func TestPrepareGetsOrder(t *testing.T) {
+	notFound := ddberr.TableNotFound()
+	// A Get's own checks come before any table.
+	g := gets{keys: []string{"a", "b"}, err: map[int]error{0: notFound}, checkErr: map[int]error{1: ddberr.Validation("Invalid Request: TransactGetItem should contain a Get request")}}
+	if _, err := PrepareGets(g); ddberr.As(err).Message != "Invalid Request: TransactGetItem should contain a Get request" {
+		t.Fatalf("error %v", err)
+	}
+	// An item read twice is refused as soon as it is seen, before a later
+	// Get's missing table, and before keys of the wrong type cancel.
+	g = gets{keys: []string{"a", "b", "a", "c"}, err: map[int]error{3: notFound}, invalid: map[int]bool{1: true}}
+	if _, err := PrepareGets(g); ddberr.As(err).Message != MsgDuplicate {
+		t.Fatalf("error %v", err)
+	}
+	g.keys[2] = "d"
+	if _, err := PrepareGets(g); !errors.Is(err, notFound) {
+		t.Fatalf("error %v", err)
+	}
+	// Every Get whose key does not match its schema carries the reason.
+	g.err, g.invalid[3] = nil, true
+	wantCanceled(t, func() error { _, err := PrepareGets(g); return err }(),
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [None, ValidationError, None, ValidationError]")
+	g.invalid = nil
+	if keys, err := PrepareGets(g); err != nil || string(keys[3]) != "c" {
+		t.Fatalf("keys %q, error %v", keys, err)
+	}
+}
