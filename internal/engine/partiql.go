@@ -6,6 +6,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/partiqlexec"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -128,4 +129,6 @@ func (p pqTable) Index(name string) (partiqlexec.Index, bool) {
 		Projects: func(n string) bool { return p.t.projects(ix, n) }}, true
 }
 
-func (p pqTable) CheckScanIndex(name string) error { return p.t.checkVectorRead(name, false) }
+func (p pqTable) CheckScanIndex(name string) error {
+	return vectors.CheckRead(p.t.Vectors, name, false)
+}
