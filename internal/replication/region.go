@@ -36,7 +36,7 @@ func (r *Region) DescribeTable(ctx context.Context, in *wire.DescribeTableInput)
 }
 
 func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
-	if len(in.ReplicaUpdates) > 0 {
+	if len(in.ReplicaUpdates) > 0 || len(in.GlobalTableWitnessUpdates) > 0 {
 		return r.g.updateReplicas(ctx, r.name, in)
 	}
 	out, err := r.Engine.UpdateTable(ctx, in)
@@ -87,4 +87,5 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 		d.Replicas = append(d.Replicas, rd)
 	}
 	sort.Slice(d.Replicas, func(i, j int) bool { return *d.Replicas[i].RegionName < *d.Replicas[j].RegionName })
+	describeStrong(t, d)
 }
