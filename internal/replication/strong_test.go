@@ -194,8 +194,7 @@ func TestStrongConflict(t *testing.T) {
 // regions converge.
 //
 // Seen failing with checkMajority accepting any count (the lone region's
-// write waited for an acknowledgement that could not come, and the test
-// timed out) .
+// strongly consistent read was served).
 func TestStrongMajority(t *testing.T) {
 	r := newRigIn(t, use1, use2, usw2)
 	r.strongTable()
