@@ -217,3 +217,37 @@ func TestStrongMajority(t *testing.T) {
 	}
 	r.waitFor("us-west-2 to catch up", func() bool { return r.get(usw2, "a") == "1" && r.get(usw2, "b") == "3" })
 }
+
+// A PartiQL write is replicated synchronously too (it waits for the
+// delays as an item write does), a strongly consistent SELECT in the
+// region still behind returns it, and ExecuteTransaction is refused.
+//
+// Seen failing with ExecuteStatement left to the engine (the UPDATE
+// returned at once).
+func TestStrongPartiQL(t *testing.T) {
+	r := newRigIn(t, use1, use2, usw2)
+	r.strongTable()
+	r.g.SetDelay(use1, use2, time.Hour)
+	r.g.SetDelay(use1, usw2, 2*time.Hour)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.g.Region(use1).ExecuteStatement(bg, &wire.ExecuteStatementInput{Statement: ptr(`INSERT INTO "T" VALUE {'pk': 'q', 'n': 7}`)})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("acknowledged before a second region had it: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	r.clocks[use1].Advance(time.Hour)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.g.Region(usw2).ExecuteStatement(bg, &wire.ExecuteStatementInput{Statement: ptr(`SELECT * FROM "T" WHERE pk = 'q'`), ConsistentRead: ptr(true)})
+	if err != nil || len(out.Items) != 1 || out.Items[0]["n"].Str != "7" {
+		t.Fatalf("a strongly consistent SELECT in us-west-2: %v %v", out, err)
+	}
+	_, err = r.g.Region(use2).ExecuteTransaction(bg, &wire.ExecuteTransactionInput{TransactStatements: []wire.ParameterizedStatement{
+		{Statement: ptr(`UPDATE "T" SET n = 8 WHERE pk = 'q'`)}}})
+	wantError(t, err, "ValidationException", msgStrongTransact)
+}
