@@ -12,7 +12,8 @@ import (
 // Region is a region's engine as the API's backend: UpdateTable's
 // ReplicaUpdates are the Group's, descriptions of a global table's
 // replica show its other replicas, and deleting a replica's table takes
-// it out of its global table. Every other operation is the engine's.
+// it out of its global table; the item operations of an MRSC table go
+// through strong_ops.go. Every other operation is the engine's.
 type Region struct {
 	*engine.Engine
 	g    *Group
