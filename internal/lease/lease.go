@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kura-db/kura/internal/storage"
@@ -125,8 +126,10 @@ type Lease struct {
 	progress []byte
 }
 
-// Acquire takes the named lease if it is free, expired or this node's
-// already; it returns ErrHeld (wrapped, naming the holder) otherwise. The
+// Acquire takes the named lease if it is free, expired, this node's
+// already, or held by a process of this host that no longer runs (a
+// crash, kill -9: taken at once, as the storage backends' namespace leases
+// are); it returns ErrHeld (wrapped, naming the holder) otherwise. The
 // lease's Progress is what the previous holder recorded.
 func (m *Manager) Acquire(name string) (*Lease, error) {
 	key := []byte(Prefix + name)
@@ -135,7 +138,7 @@ func (m *Manager) Acquire(name string) (*Lease, error) {
 	err := m.update(key, func(cur *record, now int64) (*record, error) {
 		next := record{Node: me, Gen: 1, Expires: now + m.cfg.TTL.Milliseconds()}
 		if cur != nil {
-			if cur.Node.ID != me.ID && cur.Expires > now {
+			if cur.Node.ID != me.ID && cur.Expires > now && !m.gone(cur.Node) {
 				return nil, fmt.Errorf("%w: %q by %s", ErrHeld, name, cur.Node)
 			}
 			next.Gen, next.Progress = cur.Gen, cur.Progress
@@ -205,15 +208,14 @@ func (m *Manager) RenewAll() {
 	}
 }
 
-// Run renews this node's leases every TTL/3 until closing is closed, then
-// releases them, so that another node takes the work over at once.
+// Run renews this node's leases every TTL/3 until closing is closed (the
+// owner then calls ReleaseAll once the work the leases guard stopped).
 func (m *Manager) Run(closing <-chan struct{}) {
 	t := time.NewTicker(m.cfg.TTL / 3)
 	defer t.Stop()
 	for {
 		select {
 		case <-closing:
-			m.ReleaseAll()
 			return
 		case <-t.C:
 			m.RenewAll()
@@ -388,6 +390,23 @@ func (l *Lease) markLost(gen uint64) {
 	if lost {
 		l.m.drop(l)
 	}
+}
+
+// gone reports whether n is another process of this host that is not
+// running.
+func (m *Manager) gone(n Node) bool {
+	me := m.cfg.Node
+	return n.Host == me.Host && n.PID != me.PID && n.PID > 0 && !alive(n.PID)
+}
+
+// alive reports whether a process with this ID runs on this host.
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func (m *Manager) now() int64 { return m.cfg.Clock.Now().UnixMilli() }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"sync"
@@ -350,5 +351,34 @@ func checkHistory(t *testing.T, history []event) {
 	}
 	if len(order) < 3 {
 		t.Fatalf("only %d generations: the lease never changed hands enough to test", len(order))
+	}
+}
+
+// TestDeadProcessTakenAtOnce: a lease whose holder was a process of this
+// host that no longer runs is taken before its expiry; one of a live
+// process is not.
+func TestDeadProcessTakenAtOnce(t *testing.T) {
+	s := memory.New()
+	clock := newClock()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run a short-lived process:", err)
+	}
+	host, _ := os.Hostname()
+	dead := New(Config{Store: s, Node: Node{ID: "dead", Host: host, PID: cmd.Process.Pid}, Clock: clock})
+	if _, err := dead.Acquire("ttl"); err != nil {
+		t.Fatal(err)
+	}
+	live := New(Config{Store: s, Node: Node{ID: "live", Host: host, PID: os.Getpid()}, Clock: clock})
+	l, err := live.Acquire("ttl")
+	if err != nil {
+		t.Fatalf("taking a dead process's lease: %v", err)
+	}
+	if l.Gen() != 2 {
+		t.Fatalf("gen %d, want 2", l.Gen())
+	}
+	other := New(Config{Store: s, Node: Node{ID: "other", Host: host, PID: 1}, Clock: clock})
+	if _, err := other.Acquire("ttl"); !errors.Is(err, ErrHeld) {
+		t.Fatalf("taking a live process's lease: %v, want ErrHeld", err)
 	}
 }

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/kura-db/kura/internal/engine/jobs"
+	"github.com/kura-db/kura/internal/lease"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// Background work is done by one node at a time among the Kura nodes
+// sharing a store: each loop asks for its lease (package lease) at every
+// round and skips the round while another node holds it; the holder
+// renews it (Run, every TTL/3) and records its progress, and Close
+// releases it so another node takes over at once. A dead node's leases
+// are taken over once they expire (Config.LeaseTTL after its last
+// renewal), at the next round of the taker's loop. With one node every
+// lease is simply this node's.
+const (
+	leaseTTLPass = "ttl"     // the TTL expirer's background pass; progress: its cursor
+	leaseStreams = "streams" // stream shard rollover, trimming and removal
+	leasePITR    = "pitr"    // PITR history trimming and system backup expiry
+	leaseJob     = "job/"    // + ARN: an export's, import's or bulk operation's run
+)
+
+// openLeases creates this node's lease manager over store and starts its
+// renewer. Callers are in Open.
+func (e *Engine) openLeases(store storage.Store) {
+	var clock lease.Clock
+	if e.cfg.LeaseClock != nil {
+		clock = e.cfg.LeaseClock
+	}
+	e.leases = lease.New(lease.Config{Store: store, Node: e.cfg.Node, Clock: clock, TTL: e.cfg.LeaseTTL})
+	e.goBackground(func() { e.leases.Run(e.closing) })
+}
+
+// holds reports whether this node holds (or now took) the named lease.
+func (e *Engine) holds(name string) bool {
+	_, ok := e.leases.Hold(name)
+	return ok
+}
+
+// Node is this engine's identity as a lease holder.
+func (e *Engine) Node() lease.Node { return e.leases.Node() }
+
+// ttlGuard is the TTL expirer's lease.
+type ttlGuard struct {
+	e *Engine
+	l *lease.Lease
+}
+
+func (g *ttlGuard) Hold() ([]byte, bool) {
+	l, ok := g.e.leases.Hold(leaseTTLPass)
+	if !ok {
+		return nil, false
+	}
+	g.l = l
+	return l.Progress(), true
+}
+
+func (g *ttlGuard) Save(cursor []byte) error { return g.l.Save(cursor) }
+
+// claimJob is the job packages' Claimer: the lease leaseJob + arn.
+func (e *Engine) claimJob(arn string) (jobs.Claim, bool) {
+	l, err := e.leases.Acquire(leaseJob + arn)
+	if err != nil {
+		if !errors.Is(err, lease.ErrHeld) {
+			slog.Warn("claiming a job", "arn", arn, "err", err)
+		}
+		return nil, false
+	}
+	return jobClaim{l}, true
+}
+
+type jobClaim struct{ l *lease.Lease }
+
+func (c jobClaim) Fence(txn storage.Txn) error { return c.l.Fence(txn) }
+
+func (c jobClaim) Release() {
+	if err := c.l.Release(); err != nil && !errors.Is(err, lease.ErrLost) {
+		slog.Warn("releasing a job's lease", "lease", c.l.Name(), "err", err)
+	}
+}
+
+// startJobAdoption looks every lease TTL for exports, imports and bulk
+// operations in progress that no node runs (their node stopped or died:
+// their leases lapsed) and runs them here, from their recorded progress.
+// Callers are in Open.
+func (e *Engine) startJobAdoption() {
+	e.goBackground(func() {
+		for e.sleep(e.leases.TTL()) {
+			e.adoptJobs()
+		}
+	})
+}
+
+func (e *Engine) adoptJobs() {
+	e.ddl.Lock() // Adopt starts background work
+	defer e.ddl.Unlock()
+	if e.closed {
+		return
+	}
+	for _, j := range []interface{ Adopt() error }{e.exp, e.imp, e.bulk} {
+		if err := j.Adopt(); err != nil {
+			slog.Warn("adopting background jobs", "err", err)
+		}
+	}
+}
