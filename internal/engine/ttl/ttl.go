@@ -97,13 +97,24 @@ func (x *Expirer) Background(interval time.Duration, guard Guard) {
 		case <-x.kick:
 			tm.Stop()
 		}
-		if guard == nil {
-			x.Pass(context.Background()) //nolint:errcheck // retried next period
-		} else if cursor, ok := guard.Hold(); ok {
-			x.guardedPass(context.Background(), cursor, guard) //nolint:errcheck // retried next period
-		}
+		x.Round(context.Background(), guard) //nolint:errcheck // retried next period
 		tm.Reset(interval)
 	}
+}
+
+// Round is one round of the background pass: a pass, or with a guard a
+// pass from the guard's cursor when it holds (ran false otherwise).
+func (x *Expirer) Round(ctx context.Context, guard Guard) (deleted int, ran bool, err error) {
+	if guard == nil {
+		deleted, err = x.Pass(ctx)
+		return deleted, true, err
+	}
+	cursor, ok := guard.Hold()
+	if !ok {
+		return 0, false, nil
+	}
+	deleted, err = x.guardedPass(ctx, cursor, guard)
+	return deleted, true, err
 }
 
 // Kick asks the background pass to run now.
