@@ -2,7 +2,9 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/lease"
@@ -106,4 +108,53 @@ func (e *Engine) adoptJobs() {
 			slog.Warn("adopting background jobs", "err", err)
 		}
 	}
+}
+
+// leaseBackfill + tableID/indexID: a GSI's or vector index's backfill.
+const leaseBackfill = "backfill/"
+
+// backfillLease names the lease of index indexID's backfill on table
+// tableID.
+func backfillLease(tableID uint64, indexID uint32) string {
+	return fmt.Sprintf("%s%d/%d", leaseBackfill, tableID, indexID)
+}
+
+// underLease runs work once this node holds the lease name: at once when
+// it is free (always, with one node), else when its holder's lease lapsed
+// (it is polled every half lease life) while still reports true and the
+// engine is open. The lease is released after work, which starts over
+// from the beginning (a backfill rewrites the entries it finds, so a
+// takeover only repeats the dead holder's part).
+func (e *Engine) underLease(name string, still func() bool, work func()) {
+	for {
+		if l, ok := e.leases.Hold(name); ok {
+			defer func() {
+				if err := l.Release(); err != nil && !errors.Is(err, lease.ErrLost) {
+					slog.Warn("releasing a lease", "lease", name, "err", err)
+				}
+			}()
+			work()
+			return
+		}
+		if !e.sleep(e.leases.TTL()/2) || !still() {
+			return
+		}
+	}
+}
+
+// leasedBackfill is backfill on the node that holds the index's lease.
+func (e *Engine) leasedBackfill(table string, tableID uint64, ix *Index, minEnd time.Time) {
+	e.underLease(backfillLease(tableID, ix.ID), func() bool {
+		_, cur, ok := e.currentIndex(table, tableID, ix)
+		return ok && cur.Backfilling
+	}, func() { e.backfill(table, tableID, ix, minEnd) })
+}
+
+// leasedVectorBackfill is vectorBackfill on the node that holds the
+// index's lease.
+func (e *Engine) leasedVectorBackfill(table string, tableID uint64, indexID uint32) {
+	e.underLease(backfillLease(tableID, indexID), func() bool {
+		t, ok := e.lookupTable(table)
+		return ok && t.ID == tableID && vectorByID(t, indexID) != nil
+	}, func() { e.vectorBackfill(table, tableID, indexID) })
 }

@@ -219,3 +219,49 @@ func writeJSON(t *testing.T, s storage.Store, key []byte, rec *export.Record) {
 		t.Fatal(err)
 	}
 }
+
+// TestUnderLeaseWaitsForHolder: work guarded by a lease another node
+// holds (a backfill it runs) waits until that lease lapses, then runs
+// here; it is dropped when no longer wanted.
+func TestUnderLeaseWaitsForHolder(t *testing.T) {
+	store := memory.New()
+	clock := &ctlClock{}
+	const ttl = 200 * time.Millisecond // real polling every 100 ms; expiry on clock
+	e, err := Open(store, Config{Node: lease.Node{ID: "a", Host: "test", PID: 1}, LeaseClock: clock, LeaseTTL: ttl, TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	other := lease.New(lease.Config{Store: store, Node: lease.Node{ID: "b", Host: "test", PID: 1}, Clock: clock, TTL: ttl})
+	name := backfillLease(7, 1)
+	if _, err := other.Acquire(name); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.underLease(name, func() bool { return true }, func() { close(ran) })
+	}()
+	select {
+	case <-ran:
+		t.Fatal("work ran while another node held its lease")
+	case <-time.After(350 * time.Millisecond):
+	}
+	clock.advance(ttl + time.Millisecond)
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("work did not run after the holder's lease lapsed")
+	}
+	<-done
+	if h, _, _ := e.leases.Inspect(name); h.Node.ID != "a" || h.Gen != 2 || !h.Expires.Equal(time.UnixMilli(0)) {
+		t.Fatalf("lease after the work: %+v, want a's generation 2, released", h)
+	}
+
+	// Held elsewhere and no longer wanted: dropped without running.
+	if _, err := other.Acquire("x"); err != nil {
+		t.Fatal(err)
+	}
+	e.underLease("x", func() bool { return false }, func() { t.Fatal("unwanted work ran") })
+}

@@ -222,7 +222,7 @@ func (e *Engine) startVectorWork(t, prev *Table) {
 		}
 		if vx.Backfilling != nil {
 			name, id, ix := t.Name, t.ID, vx.ID
-			e.goBackground(func() { e.vectorBackfill(name, id, ix) })
+			e.goBackground(func() { e.leasedVectorBackfill(name, id, ix) })
 		}
 	}
 }

@@ -210,7 +210,7 @@ func (e *Engine) openVectors() error {
 				return fmt.Errorf("engine: vector index %s of %s: %w", vx.Name, t.Name, err)
 			}
 			if vx.Backfilling != nil {
-				e.goBackground(func() { e.vectorBackfill(t.Name, t.ID, vx.ID) })
+				e.goBackground(func() { e.leasedVectorBackfill(t.Name, t.ID, vx.ID) })
 			}
 		}
 	}
