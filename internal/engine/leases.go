@@ -20,10 +20,12 @@ import (
 // renewal), at the next round of the taker's loop. With one node every
 // lease is simply this node's.
 const (
-	leaseTTLPass = "ttl"     // the TTL expirer's background pass; progress: its cursor
-	leaseStreams = "streams" // stream shard rollover, trimming and removal
-	leasePITR    = "pitr"    // PITR history trimming and system backup expiry
-	leaseJob     = "job/"    // + ARN: an export's, import's or bulk operation's run
+	leaseTTLPass = "ttl"      // the TTL expirer's background pass; progress: its cursor
+	leaseStreams = "streams"  // stream shard rollover, trimming and removal
+	leasePITR    = "pitr"     // PITR history trimming and system backup expiry
+	leaseJob     = "job/"     // + ARN: an export's, import's or bulk operation's run
+	leaseBackup  = "backup/"  // + ARN: an on-demand backup's copy
+	leaseRestore = "restore/" // + table ID: a restore into that table
 )
 
 // openLeases creates this node's lease manager over store and starts its
@@ -119,25 +121,35 @@ func backfillLease(tableID uint64, indexID uint32) string {
 	return fmt.Sprintf("%s%d/%d", leaseBackfill, tableID, indexID)
 }
 
+// leaseDone is the progress of a lease whose work was finished: a node
+// that takes the lease later (its view of the work may be stale) does
+// not run it again.
+const leaseDone = "done"
+
 // underLease runs work once this node holds the lease name: at once when
 // it is free (always, with one node), else when its holder's lease lapsed
 // (it is polled every half lease life) while still reports true and the
-// engine is open. The lease is released after work, which starts over
-// from the beginning (a backfill rewrites the entries it finds, so a
-// takeover only repeats the dead holder's part).
-func (e *Engine) underLease(name string, still func() bool, work func()) {
+// engine is open. When work returns with still false, the work is done
+// and the lease records it; otherwise (closing) it is released for
+// another node to run the work again from the beginning (a backfill or a
+// copy rewrites what it finds, so a takeover only repeats the dead
+// holder's part). It reports whether work ran.
+func (e *Engine) underLease(name string, still func() bool, work func()) (ran bool) {
 	for {
 		if l, ok := e.leases.Hold(name); ok {
-			defer func() {
-				if err := l.Release(); err != nil && !errors.Is(err, lease.ErrLost) {
-					slog.Warn("releasing a lease", "lease", name, "err", err)
+			if ran = string(l.Progress()) != leaseDone; ran {
+				work()
+				if !still() {
+					_ = l.Save([]byte(leaseDone)) // lost: the taker checks still itself
 				}
-			}()
-			work()
-			return
+			}
+			if err := l.Release(); err != nil && !errors.Is(err, lease.ErrLost) {
+				slog.Warn("releasing a lease", "lease", name, "err", err)
+			}
+			return ran
 		}
 		if !e.sleep(e.leases.TTL()/2) || !still() {
-			return
+			return false
 		}
 	}
 }
@@ -157,4 +169,26 @@ func (e *Engine) leasedVectorBackfill(table string, tableID uint64, indexID uint
 		t, ok := e.lookupTable(table)
 		return ok && t.ID == tableID && vectorByID(t, indexID) != nil
 	}, func() { e.vectorBackfill(table, tableID, indexID) })
+}
+
+// leasedBackupCopy is copy, a backup's copy, on the node that holds the
+// backup's lease; false when it did not run.
+func (e *Engine) leasedBackupCopy(b *backupRecord, copy func()) bool {
+	return e.underLease(leaseBackup+b.ARN, func() bool {
+		cur, ok := e.bk.Get(b.ARN)
+		return ok && cur.Status == backupCreating
+	}, copy)
+}
+
+// leasedRestore is restore, a restore into t, on the node that holds the
+// restore's lease; false when it did not run.
+func (e *Engine) leasedRestore(t *Table, restore func()) bool {
+	return e.underLease(fmt.Sprintf("%s%d", leaseRestore, t.ID), func() bool {
+		cur, ok := e.lookupTable(t.Name)
+		if !ok || cur.ID != t.ID {
+			return false
+		}
+		rs := cur.Desc.RestoreSummary
+		return rs != nil && cpDeref(rs.RestoreInProgress)
+	}, restore)
 }

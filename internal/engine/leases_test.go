@@ -264,4 +264,17 @@ func TestUnderLeaseWaitsForHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.underLease("x", func() bool { return false }, func() { t.Fatal("unwanted work ran") })
+
+	// Finished work is recorded in its lease: a node taking the lease
+	// later, whose view may be stale, does not run it again.
+	finished := false
+	if !e.underLease("y", func() bool { return !finished }, func() { finished = true }) {
+		t.Fatal("free work did not run")
+	}
+	if h, _, _ := e.leases.Inspect("y"); string(h.Progress) != leaseDone {
+		t.Fatalf("finished work's lease progress %q, want %q", h.Progress, leaseDone)
+	}
+	if e.underLease("y", func() bool { return true }, func() { t.Fatal("finished work ran again") }) {
+		t.Fatal("underLease reported finished work as run")
+	}
 }

@@ -74,7 +74,10 @@ type Exports struct {
 // interrupted (those this node can claim).
 func Open(opts Options) (*Exports, error) {
 	x := &Exports{opts: opts}
-	x.runs.SetClaimer(opts.Claim)
+	x.runs.SetClaimer(opts.Claim, func(arn string) bool {
+		r, ok := x.log.Stored(arn)
+		return ok && r.Desc.ExportStatus == InProgress
+	})
 	x.log.FenceWith(&x.runs)
 	recs, err := x.log.Load(opts.Store, logPrefix)
 	if err != nil {

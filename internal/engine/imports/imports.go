@@ -76,7 +76,10 @@ type Imports struct {
 // claim).
 func Open(opts Options) (*Imports, error) {
 	m := &Imports{opts: opts}
-	m.runs.SetClaimer(opts.Claim)
+	m.runs.SetClaimer(opts.Claim, func(arn string) bool {
+		r, ok := m.log.Stored(arn)
+		return ok && r.Desc.ImportStatus == InProgress
+	})
 	m.log.FenceWith(&m.runs)
 	recs, err := m.log.Load(opts.Store, logPrefix)
 	if err != nil {

@@ -153,6 +153,25 @@ func set(store storage.Store, key, v []byte, fence func(storage.Txn) error) erro
 	return txn.Commit(storage.CommitOptions{Sync: true})
 }
 
+// Stored is the record of arn as the store holds it now (another node
+// may have saved it); false when there is none or it cannot be read.
+func (l *Log[T, P]) Stored(arn string) (P, bool) {
+	snap, err := l.store.NewSnapshot()
+	if err != nil {
+		return nil, false
+	}
+	defer snap.Close()
+	v, err := snap.Get([]byte(l.prefix + arn))
+	if err != nil {
+		return nil, false
+	}
+	r := P(new(T))
+	if json.Unmarshal(v, r) != nil {
+		return nil, false
+	}
+	return r, true
+}
+
 // Get is the record of arn (not to be changed: save a copy instead).
 func (l *Log[T, P]) Get(arn string) (P, bool) {
 	l.mu.Lock()

@@ -25,15 +25,18 @@ type Claimer func(arn string) (Claim, bool)
 // claim. The zero Runs claims nothing (one node: every job is its own).
 type Runs struct {
 	claim   Claimer
+	live    func(arn string) bool // the job's stored record still asks for a run
 	mu      sync.Mutex
 	running map[string]Claim // nil Claim: no claimer
 }
 
-// SetClaimer makes Start claim each job with c (nil: none).
-func (r *Runs) SetClaimer(c Claimer) { r.claim = c }
+// SetClaimer makes Start claim each job with c (nil: none), and then
+// check with live that the job's record, as stored now, still asks for a
+// run (another node may have finished it since this node read it).
+func (r *Runs) SetClaimer(c Claimer, live func(arn string) bool) { r.claim, r.live = c, live }
 
 // Start marks arn running here, claiming it first; false when it runs
-// here already or another node holds it.
+// here already, another node holds it, or it no longer needs to run.
 func (r *Runs) Start(arn string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -44,6 +47,10 @@ func (r *Runs) Start(arn string) bool {
 	if r.claim != nil {
 		var ok bool
 		if c, ok = r.claim(arn); !ok {
+			return false
+		}
+		if r.live != nil && !r.live(arn) {
+			c.Release()
 			return false
 		}
 	}
