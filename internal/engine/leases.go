@@ -162,15 +162,6 @@ func (e *Engine) leasedBackfill(table string, tableID uint64, ix *Index, minEnd 
 	}, func() { e.backfill(table, tableID, ix, minEnd) })
 }
 
-// leasedVectorBackfill is vectorBackfill on the node that holds the
-// index's lease.
-func (e *Engine) leasedVectorBackfill(table string, tableID uint64, indexID uint32) {
-	e.underLease(backfillLease(tableID, indexID), func() bool {
-		t, ok := e.lookupTable(table)
-		return ok && t.ID == tableID && vectorByID(t, indexID) != nil
-	}, func() { e.vectorBackfill(table, tableID, indexID) })
-}
-
 // leasedBackupCopy is copy, a backup's copy, on the node that holds the
 // backup's lease; false when it did not run.
 func (e *Engine) leasedBackupCopy(b *backupRecord, copy func()) bool {
