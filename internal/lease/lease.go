@@ -110,6 +110,10 @@ func New(cfg Config) *Manager {
 // Node is this manager's holder identity.
 func (m *Manager) Node() Node { return m.cfg.Node }
 
+// Margin is how long before its expiry a holder stops believing it holds
+// a lease.
+func (m *Manager) Margin() time.Duration { return m.cfg.Margin }
+
 // TTL is how long a lease lasts after a renewal.
 func (m *Manager) TTL() time.Duration { return m.cfg.TTL }
 
@@ -223,6 +227,21 @@ func (m *Manager) Run(closing <-chan struct{}) {
 	}
 }
 
+// Serve runs Run in a goroutine of its own until stop is closed; the
+// function it returns waits for that goroutine and then releases every
+// lease (call it once the work the leases guard has stopped).
+func (m *Manager) Serve(stop <-chan struct{}) (release func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Run(stop)
+	}()
+	return func() {
+		<-done
+		m.ReleaseAll()
+	}
+}
+
 // ReleaseAll releases every lease this node holds.
 func (m *Manager) ReleaseAll() {
 	for _, l := range m.leases() {
@@ -272,6 +291,14 @@ func (l *Lease) Gen() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.gen
+}
+
+// Holding is the generation of this holding and the expiry this node
+// last wrote, read together.
+func (l *Lease) Holding() (gen uint64, expires time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen, time.UnixMilli(l.expires)
 }
 
 // Held reports whether this node may believe it holds the lease: not

@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -75,13 +76,13 @@ func forEachBackend(t *testing.T, f func(t *testing.T, s storage.Store)) {
 	}
 }
 
-func node(id string) Node { return Node{ID: id, Host: "test", PID: 1} }
+func node(id string) lease.Node { return lease.Node{ID: id, Host: "test", PID: 1} }
 
 func TestAcquireTakeoverRelease(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s storage.Store) {
 		clock := newClock()
-		a := New(Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
-		b := New(Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+		a := lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
+		b := lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
 
 		la, err := a.Acquire("ttl")
 		if err != nil {
@@ -93,7 +94,7 @@ func TestAcquireTakeoverRelease(t *testing.T) {
 		if err := la.Save([]byte("page-7")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Acquire("ttl"); !errors.Is(err, ErrHeld) {
+		if _, err := b.Acquire("ttl"); !errors.Is(err, lease.ErrHeld) {
 			t.Fatalf("b acquiring a held lease: %v, want ErrHeld", err)
 		}
 		if _, ok := b.Hold("ttl"); ok {
@@ -106,7 +107,7 @@ func TestAcquireTakeoverRelease(t *testing.T) {
 		if la.Held() {
 			t.Fatal("a still believes it holds the lease within Margin of its expiry")
 		}
-		if _, err := b.Acquire("ttl"); !errors.Is(err, ErrHeld) {
+		if _, err := b.Acquire("ttl"); !errors.Is(err, lease.ErrHeld) {
 			t.Fatalf("b acquiring before the expiry: %v, want ErrHeld", err)
 		}
 		clock.Advance(2 * time.Second)
@@ -123,10 +124,10 @@ func TestAcquireTakeoverRelease(t *testing.T) {
 		}
 
 		// a's writes are fenced off.
-		if err := la.Renew(); !errors.Is(err, ErrLost) {
+		if err := la.Renew(); !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("a renewing a lease b took: %v, want ErrLost", err)
 		}
-		if err := la.Save([]byte("stale")); !errors.Is(err, ErrLost) {
+		if err := la.Save([]byte("stale")); !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("a saving progress after b took over: %v, want ErrLost", err)
 		}
 		if _, ok := a.Hold("ttl"); ok {
@@ -155,8 +156,8 @@ func TestAcquireTakeoverRelease(t *testing.T) {
 func TestHoldRenews(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s storage.Store) {
 		clock := newClock()
-		a := New(Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
-		b := New(Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+		a := lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
+		b := lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
 		for i := 0; i < 20; i++ {
 			if _, ok := a.Hold("gc"); !ok {
 				t.Fatalf("round %d: a lost its lease while polling", i)
@@ -179,8 +180,8 @@ func TestHoldRenews(t *testing.T) {
 func TestFence(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s storage.Store) {
 		clock := newClock()
-		a := New(Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
-		b := New(Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+		a := lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
+		b := lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
 		la, err := a.Acquire("job")
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +210,7 @@ func TestFence(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer txn.Rollback()
-		if err := la.Fence(txn); !errors.Is(err, ErrLost) {
+		if err := la.Fence(txn); !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("a's fence after b's takeover: %v, want ErrLost", err)
 		}
 	})
@@ -243,18 +244,17 @@ func TestRaceHistory(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		for n := 0; n < 4; n++ {
-			m := New(Config{Store: s, Node: node(strconv.Itoa(n)), Clock: clock, TTL: ttl})
+			m := lease.New(lease.Config{Store: s, Node: node(strconv.Itoa(n)), Clock: clock, TTL: ttl})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				rng := rand.New(rand.NewPCG(uint64(n), 7))
-				var l *Lease
+				var l *lease.Lease
 				logHeld := func() {
+					gen, exp := l.Holding()
 					mu.Lock()
-					l.mu.Lock()
-					history = append(history, event{node: m.Node().ID, gen: l.gen,
-						from: l.expires - ttl.Milliseconds(), until: l.expires - m.cfg.Margin.Milliseconds()})
-					l.mu.Unlock()
+					history = append(history, event{node: m.Node().ID, gen: gen,
+						from: exp.Add(-ttl).UnixMilli(), until: exp.Add(-m.Margin()).UnixMilli()})
 					mu.Unlock()
 				}
 				for i := 0; i < rounds; i++ {
@@ -300,7 +300,7 @@ func TestRaceHistory(t *testing.T) {
 		wg.Wait()
 		checkHistory(t, history)
 
-		h, ok, err := New(Config{Store: s, Clock: clock}).Inspect("race")
+		h, ok, err := lease.New(lease.Config{Store: s, Clock: clock}).Inspect("race")
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
@@ -365,11 +365,11 @@ func TestDeadProcessTakenAtOnce(t *testing.T) {
 		t.Skip("cannot run a short-lived process:", err)
 	}
 	host, _ := os.Hostname()
-	dead := New(Config{Store: s, Node: Node{ID: "dead", Host: host, PID: cmd.Process.Pid}, Clock: clock})
+	dead := lease.New(lease.Config{Store: s, Node: lease.Node{ID: "dead", Host: host, PID: cmd.Process.Pid}, Clock: clock})
 	if _, err := dead.Acquire("ttl"); err != nil {
 		t.Fatal(err)
 	}
-	live := New(Config{Store: s, Node: Node{ID: "live", Host: host, PID: os.Getpid()}, Clock: clock})
+	live := lease.New(lease.Config{Store: s, Node: lease.Node{ID: "live", Host: host, PID: os.Getpid()}, Clock: clock})
 	l, err := live.Acquire("ttl")
 	if err != nil {
 		t.Fatalf("taking a dead process's lease: %v", err)
@@ -377,8 +377,8 @@ func TestDeadProcessTakenAtOnce(t *testing.T) {
 	if l.Gen() != 2 {
 		t.Fatalf("gen %d, want 2", l.Gen())
 	}
-	other := New(Config{Store: s, Node: Node{ID: "other", Host: host, PID: 1}, Clock: clock})
-	if _, err := other.Acquire("ttl"); !errors.Is(err, ErrHeld) {
+	other := lease.New(lease.Config{Store: s, Node: lease.Node{ID: "other", Host: host, PID: 1}, Clock: clock})
+	if _, err := other.Acquire("ttl"); !errors.Is(err, lease.ErrHeld) {
 		t.Fatalf("taking a live process's lease: %v, want ErrHeld", err)
 	}
 }

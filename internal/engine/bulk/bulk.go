@@ -173,12 +173,9 @@ func (o *Operations) ByToken(in *wire.StartBulkPutItemsInput, table string) (*wi
 // stop interrupted (those this node can claim).
 func Open(opts Options) (*Operations, error) {
 	o := &Operations{opts: opts}
-	o.runs.SetClaimer(opts.Claim, func(arn string) bool {
-		r, ok := o.log.Stored(arn)
-		return ok && (r.Desc.BulkOperationStatus == InProgress || r.Desc.BulkOperationStatus == Cancelling)
+	recs, err := o.log.LoadRuns(opts.Store, logPrefix, &o.runs, opts.Claim, func(r *Record) bool {
+		return (r.Desc.BulkOperationStatus == InProgress || r.Desc.BulkOperationStatus == Cancelling)
 	})
-	o.log.FenceWith(&o.runs)
-	recs, err := o.log.Load(opts.Store, logPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -74,12 +74,9 @@ type Exports struct {
 // interrupted (those this node can claim).
 func Open(opts Options) (*Exports, error) {
 	x := &Exports{opts: opts}
-	x.runs.SetClaimer(opts.Claim, func(arn string) bool {
-		r, ok := x.log.Stored(arn)
-		return ok && r.Desc.ExportStatus == InProgress
+	recs, err := x.log.LoadRuns(opts.Store, logPrefix, &x.runs, opts.Claim, func(r *Record) bool {
+		return r.Desc.ExportStatus == InProgress
 	})
-	x.log.FenceWith(&x.runs)
-	recs, err := x.log.Load(opts.Store, logPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -76,12 +76,9 @@ type Imports struct {
 // claim).
 func Open(opts Options) (*Imports, error) {
 	m := &Imports{opts: opts}
-	m.runs.SetClaimer(opts.Claim, func(arn string) bool {
-		r, ok := m.log.Stored(arn)
-		return ok && r.Desc.ImportStatus == InProgress
+	recs, err := m.log.LoadRuns(opts.Store, logPrefix, &m.runs, opts.Claim, func(r *Record) bool {
+		return r.Desc.ImportStatus == InProgress
 	})
-	m.log.FenceWith(&m.runs)
-	recs, err := m.log.Load(opts.Store, logPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,19 @@ type Log[T any, P interface {
 	runs   *Runs    // fences the saves of the jobs running here (nil: none)
 }
 
+// LoadRuns is Load for a log whose jobs run under claims: runs claims
+// each run with claim (nil: none) and then checks that the job's stored
+// record still asks for a run (live), and every Save of a running job's
+// record is fenced by its claim (FenceWith).
+func (l *Log[T, P]) LoadRuns(store storage.Store, prefix string, runs *Runs, claim Claimer, live func(P) bool) ([]P, error) {
+	runs.SetClaimer(claim, func(arn string) bool {
+		r, ok := l.Stored(arn)
+		return ok && live(r)
+	})
+	l.FenceWith(runs)
+	return l.Load(store, prefix)
+}
+
 // FenceWith makes every Save of a record whose job runs here (in runs)
 // check the job's claim in the same transaction, so that a node that lost
 // a job to another cannot overwrite its record.

@@ -50,12 +50,7 @@ func (c *Cluster) StartGC(interval time.Duration) {
 	m := c.gcLeases(nil)
 	go func() {
 		defer close(c.gcDone)
-		renewed := make(chan struct{})
-		go func() { // keeps the lease through a long sweep
-			defer close(renewed)
-			m.Run(c.gcStop)
-		}()
-		defer func() { <-renewed; m.ReleaseAll() }()
+		defer m.Serve(c.gcStop)() // renews the lease through a long sweep
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {

@@ -111,12 +111,7 @@ func (c *Cluster) StartGC(lifetime time.Duration) {
 	m := c.gcLeases(nil)
 	go func() {
 		defer close(c.gcDone)
-		renewed := make(chan struct{})
-		go func() { // keeps the lease through a long GC
-			defer close(renewed)
-			m.Run(c.gcStop)
-		}()
-		defer func() { <-renewed; m.ReleaseAll() }()
+		defer m.Serve(c.gcStop)() // renews the lease through a long GC
 		t := time.NewTicker(gcInterval)
 		defer t.Stop()
 		for {
