@@ -29,5 +29,6 @@
 // node's: today times are unique only within one process.
 //
 // Trimming entries older than a table's recovery window is the engine's
-// (it knows the windows); this package only names the ranges.
+// (it knows the windows; one node at a time, the holder of the lease
+// "pitr"); this package only names the ranges.
 package pitr
