@@ -11,6 +11,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/restore"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -76,11 +77,11 @@ func (e *Engine) restoreTargetFree(target string) error {
 // ID of the table it reads (pitrSource). It returns the table and the
 // description the restore answers with. Callers hold e.ddl.
 func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.RestoreSummary, pitrSource uint64) (*Table, *wire.TableDescription, error) {
-	billing, verr := validateCreateTable(cin)
+	billing, verr := tables.ValidateCreate(cin, tableIndexes{})
 	if verr != nil {
 		return nil, nil, verr
 	}
-	if verr := e.checkCreateCaps(cin); verr != nil {
+	if verr := e.account().CheckCreateCaps(cin); verr != nil {
 		return nil, nil, verr
 	}
 	if verr := validateCreateVectors(cin, billing); verr != nil {
@@ -88,7 +89,7 @@ func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.R
 	}
 	rec := e.newTableRecord(cin, billing, e.clock.Now())
 	rec.setStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
-	setGSIStatus(&rec.Desc, StatusCreating)
+	tables.SetGSIStatus(&rec.Desc, StatusCreating)
 	addCreateVectors(rec, cin, StatusCreating)
 	if summary != nil { // nil: an import's table (import.go)
 		summary.RestoreInProgress = cpPtr(true)

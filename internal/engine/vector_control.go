@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -139,7 +140,7 @@ func vectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.De
 		return nil
 	}
 	if v := vectorDesc(d, cpDeref(del.IndexName)); v != nil && v.IndexStatus == StatusCreating && !cpDeref(v.Backfilling) {
-		return deleteAllocating(table, cpDeref(v.IndexName))
+		return tables.DeleteAllocating(table, cpDeref(v.IndexName))
 	}
 	return nil
 }
@@ -187,7 +188,7 @@ func pruneVectorDefinitions(d *wire.TableDescription) {
 			}
 		}
 	}
-	pruneAttributeDefinitions(d)
+	tables.PruneAttributeDefinitions(d)
 	for n, a := range keep {
 		if !slices.ContainsFunc(d.AttributeDefinitions, func(x wire.AttributeDefinition) bool { return cpDeref(x.AttributeName) == n }) {
 			d.AttributeDefinitions = append(d.AttributeDefinitions, a)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/vector"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -210,7 +211,7 @@ func validateVectorDef(v vectorDef, defs, reqDefs []wire.AttributeDefinition, ke
 		// eu-west-2, 2026-08-11, in a public conformance suite.
 		return ddberr.InvalidParam("Number of dimensions must be between 1 and %d inclusive.", maxVectorDimensions)
 	}
-	if err := checkProjection(v.proj); err != nil {
+	if err := tables.CheckProjection(v.proj); err != nil {
 		return err
 	}
 	if err := checkVectorProjected(v, keys); err != nil {
@@ -380,7 +381,7 @@ func newVectorDescription(tableARN string, v vectorDef, status string) wire.Vect
 		IndexStatus:      status,
 		IndexSizeBytes:   cpPtr[int64](0),
 		ItemCount:        cpPtr[int64](0),
-		Projection:       cloneProjection(v.proj),
+		Projection:       tables.CloneProjection(v.proj),
 		VectorAttribute:  &wire.VectorAttributeDefinition{AttributeName: cpPtr(v.attr)},
 	}
 	if len(v.schema) > 0 {
