@@ -47,3 +47,28 @@ func (tableIndexes) VectorKeys(in []wire.VectorIndex, defined map[string]bool) [
 }
 
 func (tableIndexes) VectorAttrDefined(name string) *ddberr.Error { return vectorAttrDefined(name) }
+
+// OnlineChangeRunning: a vector index being built counts as the one
+// online index change too, as a GSI's does for a vector index
+// (applyVectorUpdates).
+func (tableIndexes) OnlineChangeRunning(d *wire.TableDescription) bool {
+	return onlineIndexChangeRunning(d) || vectorIndexBuilding(d)
+}
+
+func (tableIndexes) DeletesBackfilling(d *wire.TableDescription, del *wire.DeleteGlobalSecondaryIndexAction) bool {
+	return deletesBackfilling(d, del)
+}
+
+func (tableIndexes) AllProjections(d *wire.TableDescription) []*wire.Projection {
+	return allProjections(d)
+}
+
+func (tableIndexes) VectorIndex(d *wire.TableDescription, name string) bool {
+	return vectorDesc(d, name) != nil
+}
+
+func (tableIndexes) VectorOfAttr(d *wire.TableDescription, name string) *wire.VectorIndexDescription {
+	return vectorOfAttr(d, name)
+}
+
+func (tableIndexes) PruneDefinitions(d *wire.TableDescription) { pruneVectorDefinitions(d) }

@@ -26,6 +26,23 @@ type Indexes interface {
 	// VectorAttrDefined is the refusal of a vector attribute given an
 	// attribute definition no key uses.
 	VectorAttrDefined(name string) *ddberr.Error
+
+	// OnlineChangeRunning reports whether an online index change (a GSI
+	// or vector index created, backfilled or deleted) runs on d.
+	OnlineChangeRunning(d *wire.TableDescription) bool
+	// DeletesBackfilling reports whether del deletes a GSI of d being
+	// backfilled, which DynamoDB allows while it runs.
+	DeletesBackfilling(d *wire.TableDescription, del *wire.DeleteGlobalSecondaryIndexAction) bool
+	// AllProjections are the projections of d's indexes.
+	AllProjections(d *wire.TableDescription) []*wire.Projection
+	// VectorIndex reports whether d has a vector index named name.
+	VectorIndex(d *wire.TableDescription, name string) bool
+	// VectorOfAttr is the first vector index of d over attribute name,
+	// or nil.
+	VectorOfAttr(d *wire.TableDescription, name string) *wire.VectorIndexDescription
+	// PruneDefinitions drops the attribute definitions no key (nor
+	// vector index) of d uses any more.
+	PruneDefinitions(d *wire.TableDescription)
 }
 
 // ValidateCreate performs CreateTable's semantic validation in
