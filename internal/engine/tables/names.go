@@ -122,3 +122,25 @@ func (a Account) CheckSameKMSKey(s *wire.SSESpecification, cur *wire.SSEDescript
 	}
 	return ddberr.InvalidParam("Table is already encrypted with given KMSMasterKeyId. Use KMSMasterKeyId parameter if you want to change Master Key")
 }
+
+// NameOf returns the table name a TableName member refers to: the
+// name itself, or the name inside a table ARN
+// (arn:<partition>:dynamodb:<region>:<account>:table/<name>), which
+// DynamoDB accepts wherever a TableName is read. As in DynamoDB Local the
+// ARN's region and account are not compared with the server's (with
+// --shared-db=false one server answers for many). Anything else, an index
+// or stream ARN included, is returned unchanged and so names no table.
+func NameOf(s string) string {
+	if !strings.HasPrefix(s, "arn:") {
+		return s
+	}
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) != 6 || parts[2] != "dynamodb" {
+		return s
+	}
+	name, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok || name == "" || strings.Contains(name, "/") {
+		return s
+	}
+	return name
+}
