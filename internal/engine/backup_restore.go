@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -90,31 +89,6 @@ func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.R
 	d := e.describe(t)
 	restore.Response(d)
 	return t, d, nil
-}
-
-// checkBackupARN refuses what is not a backup ARN,
-// arn:<partition>:dynamodb:<region>:<account>:table/<name>/backup/<id>, in
-// DynamoDB's words (a probe of DynamoDB, 2026-10-09): "Invalid Backup ARN"
-// for something else than an ARN of a backup (a table's ARN, a plain
-// string), "BackupArn is not valid" for a backup ARN of another partition
-// or service. The region is not compared: DynamoDB ignores it.
-func checkBackupARN(s string) error {
-	parts := strings.SplitN(s, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" {
-		return ddberr.Validation("Invalid Backup ARN")
-	}
-	rest, ok := strings.CutPrefix(parts[5], "table/")
-	if !ok {
-		return ddberr.Validation("Invalid Backup ARN")
-	}
-	name, id, ok := strings.Cut(rest, "/backup/")
-	if !ok || name == "" || id == "" || strings.Contains(id, "/") {
-		return ddberr.Validation("Invalid Backup ARN")
-	}
-	if !strings.HasPrefix(parts[1], "aws") || parts[2] != "dynamodb" {
-		return ddberr.Validation("BackupArn is not valid")
-	}
-	return nil
 }
 
 // restoresFrom is the number of restores reading the backup.
