@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/tables"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -43,16 +44,16 @@ func (tableIndexes) CheckNonKeyTotal(projections ...*wire.Projection) *ddberr.Er
 }
 
 func (tableIndexes) VectorKeys(in []wire.VectorIndex, defined map[string]bool) []wire.KeySchemaElement {
-	return searchSchemaKeys(in, defined)
+	return vectors.SearchSchemaKeys(in, defined)
 }
 
-func (tableIndexes) VectorAttrDefined(name string) *ddberr.Error { return vectorAttrDefined(name) }
+func (tableIndexes) VectorAttrDefined(name string) *ddberr.Error { return vectors.AttrDefined(name) }
 
 // OnlineChangeRunning: a vector index being built counts as the one
 // online index change too, as a GSI's does for a vector index
 // (applyVectorUpdates).
 func (tableIndexes) OnlineChangeRunning(d *wire.TableDescription) bool {
-	return onlineIndexChangeRunning(d) || vectorIndexBuilding(d)
+	return onlineIndexChangeRunning(d) || vectors.Building(d)
 }
 
 func (tableIndexes) DeletesBackfilling(d *wire.TableDescription, del *wire.DeleteGlobalSecondaryIndexAction) bool {
@@ -64,11 +65,11 @@ func (tableIndexes) AllProjections(d *wire.TableDescription) []*wire.Projection 
 }
 
 func (tableIndexes) VectorIndex(d *wire.TableDescription, name string) bool {
-	return vectorDesc(d, name) != nil
+	return vectors.Desc(d, name) != nil
 }
 
 func (tableIndexes) VectorOfAttr(d *wire.TableDescription, name string) *wire.VectorIndexDescription {
-	return vectorOfAttr(d, name)
+	return vectors.OfAttr(d, name)
 }
 
 func (tableIndexes) PruneDefinitions(d *wire.TableDescription) { pruneVectorDefinitions(d) }

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/tables"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -14,7 +15,7 @@ import (
 // change to an UPDATING table. nil: no such change, or no allocation.
 func indexChangeWhileAllocating(t *Table, in *wire.UpdateTableInput) *ddberr.Error {
 	d := &t.rec.Desc
-	if t.Status != StatusUpdating || t.rec.UpdateKind != "" || !tables.GSIAllocating(d) && !vectorIndexBuilding(d) {
+	if t.Status != StatusUpdating || t.rec.UpdateKind != "" || !tables.GSIAllocating(d) && !vectors.Building(d) {
 		return nil
 	}
 	var online []wire.GlobalSecondaryIndexUpdate
