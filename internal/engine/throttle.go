@@ -122,17 +122,47 @@ func (e *Engine) admit(t *Table, names []string, write bool) error {
 	return nil
 }
 
-// meteredWrite is writeItem for a single-item write API: refused when
-// the capacity is used up, and paid for after (a failed condition still
-// consumes a write unit).
-func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+// writeApplier applies one single-item write (PutItem, UpdateItem,
+// DeleteItem). Appliers wrap one another around the one that applies, as
+// etcd's quota and authorization appliers wrap its backend applier: here
+// the quota applier (capacity admitted before, paid after) around the
+// core's writeItem. Open wires the chain once (wireAppliers); the
+// operations call e.applier and name no admission or charge. (Batches and
+// transactions admit and pay as a whole, by their own rules, below.)
+type writeApplier interface {
+	applyWrite(ctx context.Context, w itemWrite) (writeResult, error)
+}
+
+// wireAppliers builds the write applier chain: with capacity neither
+// enforced nor metered there is nothing to wrap writeItem with.
+func (e *Engine) wireAppliers() {
+	var a writeApplier = coreApplier{e}
+	if e.metering {
+		a = quotaApplier{e: e, next: a}
+	}
+	e.applier = a
+}
+
+// coreApplier is the write path itself (item.go).
+type coreApplier struct{ e *Engine }
+
+func (a coreApplier) applyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+	return a.e.writeItem(ctx, w)
+}
+
+// quotaApplier refuses a write when the capacity is used up, and pays
+// for it after (a failed condition still consumes a write unit).
+type quotaApplier struct {
+	e    *Engine
+	next writeApplier
+}
+
+func (a quotaApplier) applyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+	e := a.e
 	if err := e.admitWrite(w.table); err != nil {
 		return writeResult{}, err
 	}
-	res, err := e.writeItem(ctx, w)
-	if !e.metering {
-		return res, err
-	}
+	res, err := a.next.applyWrite(ctx, w)
 	if err == nil {
 		e.chargeWrite(w.table, w.table.writeUnitsOf(res))
 		return res, nil
