@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -13,7 +14,8 @@ import (
 // Region is a region's engine as the API's backend: UpdateTable's
 // ReplicaUpdates are the Group's, descriptions of a global table's
 // replica show its other replicas, and deleting a replica's table takes
-// it out of its global table. Every other operation is the engine's.
+// it out of its global table; the item operations of an MRSC table go
+// through strong_ops.go. Every other operation is the engine's.
 type Region struct {
 	*engine.Engine
 	g    *Group
@@ -40,7 +42,7 @@ func (r *Region) DescribeTable(ctx context.Context, in *wire.DescribeTableInput)
 // table's replica is checked against the global table's rules, made, and
 // what of it is the global table's made in every replica (settings.go).
 func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
-	if len(in.ReplicaUpdates) > 0 {
+	if len(in.ReplicaUpdates) > 0 || len(in.GlobalTableWitnessUpdates) > 0 {
 		return r.g.updateReplicas(ctx, r.name, in)
 	}
 	name, err := r.tableName(ctx, in.TableName)
@@ -60,8 +62,12 @@ func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	return out, err
 }
 
-// UpdateTimeToLive makes a global table's TTL change in every replica.
+// UpdateTimeToLive makes a global table's TTL change in every replica;
+// an MRSC table's TTL cannot change (strong_ops.go).
 func (r *Region) UpdateTimeToLive(ctx context.Context, in *wire.UpdateTimeToLiveInput) (*wire.UpdateTimeToLiveOutput, error) {
+	if r.g.isStrong(tableName(in.TableName)) {
+		return nil, ddberr.Validation(msgStrongTTL)
+	}
 	out, err := r.Engine.UpdateTimeToLive(ctx, in)
 	if err == nil {
 		if name, err := r.tableName(ctx, in.TableName); err == nil {
@@ -132,4 +138,5 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 		d.Replicas = append(d.Replicas, rd)
 	}
 	sort.Slice(d.Replicas, func(i, j int) bool { return *d.Replicas[i].RegionName < *d.Replicas[j].RegionName })
+	describeStrong(t, d)
 }

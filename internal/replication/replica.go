@@ -50,6 +50,15 @@ func msgNotMember(region string) string {
 // operation of the request first, DDB-TABLE-224; repeats of one element
 // count once, DDB-TABLE-265).
 func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
+	if g.strongRequest(in) {
+		if combined(in) {
+			return nil, ddberr.Validation(msgCombined)
+		}
+		return g.updateStrong(ctx, region, in)
+	}
+	if in.MultiRegionConsistency != "" && !hasCreate(in) {
+		return nil, ddberr.Validation(msgNeedsCreate)
+	}
 	if combined(in) {
 		return nil, ddberr.Validation(msgCombined)
 	}
@@ -117,13 +126,13 @@ func actionOf(u wire.ReplicationGroupUpdate) (region *string, actions int) {
 	return region, actions
 }
 
-// combined reports whether in changes anything besides ReplicaUpdates.
+// combined reports whether in changes anything besides ReplicaUpdates
+// (with their MultiRegionConsistency and GlobalTableWitnessUpdates).
 func combined(in *wire.UpdateTableInput) bool {
 	return len(in.AttributeDefinitions) > 0 || in.BillingMode != "" || in.DeletionProtectionEnabled != nil ||
 		len(in.GlobalSecondaryIndexUpdates) > 0 || in.OnDemandThroughput != nil || in.ProvisionedThroughput != nil ||
 		in.SSESpecification != nil || in.StreamSpecification != nil || in.TableClass != "" ||
-		len(in.VectorIndexUpdates) > 0 || in.WarmThroughput != nil || in.MultiRegionConsistency != "" ||
-		len(in.GlobalTableWitnessUpdates) > 0
+		len(in.VectorIndexUpdates) > 0 || in.WarmThroughput != nil
 }
 
 // busy refuses a replica change while another is under way. g.mu is held.

@@ -52,6 +52,10 @@ type tableState struct {
 	// WriteScaling is the write auto scaling every replica shares
 	// (autoscaling.go).
 	WriteScaling *writeScaling `json:"writeScaling,omitempty"`
+	// Strong is set for a multi-Region strongly consistent (MRSC) table
+	// (strong.go): its key attributes, and its witness region if it has
+	// one. nil: replication is eventually consistent (MREC).
+	Strong *strongState `json:"strong,omitempty"`
 }
 
 // replicaState is one region's replica: CREATING (being filled), ACTIVE
