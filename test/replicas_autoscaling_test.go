@@ -193,3 +193,34 @@ func TestGlobalTableReplicaAutoScaling(t *testing.T) {
 	_, err = c.DescribeTableReplicaAutoScaling(bg, &dynamodb.DescribeTableReplicaAutoScalingInput{TableName: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/Any")})
 	wantAPIError(t, err, "ResourceNotFoundException", "Global table with name: 'Any' does not exist.")
 }
+
+// A replica's overrides and the auto scaling set are kept across a
+// restart (Kura killed, not stopped).
+func TestGlobalTableSettingsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--data-dir", dir, "--regions", "us-east-1,eu-west-1"}
+	k := startKura(t, args...)
+	east := keyClient(k, "AKID", "us-east-1")
+	provTable(t, east, "Kept")
+	if _, err := addReplica(east, "Kept", "eu-west-1"); err != nil {
+		t.Fatal(err)
+	}
+	waitReplicaActive(t, east, "Kept", "eu-west-1")
+	if err := updateReplica(east, "Kept", &types.UpdateReplicationGroupMemberAction{RegionName: aws.String("eu-west-1"),
+		ProvisionedThroughputOverride: &types.ProvisionedThroughputOverride{ReadCapacityUnits: aws.Int64(9)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := east.UpdateTableReplicaAutoScaling(bg, &dynamodb.UpdateTableReplicaAutoScalingInput{TableName: aws.String("Kept"),
+		ProvisionedWriteCapacityAutoScalingUpdate: scalingUpdate(1, 10, 70)}); err != nil {
+		t.Fatal(err)
+	}
+	k.kill()
+
+	k = startKura(t, args...)
+	east = keyClient(k, "AKID", "us-east-1")
+	if o := replicaOf(t, describe(t, east, "Kept"), "eu-west-1").ProvisionedThroughputOverride; o == nil || aws.ToInt64(o.ReadCapacityUnits) != 9 {
+		t.Fatalf("the override after a restart: %+v", o)
+	}
+	wantScaling(t, "write after a restart", autoScaling(t, east, "Kept").Replicas[0].ReplicaProvisionedWriteCapacityAutoScalingSettings,
+		true, 1, 10, "DynamoDBWriteCapacityUtilization:table/Kept", 70)
+}
