@@ -44,7 +44,7 @@ func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTab
 		return nil, err
 	}
 	e.bk.StartRestore(b.ARN)
-	e.goBackground(func() { e.runRestore(t, b) })
+	e.goBackground(func() { e.leasedRestore(t, func() { e.runRestore(t, b) }) })
 	return &wire.RestoreTableFromBackupOutput{TableDescription: d}, nil
 }
 

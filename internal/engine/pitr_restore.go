@@ -58,7 +58,11 @@ func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.Restore
 		snap.Close()
 		return nil, err
 	}
-	e.goBackground(func() { e.runPITRRestore(t, src.ID, at, snap) })
+	e.goBackground(func() {
+		if !e.leasedRestore(t, func() { e.runPITRRestore(t, src.ID, at, snap) }) {
+			snap.Close()
+		}
+	})
 	return &wire.RestoreTableToPointInTimeOutput{TableDescription: d}, nil
 }
 

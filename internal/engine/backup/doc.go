@@ -23,5 +23,6 @@
 // The core rebuilds it at Open from the records under the "b" prefix
 // (loadBackups: a backup still CREATING is copied again, restores in
 // progress start over and count again); another node would read the same
-// records from the store.
+// records from the store. A copy runs on the node holding the engine's
+// lease "backup/" + ARN, and a finished one is never copied again.
 package backup

@@ -33,5 +33,6 @@
 // behind the present), DescribeContinuousBackups' description of it and
 // UpdateContinuousBackups' own check (CheckUpdate). Trimming entries older
 // than a table's recovery window is the engine's (it keeps each table's
-// window in its catalog record); this package only names the ranges.
+// window in its catalog record; one node at a time, the holder of the
+// lease "pitr"); this package only names the ranges.
 package pitr

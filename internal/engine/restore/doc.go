@@ -21,6 +21,7 @@
 //
 // State in memory: none beyond the chunk being gathered. A restore a stop
 // interrupted is started over by the core at its next Open from the
-// table's RestoreSummary (writing an item again changes nothing); another
-// node would do the same from the stored table record.
+// table's RestoreSummary (writing an item again changes nothing), on the
+// node holding the engine's lease "restore/" + table ID (another node takes
+// it over once it lapses).
 package restore
