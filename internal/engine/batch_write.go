@@ -119,7 +119,7 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 		keys[i] = w.t.storageKey(w.key)
 	}
 	results := make([]writeResult, len(writes))
-	if _, held := e.txHeldAny(keys); held {
+	if _, held := e.tx.HoldsAny(keys); held {
 		for i, iw := range iws {
 			res, err := e.writeItem(ctx, iw)
 			if err != nil {

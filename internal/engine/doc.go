@@ -61,13 +61,11 @@
 //   - the item cache: empty at Open, filled by writers and readers holding
 //     the item's stripe lock (so only for a store this process alone
 //     writes);
-//   - the stripe and item-collection locks, the items in-flight
-//     transactions hold and the idempotency tokens of recent transactions:
-//     not rebuilt (no transaction survives a restart; a token's repeat
-//     after one is applied again);
+//   - the stripe and item-collection locks: not rebuilt;
 //   - each subsystem's own state, which its package's doc.go describes
 //     (vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
-//     wires them.
+//     wires them; the items in-flight transactions hold and the tokens of
+//     recent ones are internal/engine/transact's (not rebuilt).
 //
 // Background work (leases.go) is done by one node at a time among those
 // sharing the store: the TTL pass, stream upkeep, PITR trimming, each
@@ -82,5 +80,12 @@
 // Another node sharing the store would read the same catalog but would
 // have to learn of other nodes' catalog changes (versions are swapped in
 // memory only), could not use the item cache, and would need the locks
-// and in-flight sets above to be shared (issue #28).
+// above and transact's held items and tokens to be shared (issue #28).
+//
+// Transactions: the core checks, locks and stages each action through
+// the write path (transact_write.go, transact_get.go) for
+// internal/engine/transact, which owns their validation order, the
+// all-or-nothing run and its cancellation reasons. PartiQL is lowered onto
+// the core's item operations by internal/engine/partiqlexec (partiql.go
+// implements its Core).
 package engine

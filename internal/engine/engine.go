@@ -14,6 +14,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/ttl"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/lease"
@@ -105,7 +106,7 @@ type Engine struct {
 	locks [1024]sync.Mutex // striped per-item locks, see lockFor
 	items *itemCache       // recently written and read items; nil when off
 
-	tx txState // items held by in-flight transactions, idempotency tokens
+	tx *transact.State // items held by in-flight transactions, idempotency tokens (package transact)
 
 	// subs are offered every item change inside its transaction and told
 	// when it committed (subsystems.go); the write path knows only them.
@@ -170,6 +171,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		items:    newItemCache(cfg.ItemCacheBytes),
 		thr:      throttle.New(cfg.Throttle.Burst),
 		pitr:     pitr.New(cfg.Clock),
+		tx:       transact.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/throttle"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -213,35 +214,23 @@ func (e *Engine) admitTxReads(gets []txGet) error {
 }
 
 func (e *Engine) admitTx(tables []*Table, admit func(*Table) error) error {
-	var reasons []wire.CancellationReason
+	reasons := transact.NewReasons(len(tables))
 	for i, t := range tables {
-		err := admit(t)
-		if err == nil {
-			continue
+		if err := admit(t); err != nil {
+			reasons.Set(i, throttleReason(err.(*ddberr.Error)))
 		}
-		if reasons == nil {
-			reasons = make([]wire.CancellationReason, len(tables))
-			for j := range reasons {
-				reasons[j].Code = reasonNone
-			}
-		}
-		reasons[i] = throttleReason(err.(*ddberr.Error))
 	}
-	if reasons != nil {
-		return transactionCanceled(reasons)
-	}
-	return nil
+	return reasons.Err()
 }
 
 // chargeTxWrites pays a write transaction's capacity, as
-// txWriteCapacity counts it (doubled).
+// txWriteUnits counts it (doubled).
 func (e *Engine) chargeTxWrites(acts []*txAction, res []writeResult) {
 	if !e.metering {
 		return
 	}
 	for i, a := range acts {
-		c := txWriteCapacity(acts[i:i+1], res[i:i+1])
-		e.chargeWrite(a.table, c.tables[a.table.Name].write)
+		e.chargeWrite(a.table, txWriteUnits(a, res[i]))
 	}
 }
 
