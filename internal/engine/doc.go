@@ -1,7 +1,10 @@
 // Package engine implements DynamoDB semantics over internal/storage:
 // tables and their catalog, items, conditions, updates, Query/Scan, batches,
 // indexes and capacity accounting (and, when Config.Throttle asks, its
-// enforcement: throttle.go).
+// enforcement: throttle.go). The control plane's rules (what CreateTable
+// and UpdateTable may ask and the definitions they build) are package
+// tables'; the core's table_*.go look tables up, hold the DDL lock, store
+// the definitions and time the status transitions.
 //
 // Operation methods take and return internal/wire shapes; the api layer has
 // already checked member constraints (the "N validation errors detected"

@@ -116,6 +116,9 @@ type Engine struct {
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
 	metering bool
+	// applier applies single-item writes: the core's writeItem, wrapped
+	// in the quota applier when metering (throttle.go, wireAppliers).
+	applier writeApplier
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
 	ddl    sync.Mutex
@@ -182,6 +185,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.wireSubsystems()
+	e.wireAppliers()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := migrateLayout(store); err != nil {

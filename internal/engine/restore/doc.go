@@ -6,9 +6,17 @@
 // it, in one storage transaction per chunk). Between chunks it yields,
 // and stops when the engine closes.
 //
-// The core owns the rest of a restore: the request's validation, the new
-// table (CREATING until Finish makes it ACTIVE), the backup records (kept
-// by package backup), and resuming. The package never imports
+// It also shapes the requests (request.go, attime.go): the CreateTable a
+// restore amounts to (Request: the source's definition, as a backup
+// recorded it or as the table is now, with the request's Overrides), a
+// point-in-time restore's own checks and source (CheckAtTime,
+// SourceNotFound), the time it restores to (Time), the refusal of a taken
+// target name (TargetTaken) and the response (Response).
+//
+// The core owns the rest of a restore: looking the backup or source table
+// up, the CreateTable validation of the new table (package tables), the
+// new table (CREATING until it is ACTIVE), the backup records (kept by
+// package backup), and resuming. The package never imports
 // internal/engine.
 //
 // State in memory: none beyond the chunk being gathered. A restore a stop
