@@ -57,6 +57,12 @@ type Config struct {
 	// read items (itemcache.go); 0 disables it. Only a store this process
 	// alone writes may have it.
 	ItemCacheBytes int64
+	// Cluster runs the engine as one node of several sharing the store
+	// (catalog_nodes.go, doc.go "Several nodes"): no item cache, every
+	// item write checks its table's definition in its transaction, a
+	// table this node does not know is looked up in the store, and what
+	// is not coherent across nodes yet is refused (cluster_refusals.go).
+	Cluster bool
 	// Throttle enforces provisioned and on-demand maximum throughput
 	// (throttle.go); off, it is only described.
 	Throttle ThrottleConfig
@@ -153,7 +159,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		closing:  make(chan struct{}),
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
-		items:    newItemCache(cfg.ItemCacheBytes),
+		items:    newItemCache(itemCacheBudget(cfg)),
 		thr:      throttle.New(cfg.Throttle.Burst),
 		pitr:     pitr.New(cfg.Clock),
 
@@ -195,6 +201,15 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// itemCacheBudget is the item cache's budget: none in cluster mode, where
+// other nodes write the store too (itemcache.go).
+func itemCacheBudget(cfg Config) int64 {
+	if cfg.Cluster {
+		return 0
+	}
+	return cfg.ItemCacheBytes
+}
+
 // Close stops background work and persists the table statistics so that the
 // next Open need not recount them. It does not close the store.
 func (e *Engine) Close() error {
@@ -221,6 +236,18 @@ func (e *Engine) lookupTable(name string) (*Table, bool) {
 	e.mu.RLock()
 	t, ok := e.tables[tableNameOf(name)]
 	e.mu.RUnlock()
+	if e.cfg.Cluster {
+		// Another node may have created, changed or removed it.
+		var err error
+		if !ok {
+			t, ok, err = e.reloadTable(name)
+		} else {
+			t, ok = e.recheck(t)
+		}
+		if err != nil || !ok {
+			return nil, false
+		}
+	}
 	if !ok {
 		return nil, false
 	}

@@ -372,6 +372,12 @@ func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeR
 				return nil, err
 			}
 			conflictPause(attempt)
+			for _, a := range acts {
+				var rerr error
+				if a.table, rerr = e.refreshed(err, a.table); rerr != nil {
+					return nil, rerr
+				}
+			}
 			continue
 		}
 		if err != nil {
