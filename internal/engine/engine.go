@@ -178,6 +178,9 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
+	if err := e.checkClusterOpen(); err != nil {
+		return nil, err
+	}
 	if err := e.streams.Open(e.observedTables()); err != nil {
 		return nil, err
 	}

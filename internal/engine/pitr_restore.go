@@ -21,6 +21,9 @@ import (
 // Checks run in DynamoDB's order: the request's shape, the source table,
 // point-in-time recovery on, the time, the target name.
 func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.RestoreTableToPointInTimeInput) (*wire.RestoreTableToPointInTimeOutput, error) {
+	if err := e.refuseInCluster("RestoreTableToPointInTime"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	latest := cpDeref(in.UseLatestRestorableTime)
 	if in.RestoreDateTime != nil && latest {
 		return nil, ddberr.Validation("Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request. Please specify either RestoreDateTime time or UseLatestRestorableTime")
