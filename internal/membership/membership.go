@@ -1,4 +1,4 @@
-package cluster
+package membership
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func Join(store storage.Store, address string, clock Clock) (*Member, error) {
 	m := &Member{store: store, clock: clock, stop: make(chan struct{}), done: make(chan struct{}),
 		me: Node{ID: hex.EncodeToString(id[:]), Host: host, PID: os.Getpid(), Address: address, Started: now, Heartbeat: now}}
 	if err := m.write(true); err != nil {
-		return nil, fmt.Errorf("cluster: joining: %w", err)
+		return nil, fmt.Errorf("membership: joining: %w", err)
 	}
 	go m.renew()
 	return m, nil
@@ -186,7 +186,7 @@ func read(store storage.Store) ([]Node, error) {
 	for it.Next() {
 		var n Node
 		if err := json.Unmarshal(it.Value(), &n); err != nil {
-			return nil, fmt.Errorf("cluster: node record %q: %w", bytes.TrimPrefix(it.Key(), []byte(prefix)), err)
+			return nil, fmt.Errorf("membership: node record %q: %w", bytes.TrimPrefix(it.Key(), []byte(prefix)), err)
 		}
 		out = append(out, n)
 	}

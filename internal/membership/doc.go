@@ -1,4 +1,4 @@
-// Package cluster is the membership of the Kura nodes that serve one store
+// Package membership is the membership of the Kura nodes that serve one store
 // together in cluster mode (--cluster; docs/running.md "Several nodes"):
 // each node registers itself in the store, under "mnode/" + its ID, with
 // its host, process ID, advertised address, start time and a heartbeat it
@@ -15,4 +15,4 @@
 // restart (a restarted node joins under a new ID, and its old record
 // lapses). Time is the node's clock (injected): nodes' clocks must agree
 // to well within TTL.
-package cluster
+package membership
