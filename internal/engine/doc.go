@@ -13,7 +13,7 @@
 //	catalog:  "c" + tableName                         → table metadata (JSON)
 //	item:     "i" + tableID(8) + hash(pk)(8) + key(pk) + key(sk)  → encoded item
 //	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries (index_keys.go);
-//	          vector-index mappings (vector_store.go) and item collection sizes (index ID 0)
+//	          vector-index mappings (internal/engine/vectors) and item collection sizes (index ID 0)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (package backup)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
@@ -43,7 +43,7 @@
 // the new item and the writes derived from it commit in one storage
 // transaction. The write path names no subsystem: it offers each change of
 // an item (change.Change) to the subsystems wired at Open (subsystems.go:
-// secondary indexes, vector indexes, internal/engine/pitr,
+// secondary indexes, internal/engine/vectors, internal/engine/pitr,
 // internal/engine/streams and internal/engine/kinesisdest), which stage their writes into the same
 // transaction and are told once it committed (change.Subsystem).
 // The old item comes from the item cache (itemcache.go) when it holds it:
@@ -64,7 +64,7 @@
 //     not rebuilt (no transaction survives a restart; a token's repeat
 //     after one is applied again);
 //   - each subsystem's own state, which its package's doc.go describes
-//     (pitr, streams, kinesisdest, ...) and which Open rebuilds as it
+//     (vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
 //     wires them.
 //
 // Another node sharing the store would read the same catalog but would

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 )
 
@@ -253,7 +254,7 @@ func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
 		if a.Kind != expr.ActionSet || len(a.Path) != 1 || a.Value == nil || a.Value.Kind != expr.OperandValue {
 			continue
 		}
-		if n := a.Path[0].Name; !t.isIndexKeyAttr(n) && !t.isVectorHashAttr(n) {
+		if n := a.Path[0].Name; !t.isIndexKeyAttr(n) && !vectors.IsHashAttr(t.Vectors, n) {
 			continue
 		}
 		v := a.Value.Value

@@ -7,12 +7,13 @@ import (
 
 // The subsystems the write path offers every item change to
 // (change.Subsystem), in the order they stage their writes: secondary
-// indexes, vector indexes, the point-in-time recovery history, streams,
-// Kinesis streaming destinations (internal/engine/kinesisdest).
+// indexes, vector indexes (internal/engine/vectors), the point-in-time
+// recovery history, streams, Kinesis streaming destinations
+// (internal/engine/kinesisdest).
 // wireSubsystems builds the list at Open; stageWrite and writeStats know
 // only the list.
 func (e *Engine) wireSubsystems() {
-	e.subs = change.Subsystems{indexSubsystem{e}, vectorSubsystem{e}, e.pitr, e.streams, e.kin}
+	e.subs = change.Subsystems{indexSubsystem{e}, e.vec, e.pitr, e.streams, e.kin}
 }
 
 // tableOf is the engine's table behind a change.
@@ -27,13 +28,3 @@ func (s indexSubsystem) Stage(txn storage.Txn, c change.Change) error {
 }
 
 func (s indexSubsystem) Committed(c change.Change) { s.e.addIndexStats(tableOf(c), c.Old, c.New) }
-
-// vectorSubsystem keeps vector indexes' item mappings and dirty marks
-// (vector_write.go) and, once committed, the in-memory indexes.
-type vectorSubsystem struct{ e *Engine }
-
-func (s vectorSubsystem) Stage(txn storage.Txn, c change.Change) error {
-	return s.e.vectorWrites(txn, tableOf(c), c.Key, c.Old, c.New, c.Whole, c.Verbatim)
-}
-
-func (s vectorSubsystem) Committed(c change.Change) { s.e.vectorApply(tableOf(c), c.Old, c.New) }
