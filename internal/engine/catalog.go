@@ -695,7 +695,9 @@ func (e *Engine) recount(ids []uint64) {
 
 // saveStats persists every table's statistics and the clean marker.
 func (e *Engine) saveStats() error {
-	if e.statsDirty.Load() {
+	if e.statsDirty.Load() || e.cfg.Cluster {
+		// In cluster mode this node's figures may lag other nodes'
+		// writes: the next start recounts.
 		return nil
 	}
 	e.mu.RLock()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -268,4 +269,32 @@ func (e *Engine) syncCatalog() error {
 	}
 	e.mu.Unlock()
 	return nil
+}
+
+// defaultClusterRecount is Config.ClusterRecount's default.
+const defaultClusterRecount = time.Minute
+
+// startClusterRecount recounts, in cluster mode, every table's ItemCount
+// and TableSizeBytes from a snapshot every Config.ClusterRecount: a node
+// counts its own writes at once (addStats) and the other nodes' at its
+// next recount, so DescribeTable's figures lag other nodes' writes by at
+// most the interval plus the time a recount takes. (Per-index figures
+// count this node's writes only.) Close does not save the figures in
+// cluster mode: each start recounts.
+func (e *Engine) startClusterRecount() {
+	if !e.cfg.Cluster {
+		return
+	}
+	every := cmp.Or(e.cfg.ClusterRecount, defaultClusterRecount)
+	e.goBackground(func() {
+		for e.sleep(every) {
+			var ids []uint64
+			for _, t := range e.snapshotTables() {
+				if t.Status != StatusDeleting {
+					ids = append(ids, t.ID)
+				}
+			}
+			e.recount(ids)
+		}
+	})
 }

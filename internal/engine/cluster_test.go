@@ -470,3 +470,42 @@ func TestClusterRefusals(t *testing.T) {
 		t.Fatalf("cluster mode on a store with a stream: %v", err)
 	}
 }
+
+// TestClusterStatistics: ItemCount counts the writes of every node, within
+// the recount interval, on every node. Seen failing without
+// startClusterRecount: node b counted only its own writes.
+func TestClusterStatistics(t *testing.T) {
+	store := memory.New()
+	defer store.Close()
+	var nodes []*Engine
+	for range 2 {
+		e, err := Open(store, Config{Cluster: true, ClusterRecount: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		nodes = append(nodes, e)
+	}
+	dpTable(t, nodes[0], "st", "pk:S")
+	for i := range 3 {
+		dpPut(t, nodes[0], "st", attr.Item{"pk": dpS("a" + strconv.Itoa(i))})
+	}
+	dpPut(t, nodes[1], "st", attr.Item{"pk": dpS("b")})
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; ; i = (i + 1) % 2 {
+		d, err := nodes[i].DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("st")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *d.Table.ItemCount == 4 {
+			if i == 1 {
+				break
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %d describes ItemCount %d, want 4", i, *d.Table.ItemCount)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

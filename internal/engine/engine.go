@@ -64,6 +64,10 @@ type Config struct {
 	// table this node does not know is looked up in the store, and what
 	// is not coherent across nodes yet is refused (cluster_refusals.go).
 	Cluster bool
+	// ClusterRecount is how often a node in cluster mode recounts its
+	// tables' ItemCount and TableSizeBytes from the store, which other
+	// nodes write too (default 1 minute; catalog_nodes.go).
+	ClusterRecount time.Duration
 	// Throttle enforces provisioned and on-demand maximum throughput
 	// (throttle.go); off, it is only described.
 	Throttle ThrottleConfig
@@ -183,6 +187,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.checkClusterOpen(); err != nil {
 		return nil, err
 	}
+	e.startClusterRecount()
 	if err := e.streams.Open(e.observedTables()); err != nil {
 		return nil, err
 	}
