@@ -21,7 +21,8 @@
 // Files: cluster.go (the connection, shared by the stores of its
 // namespaces), store.go (storage.Store), lease.go (one server per
 // namespace: the engine keeps table metadata, statistics and cached items
-// in its own memory, so a store holds a renewed lease on its namespace),
+// in its own memory, so a store holds a renewed lease on its namespace, or
+// shares it with the other nodes of a cluster: SharedStore),
 // gc.go (moving the cluster's GC safe point, held back by the open
 // transactions), logging.go (client-go's warnings into Kura's slog
 // logger), mock.go (client-go's in-process mock cluster, in builds with the
