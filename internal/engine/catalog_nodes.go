@@ -197,6 +197,28 @@ func (e *Engine) recheck(t *Table) (*Table, bool) {
 	return nt, ok
 }
 
+// freshForIndex is t for a read of index (nil: the table itself): in
+// cluster mode, when the cached t lacks the index or has it still
+// CREATING or backfilling, the table as the store has it now (another node
+// may have added the index, or finished filling it, within the
+// catalogRecheck of t).
+func (e *Engine) freshForIndex(t *Table, index *string) *Table {
+	if !e.cfg.Cluster || index == nil {
+		return t
+	}
+	if ix, ok := t.Index(*index); ok && ix.Status == StatusActive && !ix.Backfilling {
+		return t
+	}
+	nt, ok, err := e.reloadTable(t.Name)
+	if err != nil || !ok || nt.ID != t.ID {
+		return t
+	}
+	if st, ok := e.settle(nt); ok {
+		return st
+	}
+	return t
+}
+
 // pointGen is storedGen through a PointReader.
 func pointGen(p storage.PointReader, id uint64) (uint64, error) {
 	gen, _, err := storedGen(pointReader{p}, id)

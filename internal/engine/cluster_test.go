@@ -509,3 +509,36 @@ func TestClusterStatistics(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestClusterQueryNewIndex: a Query through node B names a GSI node A has
+// just added (B's cached definition lacks it): B looks in the store rather
+// than answering that the index does not exist. Seen failing without
+// freshForIndex ("The table does not have the specified index: byG").
+func TestClusterQueryNewIndex(t *testing.T) {
+	forEachCluster(t, 2, func(t *testing.T, nodes []*Engine) {
+		a, b := nodes[0], nodes[1]
+		dpTable(t, a, "q", "pk:S")
+		dpPut(t, b, "q", attr.Item{"pk": dpS("p"), "g": dpS("x")})
+		if _, err := a.UpdateTable(dpCtx, gsiUpdate("q", wire.GlobalSecondaryIndexUpdate{Create: &wire.CreateGlobalSecondaryIndexAction{
+			IndexName: dpStr("byG"), KeySchema: ctlKS("g"), Projection: &wire.Projection{ProjectionType: ProjectAll}}})); err != nil {
+			t.Fatal(err)
+		}
+		query := &wire.QueryInput{TableName: dpStr("q"), IndexName: dpStr("byG"),
+			KeyConditionExpression: dpStr("g = :g"), ExpressionAttributeValues: attr.Item{":g": dpS("x")}}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			_, err := b.Query(dpCtx, query)
+			var de *ddberr.Error
+			if errors.As(err, &de) && strings.HasPrefix(de.Message, "The table does not have the specified index") {
+				t.Fatalf("node b, which had the table cached: %v", err)
+			}
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) { // backfilling until a's backfill ends
+				t.Fatal(err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
