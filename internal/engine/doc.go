@@ -1,7 +1,10 @@
 // Package engine implements DynamoDB semantics over internal/storage:
 // tables and their catalog, items, conditions, updates, Query/Scan, batches,
 // indexes and capacity accounting (and, when Config.Throttle asks, its
-// enforcement: throttle.go).
+// enforcement: throttle.go). The control plane's rules (what CreateTable
+// and UpdateTable may ask and the definitions they build) are package
+// tables'; the core's table_*.go look tables up, hold the DDL lock, store
+// the definitions and time the status transitions.
 //
 // Operation methods take and return internal/wire shapes; the api layer has
 // already checked member constraints (the "N validation errors detected"
@@ -27,6 +30,8 @@
 //	catalog generations: "mtgen/" + tableID(8) → the generation of the
 //	          table's current record (catalog_nodes.go)
 //	nodes:    "mnode/" + nodeID → a cluster node's record (internal/membership)
+//	leases:   "mlease/" + name → the lease on one piece of background work
+//	          (package internal/lease; leases.go lists them)
 //	layout:   "mlayout" → the key-layout version (layout.go); while a
 //	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
 //	          key → a key waiting to be rewritten
@@ -62,13 +67,21 @@
 //   - the item cache: empty at Open, filled by writers and readers holding
 //     the item's stripe lock (so only for a store this process alone
 //     writes);
-//   - the stripe and item-collection locks, the items in-flight
-//     transactions hold and the idempotency tokens of recent transactions:
-//     not rebuilt (no transaction survives a restart; a token's repeat
-//     after one is applied again);
+//   - the stripe and item-collection locks: not rebuilt;
 //   - each subsystem's own state, which its package's doc.go describes
 //     (vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
-//     wires them.
+//     wires them; the items in-flight transactions hold and the tokens of
+//     recent ones are internal/engine/transact's (not rebuilt).
+//
+// Background work (leases.go) is done by one node at a time among those
+// sharing the store: the TTL pass, stream upkeep, PITR trimming, each
+// export/import/bulk run, each GSI or vector backfill, backup copy and
+// restore runs on the node holding its lease (internal/lease), which
+// renews it and records progress; another node takes over once it expires
+// (at most Config.LeaseTTL after the holder's last renewal, plus the
+// taker's polling period), at once after Close. The lease manager keeps
+// in memory only the leases this node holds; after a restart it holds
+// none and acquires again.
 //
 // Several nodes (Config.Cluster, catalog_nodes.go): engines of several
 // processes may share one store. The item cache is then off, and the
@@ -83,4 +96,11 @@
 // recheck a cached definition once a second. Statistics are recounted from the
 // store every Config.ClusterRecount and not saved at Close. What is still
 // per process is refused (cluster_refusals.go).
+//
+// Transactions: the core checks, locks and stages each action through
+// the write path (transact_write.go, transact_get.go) for
+// internal/engine/transact, which owns their validation order, the
+// all-or-nothing run and its cancellation reasons. PartiQL is lowered onto
+// the core's item operations by internal/engine/partiqlexec (partiql.go
+// implements its Core).
 package engine

@@ -24,7 +24,9 @@
 // in its own memory, so a store holds a renewed lease on its namespace, or
 // shares it with the other nodes of a cluster: SharedStore),
 // gc.go (moving the cluster's GC safe point, held back by the open
-// transactions), logging.go (client-go's warnings into Kura's slog
+// transactions: every server keeps its own barrier, one at a time, the
+// holder of the lease "safe-point" (package internal/lease) under
+// "kura-gc/", moves the point), logging.go (client-go's warnings into Kura's slog
 // logger), mock.go (client-go's in-process mock cluster, in builds with the
 // tikvmock tag).
 //
