@@ -261,13 +261,22 @@ func TestClusterIndexAddedOnAnotherNode(t *testing.T) {
 		a, b := nodes[0], nodes[1]
 		dpTable(t, a, "g", "pk:S")
 		dpPut(t, b, "g", attr.Item{"pk": dpS("cached")}) // b now has the table, without the index
+		if _, err := b.TransactWriteItems(dpCtx, &wire.TransactWriteItemsInput{TransactItems: []wire.TransactWriteItem{
+			{Put: &wire.Put{TableName: dpStr("g"), Item: attr.Item{"pk": dpS("cached2")}}}}}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := a.UpdateTable(dpCtx, gsiUpdate("g", wire.GlobalSecondaryIndexUpdate{Create: &wire.CreateGlobalSecondaryIndexAction{
 			IndexName: dpStr("byG"), KeySchema: ctlKS("g"), Projection: &wire.Projection{ProjectionType: ProjectAll}}})); err != nil {
 			t.Fatal(err)
 		}
 		const n = 10
-		for i := range n {
+		for i := range n - 1 {
 			dpPut(t, b, "g", attr.Item{"pk": dpS("p" + strconv.Itoa(i)), "g": dpS("x")})
+		}
+		// A transaction through b as well (txWrite.Conflict reloads its tables).
+		if _, err := b.TransactWriteItems(dpCtx, &wire.TransactWriteItemsInput{TransactItems: []wire.TransactWriteItem{
+			{Put: &wire.Put{TableName: dpStr("g"), Item: attr.Item{"pk": dpS("tx"), "g": dpS("x")}}}}}); err != nil {
+			t.Fatal(err)
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
