@@ -269,14 +269,15 @@ func TestClusterIndexAddedOnAnotherNode(t *testing.T) {
 			IndexName: dpStr("byG"), KeySchema: ctlKS("g"), Projection: &wire.Projection{ProjectionType: ProjectAll}}})); err != nil {
 			t.Fatal(err)
 		}
-		const n = 10
-		for i := range n - 1 {
-			dpPut(t, b, "g", attr.Item{"pk": dpS("p" + strconv.Itoa(i)), "g": dpS("x")})
-		}
-		// A transaction through b as well (txWrite.Conflict reloads its tables).
+		// A transaction through b first (txWrite.Conflict reloads its
+		// tables), then single-item writes.
 		if _, err := b.TransactWriteItems(dpCtx, &wire.TransactWriteItemsInput{TransactItems: []wire.TransactWriteItem{
 			{Put: &wire.Put{TableName: dpStr("g"), Item: attr.Item{"pk": dpS("tx"), "g": dpS("x")}}}}}); err != nil {
 			t.Fatal(err)
+		}
+		const n = 10
+		for i := range n - 1 {
+			dpPut(t, b, "g", attr.Item{"pk": dpS("p" + strconv.Itoa(i)), "g": dpS("x")})
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
