@@ -38,10 +38,13 @@ type config struct {
 	// DataDir. PostgresNamespace separates this deployment's keys.
 	Postgres          string
 	PostgresNamespace string
-	Sync              bool
-	Region            string
-	AccountID         string
-	LogLevel          slog.Level
+	// Cluster runs this server as one node of several on the same
+	// --postgres or --tikv-pd namespace (docs/running.md "Several nodes").
+	Cluster   bool
+	Sync      bool
+	Region    string
+	AccountID string
+	LogLevel  slog.Level
 	// LogFormat is "text" (slog's key=value lines) or "json".
 	LogFormat   string
 	CreateDelay time.Duration
@@ -169,13 +172,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.InMemory, "in-memory", false, "keep all data in memory (nothing survives a restart)")
 	var tikvPD string
 	fs.StringVar(&tikvPD, "tikv-pd", "", "store data in the TiKV cluster whose PD endpoints (host:port) are this comma-separated list, instead of --data-dir")
-	fs.StringVar(&c.TiKVNamespace, "tikv-namespace", "default", "with --tikv-pd: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the cluster; one Kura server per namespace")
+	fs.StringVar(&c.TiKVNamespace, "tikv-namespace", "default", "with --tikv-pd: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the cluster; one Kura server per namespace, or several with --cluster")
 	fs.StringVar(&c.TiKVCA, "tikv-ca", "", "with --tikv-pd: PEM file of the CA that signed a TLS cluster's certificates")
 	fs.StringVar(&c.TiKVCert, "tikv-cert", "", "with --tikv-pd: PEM certificate Kura presents to a TLS cluster (with --tikv-key)")
 	fs.StringVar(&c.TiKVKey, "tikv-key", "", "with --tikv-pd: PEM private key of --tikv-cert")
 	fs.DurationVar(&c.TiKVGCLifetime, "tikv-gc-life-time", 10*time.Minute, "with --tikv-pd: how long the cluster keeps overwritten and deleted versions; Kura moves the cluster's GC safe point to that long ago every 10 minutes, never past a transaction it has open (0: Kura runs no GC, for a cluster whose GC something else runs)")
 	fs.StringVar(&c.Postgres, "postgres", "", "store data in the PostgreSQL database at this URL (postgres://user:password@host:5432/database?sslmode=verify-full), instead of --data-dir; Kura creates its tables there (docs/running.md)")
-	fs.StringVar(&c.PostgresNamespace, "postgres-namespace", "default", "with --postgres: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the database; one Kura server per namespace")
+	fs.StringVar(&c.PostgresNamespace, "postgres-namespace", "default", "with --postgres: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the database; one Kura server per namespace, or several with --cluster")
+	fs.BoolVar(&c.Cluster, "cluster", false, "with --postgres or --tikv-pd: serve the namespace as one node of several (each with --cluster, behind a load balancer): no item cache, every write checked against the store's table definitions; streams, vector indexes, backups, exports, imports, bulk operations and --enforce-throughput are refused (docs/running.md, \"Several nodes\")")
 	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write (no effect with --tikv-pd or --postgres, whose commits are as durable as the cluster makes them)")
 	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
@@ -353,7 +357,26 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if len(c.Regions) > 0 && !flagSet(fs, getenv, "region") {
 		c.Region = c.Regions[0] // the home region: unsigned requests'
 	}
+	if err := checkCluster(c, len(c.TiKVPD) > 0); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// checkCluster checks that --cluster has a shared store and none of the
+// flags a cluster's nodes cannot honour together yet.
+func checkCluster(c *config, onTiKV bool) error {
+	switch {
+	case !c.Cluster:
+		return nil
+	case c.Postgres == "" && !onTiKV:
+		return errors.New("--cluster needs a store the nodes share: --postgres or --tikv-pd (the embedded and in-memory stores serve one process)")
+	case c.EnforceThroughput:
+		return errors.New("--cluster and --enforce-throughput exclude each other: throughput is enforced per process so far")
+	case len(c.Regions) > 1:
+		return errors.New("--cluster and --regions exclude each other: global tables replicate from one process so far")
+	}
+	return nil
 }
 
 // checkPostgres checks that --postgres goes with the other storage flags.

@@ -42,3 +42,24 @@ func TestParsePostgresFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestParseClusterFlag: --cluster goes with a shared store and refuses the
+// flags its nodes cannot honour together yet.
+func TestParseClusterFlag(t *testing.T) {
+	none := func(string) string { return "" }
+	url := "postgres://kura@db:5432/kura"
+	c, err := parseConfig([]string{"--cluster", "--postgres", url}, none, io.Discard)
+	if err != nil || !c.Cluster {
+		t.Fatalf("--cluster --postgres: %v (Cluster %v)", err, c != nil && c.Cluster)
+	}
+	for want, args := range map[string][]string{
+		"--cluster needs a store the nodes share":               {"--cluster"},
+		"--cluster needs a store the nodes share: --postgres":   {"--cluster", "--in-memory"},
+		"--cluster and --enforce-throughput exclude each other": {"--cluster", "--postgres", url, "--enforce-throughput"},
+		"--cluster and --regions exclude each other":            {"--cluster", "--postgres", url, "--regions", "us-east-1,eu-west-1"},
+	} {
+		if _, err := parseConfig(args, none, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", args, err, want)
+		}
+	}
+}

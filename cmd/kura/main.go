@@ -107,6 +107,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		TiKVKey:           cfg.TiKVKey,
 		Postgres:          cfg.Postgres,
 		PostgresNamespace: cfg.PostgresNamespace,
+		Cluster:           cfg.Cluster,
 		Sync:              cfg.Sync,
 		Region:            cfg.Region,
 		AccountID:         cfg.AccountID,

@@ -16,6 +16,9 @@ import (
 // turns AVAILABLE when the copy is durable. Writes to the table after the
 // request are not in the backup.
 func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (*wire.CreateBackupOutput, error) {
+	if err := e.refuseInCluster("CreateBackup"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	name := cpDeref(in.TableName)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()

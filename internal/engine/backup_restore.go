@@ -22,6 +22,9 @@ import (
 // TTL, point-in-time recovery, tags, deletion protection and the table
 // class are not.
 func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTableFromBackupInput) (*wire.RestoreTableFromBackupOutput, error) {
+	if err := e.refuseInCluster("RestoreTableFromBackup"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	b, err := e.findBackup("RestoreTableFromBackup", cpDeref(in.BackupArn))

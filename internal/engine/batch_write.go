@@ -115,6 +115,12 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 			return nil, err
 		}
 		conflictPause(attempt)
+		for i := range iws {
+			var rerr error
+			if iws[i].table, rerr = e.refreshed(err, iws[i].table); rerr != nil {
+				return nil, rerr
+			}
+		}
 	}
 	for i, iw := range iws {
 		if changed[i] {

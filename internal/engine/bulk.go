@@ -30,6 +30,9 @@ import (
 
 // StartBulkPutItems starts putting the items of S3 objects into a table.
 func (e *Engine) StartBulkPutItems(ctx context.Context, in *wire.StartBulkPutItemsInput) (*wire.StartBulkPutItemsOutput, error) {
+	if err := e.refuseInCluster("StartBulkPutItems"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	if e.cfg.Objects == nil {
 		return nil, ddberr.Validation("Bulk operations read from S3 and need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}

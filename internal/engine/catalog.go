@@ -59,9 +59,12 @@ const recordVersion = 1
 
 // tableRecord is what the catalog stores for one table (JSON).
 type tableRecord struct {
-	Version int    `json:"v"`
-	ID      uint64 `json:"id"`
-	Name    string `json:"name"`
+	Version int `json:"v"`
+	// Gen counts the record's versions: putRecord stores each one with a
+	// higher Gen, and metaGenKey(ID) the current one (catalog_nodes.go).
+	Gen  uint64 `json:"gen,omitempty"`
+	ID   uint64 `json:"id"`
+	Name string `json:"name"`
 	// Desc holds the static description: TableStatus and the index
 	// statuses mirror Status; ItemCount/TableSizeBytes are not stored.
 	Desc        wire.TableDescription `json:"desc"`
@@ -194,6 +197,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 		rec:         rec,
 		stats:       e.statsFor(rec.ID),
 	}
+	t.checked.Store(e.clock.Now().UnixNano())
 	h, r, err := parseKeySchema(rec.Desc.KeySchema, types)
 	if err != nil {
 		return nil, fmt.Errorf("engine: table %s: %w", rec.Name, err)
@@ -312,14 +316,35 @@ func commitStore(store storage.Store, opts storage.CommitOptions, f func(storage
 	return txn.Commit(opts)
 }
 
-// putRecord writes rec into txn.
+// putRecord writes rec into txn as the next generation of its table's
+// record (catalog_nodes.go): errStaleCatalog when the stored generation is
+// not the one rec was built on (another node changed the table since).
 func putRecord(txn storage.Txn, rec *tableRecord) error {
+	gen, ok, err := storedGen(txn, rec.ID)
+	if err != nil {
+		return err
+	}
+	if ok && gen != rec.Gen {
+		return errStaleCatalog
+	}
 	rec.Version = recordVersion
+	rec.Gen++
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
+	if err := txn.Set(metaGenKey(rec.ID), binary.BigEndian.AppendUint64(nil, rec.Gen)); err != nil {
+		return err
+	}
 	return txn.Set(catalogKey(rec.Name), b)
+}
+
+// deleteRecord removes the named table's record and generation from txn.
+func deleteRecord(txn storage.Txn, name string, id uint64) error {
+	if err := txn.Delete(metaGenKey(id)); err != nil {
+		return err
+	}
+	return txn.Delete(catalogKey(name))
 }
 
 // installTable swaps in the Table built from rec (after its commit).
@@ -474,8 +499,17 @@ func (e *Engine) loadCatalog() error {
 }
 
 // allocTableID reserves a new table ID inside txn (callers hold e.ddl).
+// The counter is read with Get, so that nodes sharing the store never
+// allocate one ID twice (the second commit conflicts).
 func (e *Engine) allocTableID(txn storage.Txn) (uint64, error) {
 	id := e.nextID
+	v, err := txn.Get(metaNextIDKey)
+	switch {
+	case err == nil && len(v) == 8:
+		id = max(id, binary.BigEndian.Uint64(v))
+	case err != nil && !errors.Is(err, storage.ErrNotFound):
+		return 0, err
+	}
 	if err := txn.Set(metaNextIDKey, binary.BigEndian.AppendUint64(nil, id+1)); err != nil {
 		return 0, err
 	}
@@ -483,16 +517,25 @@ func (e *Engine) allocTableID(txn storage.Txn) (uint64, error) {
 }
 
 // commitNewID allocates the next ID of the counter tables and backups
-// share and commits what put writes under it. Callers hold e.ddl.
+// share and commits what put writes under it; a conflict (another node
+// took the ID meanwhile) runs put again with the next one. Callers hold
+// e.ddl.
 func (e *Engine) commitNewID(put func(txn storage.Txn, id uint64) error) (uint64, error) {
 	var id uint64
-	err := e.commit(e.cfg.Sync, func(txn storage.Txn) error {
-		var err error
-		if id, err = e.allocTableID(txn); err != nil {
-			return err
+	var err error
+	for attempt := 0; attempt <= maxConflictRetries; attempt++ {
+		err = e.commit(e.cfg.Sync, func(txn storage.Txn) error {
+			var err error
+			if id, err = e.allocTableID(txn); err != nil {
+				return err
+			}
+			return put(txn, id)
+		})
+		if !errors.Is(err, storage.ErrConflict) {
+			break
 		}
-		return put(txn, id)
-	})
+		conflictPause(attempt)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -515,7 +558,7 @@ func (e *Engine) scheduleRemoval(name string, id uint64, at time.Time) {
 		if !ok || cur.ID != id {
 			return
 		}
-		if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return txn.Delete(catalogKey(name)) }); err != nil {
+		if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return deleteRecord(txn, name, id) }); err != nil {
 			return
 		}
 		e.mu.Lock()
@@ -652,7 +695,9 @@ func (e *Engine) recount(ids []uint64) {
 
 // saveStats persists every table's statistics and the clean marker.
 func (e *Engine) saveStats() error {
-	if e.statsDirty.Load() {
+	if e.statsDirty.Load() || e.cfg.Cluster {
+		// In cluster mode this node's figures may lag other nodes'
+		// writes: the next start recounts.
 		return nil
 	}
 	e.mu.RLock()

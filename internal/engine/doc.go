@@ -27,6 +27,9 @@
 //	          objects under "mbulkobj/" + ARN)
 //	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
 //	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
+//	catalog generations: "mtgen/" + tableID(8) → the generation of the
+//	          table's current record (catalog_nodes.go)
+//	nodes:    "mnode/" + nodeID → a cluster node's record (internal/membership)
 //	leases:   "mlease/" + name → the lease on one piece of background work
 //	          (package internal/lease; leases.go lists them)
 //	layout:   "mlayout" → the key-layout version (layout.go); while a
@@ -80,10 +83,19 @@
 // in memory only the leases this node holds; after a restart it holds
 // none and acquires again.
 //
-// Another node sharing the store would read the same catalog but would
-// have to learn of other nodes' catalog changes (versions are swapped in
-// memory only), could not use the item cache, and would need the locks
-// above and transact's held items and tokens to be shared (issue #28).
+// Several nodes (Config.Cluster, catalog_nodes.go): engines of several
+// processes may share one store. The item cache is then off, and the
+// store's transactions are the arbiter: every item write reads its item
+// and its table's catalog generation with Get in its transaction, so a
+// write another node committed meanwhile, or a definition it changed,
+// makes the write conflict (or, for a definition, reload it) and retry;
+// the stripe locks and in-flight sets above only order this process's
+// writers. A table this node does not know is looked up in the store;
+// DescribeTable and ListTables read the store, and so does a read of an
+// index the cached definition lacks or has still filling; other lookups
+// recheck a cached definition once a second. Statistics are recounted from the
+// store every Config.ClusterRecount and not saved at Close. What is still
+// per process is refused (cluster_refusals.go).
 //
 // Transactions: the core checks, locks and stages each action through
 // the write path (transact_write.go, transact_get.go) for

@@ -60,6 +60,16 @@ type Config struct {
 	// read items (itemcache.go); 0 disables it. Only a store this process
 	// alone writes may have it.
 	ItemCacheBytes int64
+	// Cluster runs the engine as one node of several sharing the store
+	// (catalog_nodes.go, doc.go "Several nodes"): no item cache, every
+	// item write checks its table's definition in its transaction, a
+	// table this node does not know is looked up in the store, and what
+	// is not coherent across nodes yet is refused (cluster_refusals.go).
+	Cluster bool
+	// ClusterRecount is how often a node in cluster mode recounts its
+	// tables' ItemCount and TableSizeBytes from the store, which other
+	// nodes write too (default 1 minute; catalog_nodes.go).
+	ClusterRecount time.Duration
 	// Throttle enforces provisioned and on-demand maximum throughput
 	// (throttle.go); off, it is only described.
 	Throttle ThrottleConfig
@@ -171,7 +181,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		closing:  make(chan struct{}),
 		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
-		items:    newItemCache(cfg.ItemCacheBytes),
+		items:    newItemCache(itemCacheBudget(cfg)),
 		thr:      throttle.New(cfg.Throttle.Burst),
 		pitr:     pitr.New(cfg.Clock),
 		tx:       transact.New(cfg.Clock),
@@ -194,6 +204,10 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
+	if err := e.checkClusterOpen(); err != nil {
+		return nil, err
+	}
+	e.startClusterRecount()
 	if err := e.streams.Open(e.observedTables()); err != nil {
 		return nil, err
 	}
@@ -216,6 +230,15 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.startTTL()
 	e.startJobAdoption()
 	return e, nil
+}
+
+// itemCacheBudget is the item cache's budget: none in cluster mode, where
+// other nodes write the store too (itemcache.go).
+func itemCacheBudget(cfg Config) int64 {
+	if cfg.Cluster {
+		return 0
+	}
+	return cfg.ItemCacheBytes
 }
 
 // Close stops background work and persists the table statistics so that the
@@ -245,6 +268,18 @@ func (e *Engine) lookupTable(name string) (*Table, bool) {
 	e.mu.RLock()
 	t, ok := e.tables[tableNameOf(name)]
 	e.mu.RUnlock()
+	if e.cfg.Cluster {
+		// Another node may have created, changed or removed it.
+		var err error
+		if !ok {
+			t, ok, err = e.reloadTable(name)
+		} else {
+			t, ok = e.recheck(t)
+		}
+		if err != nil || !ok {
+			return nil, false
+		}
+	}
 	if !ok {
 		return nil, false
 	}

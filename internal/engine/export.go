@@ -90,6 +90,9 @@ func parseExportFilter(t *Table, fs *wire.FilterSpecification) (*exportFilter, e
 
 // ExportTableToPointInTime starts a full export of a table to S3.
 func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTableToPointInTimeInput) (*wire.ExportTableToPointInTimeOutput, error) {
+	if err := e.refuseInCluster("ExportTableToPointInTime"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	if e.cfg.Objects == nil {
 		return nil, ddberr.Validation("Exports to S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}

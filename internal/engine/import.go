@@ -28,6 +28,9 @@ import (
 
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
+	if err := e.refuseInCluster("ImportTable"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	if e.cfg.Objects == nil {
 		return nil, ddberr.Validation("Imports from S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
 	}

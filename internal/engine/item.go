@@ -271,6 +271,9 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 			return res, err
 		}
 		conflictPause(attempt)
+		if w.table, err = e.refreshed(err, w.table); err != nil {
+			return res, err
+		}
 	}
 }
 
@@ -307,6 +310,9 @@ func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
 // was written (deleting a missing item). The caller commits, then calls
 // writeStats.
 func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res writeResult, changed bool, err error) {
+	if err := e.checkCatalog(txn, w.table); err != nil { // cluster mode: another node's definition change
+		return res, false, err
+	}
 	if res.Old, err = e.readForWrite(txn, key); err != nil {
 		return res, false, err
 	}

@@ -41,6 +41,9 @@ func (e *Engine) kinesisTable(name *string) (kinesisdest.TableRef, error) {
 // EnableKinesisStreamingDestination starts putting the table's changes to
 // a Kinesis data stream.
 func (e *Engine) EnableKinesisStreamingDestination(ctx context.Context, in *wire.EnableKinesisStreamingDestinationInput) (*wire.EnableKinesisStreamingDestinationOutput, error) {
+	if err := e.refuseInCluster("EnableKinesisStreamingDestination"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	t, err := e.kinesisTable(in.TableName)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,9 @@ import (
 // Checks run in DynamoDB's order: the request's shape, the source table,
 // point-in-time recovery on, the time, the target name.
 func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.RestoreTableToPointInTimeInput) (*wire.RestoreTableToPointInTimeOutput, error) {
+	if err := e.refuseInCluster("RestoreTableToPointInTime"); err != nil { // cluster_refusals.go
+		return nil, err
+	}
 	name, verr := restore.CheckAtTime(in)
 	if verr != nil {
 		return nil, verr

@@ -58,6 +58,7 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 	if err != nil {
 		return nil, nil, err
 	}
+	t = e.freshForIndex(t, in.IndexName)
 	if in.IndexName != nil {
 		if err := vectors.CheckRead(t.Vectors, *in.IndexName, true); err != nil {
 			return nil, nil, err

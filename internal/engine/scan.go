@@ -72,6 +72,7 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly, free b
 	if err != nil {
 		return nil, nil, err
 	}
+	t = e.freshForIndex(t, in.IndexName)
 	// Bare, SPECIFIC_ATTRIBUTES without a projection too, where Query
 	// prefixes that one: us-east-1's wording (moto's aws_verified Select
 	// tests; the public conformance suite's registry row

@@ -79,6 +79,9 @@ type Table struct {
 
 	rec   *tableRecord // the persisted record this Table was built from
 	stats *tableStats  // shared by every version of the same table ID
+	// checked is when (Unix ns, the engine's clock) this version was
+	// built or last found current in the store (cluster mode: recheck).
+	checked atomic.Int64
 }
 
 // Active reports whether data-plane operations may use the table. DynamoDB

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -36,6 +37,9 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		}
 	}
 
+	if err := e.refuseCreateInCluster(in); err != nil {
+		return nil, err
+	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if t, exists := e.lookupTable(name); exists {
@@ -89,6 +93,13 @@ func (e *Engine) newTableRecord(in *wire.CreateTableInput, billing string, now t
 // the table. Callers hold e.ddl.
 func (e *Engine) storeNewTable(rec *tableRecord) (*Table, error) {
 	_, err := e.commitNewID(func(txn storage.Txn, id uint64) error {
+		// Read with Get: another node sharing the store may be creating
+		// the same name, and then one of the two commits conflicts.
+		if _, err := txn.Get(catalogKey(rec.Name)); err == nil {
+			return ddberr.ResourceInUse("Table already exists: " + rec.Name)
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
 		rec.ID = id
 		return putRecord(txn, rec)
 	})

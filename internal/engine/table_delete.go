@@ -73,7 +73,7 @@ func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
 			return err
 		}
 		if immediate {
-			return txn.Delete(catalogKey(name))
+			return deleteRecord(txn, name, rec.ID)
 		}
 		return putRecord(txn, rec)
 	})

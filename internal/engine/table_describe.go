@@ -33,6 +33,11 @@ func (e *Engine) describe(t *Table) *wire.TableDescription {
 // DescribeTable describes a table.
 func (e *Engine) DescribeTable(ctx context.Context, in *wire.DescribeTableInput) (*wire.DescribeTableOutput, error) {
 	name := cpDeref(in.TableName)
+	if e.cfg.Cluster { // the definition as the store has it now
+		if _, _, err := e.reloadTable(name); err != nil {
+			return nil, err
+		}
+	}
 	t, ok := e.lookupTable(name)
 	if !ok {
 		return nil, tableNotFound(name)

@@ -18,6 +18,11 @@ func (e *Engine) ListTables(ctx context.Context, in *wire.ListTablesInput) (*wir
 		limit = int(*in.Limit)
 	}
 	start := cpDeref(in.ExclusiveStartTableName)
+	if e.cfg.Cluster { // tables other nodes created or deleted
+		if err := e.syncCatalog(); err != nil {
+			return nil, err
+		}
+	}
 	var names []string
 	for _, t := range e.snapshotTables() {
 		if t.Name > start {

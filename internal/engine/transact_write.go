@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -104,6 +105,9 @@ type txWrite struct {
 	// res and changed are the last attempt's results per action.
 	res     []writeResult
 	changed []bool
+	// stale is the last attempt's errStaleCatalog (cluster mode: another
+	// node changed a table's definition), for Conflict to reload them.
+	stale error
 }
 
 // prepareTransactWrite validates every action (transact.Prepare: request
@@ -168,6 +172,14 @@ func (w *txWrite) Conflict(ctx context.Context, attempt int) error {
 		return err
 	}
 	conflictPause(attempt)
+	stale := w.stale
+	w.stale = nil
+	for _, a := range w.acts {
+		var err error
+		if a.table, err = w.e.refreshed(stale, a.table); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -184,6 +196,9 @@ func (t txAttempt) Stage(i int) error {
 		w.res[i], err = conditionCheck(t.txn, a)
 	} else {
 		w.res[i], w.changed[i], err = w.e.stageWrite(t.txn, a.write(), a.skey)
+	}
+	if errors.Is(err, errStaleCatalog) {
+		w.stale = err
 	}
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kura-db/kura/internal/auth"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/membership"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -35,8 +36,9 @@ type database struct {
 	region string // the region it serves (its ARNs')
 	store  storage.Store
 	eng    *engine.Engine
-	refs   int           // requests using it now (guarded by databases.mu)
-	recent *list.Element // its place in databases.lru
+	member *membership.Member // this node's registration (Config.Cluster), else nil
+	refs   int                // requests using it now (guarded by databases.mu)
+	recent *list.Element      // its place in databases.lru
 }
 
 // databases are the open databases of a server: the shared one, or one per
@@ -269,6 +271,11 @@ func (s *Server) closeAll(victims []*database) {
 
 func (db *database) close() error {
 	var errs []error
+	if db.member != nil {
+		if err := db.member.Leave(); err != nil {
+			errs = append(errs, fmt.Errorf("leaving the cluster of %s: %w", db.name, err))
+		}
+	}
 	if err := db.eng.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing engine %s: %w", db.name, err))
 	}
@@ -329,7 +336,16 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 	if cfg.PerCredential || name != sharedKey {
 		s.log.Info("opened database", "database", name, "region", cfg.Region)
 	}
-	return &database{name: name, region: cfg.Region, store: store, eng: eng}, nil
+	db := &database{name: name, region: cfg.Region, store: store, eng: eng}
+	if cfg.Cluster {
+		if db.member, err = membership.Join(store, s.Addr().String(), nil); err != nil {
+			eng.Close()
+			store.Close()
+			return nil, err
+		}
+		s.log.Info("joined the cluster", "database", name, "node", db.member.ID())
+	}
+	return db, nil
 }
 
 // adminClock is the --admin clock of the database name, kept across its

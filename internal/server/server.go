@@ -59,6 +59,13 @@ type Config struct {
 	// URL under PostgresNamespace instead of DataDir.
 	Postgres          string
 	PostgresNamespace string
+	// Cluster makes this server one node of several serving the same
+	// PostgreSQL or TiKV namespace (--cluster; docs/running.md "Several
+	// nodes"): the nodes share the namespace's lease, each registers in
+	// the store (internal/membership), and the engines run in cluster mode
+	// (engine.Config.Cluster). Refused on the embedded and in-memory
+	// stores, which one process serves.
+	Cluster bool
 	// Sync fsyncs every acknowledged write.
 	Sync        bool
 	Region      string
@@ -314,6 +321,8 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 		s.pg = c
 		c.StartGC(pgSweepInterval)
 		s.log.Debug("storing data in PostgreSQL", "namespace", cfg.PostgresNamespace)
+	case cfg.Cluster:
+		return nil, errClusterStore
 	case !cfg.InMemory:
 		l, err := lockDataDir(cfg.DataDir)
 		if err != nil {
@@ -498,6 +507,7 @@ func engineConfig(cfg Config, objects objstore.Store, kinesis kinesisdest.Client
 		MeterCapacity:     cfg.Metrics != "", // per-table capacity figures
 		Objects:           objects,
 		Kinesis:           kinesis,
+		Cluster:           cfg.Cluster,
 	}
 	if !cfg.InMemory {
 		// The in-memory store's lookups are already cheap.
@@ -515,6 +525,9 @@ func engineConfig(cfg Config, objects objstore.Store, kinesis kinesisdest.Client
 	return ec
 }
 
+// errClusterStore refuses Config.Cluster without a shared store.
+var errClusterStore = errors.New("cluster mode (--cluster) needs a store the nodes share: --postgres or --tikv-pd (the embedded and in-memory stores serve one process)")
+
 // pgSweepInterval is how often old PostgreSQL tombstones are swept.
 const pgSweepInterval = time.Minute
 
@@ -526,9 +539,15 @@ func (s *Server) openStore(cfg Config, key string) (storage.Store, error) {
 	if s.tikv != nil {
 		// Neither part holds a '.' (ValidNamespace; folderName
 		// writes '.' as %2E) nor a '/' (%2F), which Store refuses.
+		if cfg.Cluster {
+			return s.tikv.SharedStore(cfg.TiKVNamespace + "." + key)
+		}
 		return s.tikv.Store(cfg.TiKVNamespace + "." + key)
 	}
 	if s.pg != nil {
+		if cfg.Cluster {
+			return s.pg.SharedStore(cfg.PostgresNamespace + "." + key)
+		}
 		return s.pg.Store(cfg.PostgresNamespace + "." + key)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {

@@ -11,6 +11,8 @@ import (
 // would double an idle server's resident memory (BENCHMARKS.md).
 type tikvCluster interface {
 	Store(namespace string) (storage.Store, error)
+	// SharedStore is Store for a node of a cluster (Config.Cluster).
+	SharedStore(namespace string) (storage.Store, error)
 	// StartGC moves the cluster's GC safe point to lifetime ago every few
 	// minutes, held back by this server's open transactions.
 	StartGC(lifetime time.Duration)

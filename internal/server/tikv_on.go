@@ -21,3 +21,7 @@ func connectTiKV(cfg Config) (tikvCluster, error) {
 type cluster struct{ *tikv.Cluster }
 
 func (c cluster) Store(namespace string) (storage.Store, error) { return c.Cluster.Store(namespace) }
+
+func (c cluster) SharedStore(namespace string) (storage.Store, error) {
+	return c.Cluster.SharedStore(namespace)
+}

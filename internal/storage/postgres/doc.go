@@ -47,8 +47,11 @@
 // transaction reads or writes fails it with ErrConflict even when its
 // snapshot, taken later, shows that commit. Commits of other processes
 // between the call and the snapshot are seen as if the transaction had
-// begun at its snapshot; with one Kura server per namespace (below) there
-// are none. Begin takes its snapshot at once, as described above, and runs
+// begun at its snapshot: what it reads with Get is then checked by
+// PostgreSQL from the snapshot on, so a read-modify-write cannot lose
+// another process's update (TestLazyCountersAcrossProcesses); only a
+// write that read nothing (blind) is not ordered against them, and the
+// engine makes none in cluster mode (its item cache is off). Begin takes its snapshot at once, as described above, and runs
 // through the oracle too, so that lazy transactions see its commits.
 
 // # Bounded iteration
@@ -96,9 +99,10 @@
 //
 // The checks live in PostgreSQL, not in Kura's memory, so they hold
 // between any number of Kura processes on one database (the local oracle
-// of lazy transactions only adds to them). A namespace is still served by
-// one Kura server at a time (lease.go), because the engine keeps catalog,
-// statistics and the item cache in its own memory.
+// of lazy transactions only adds to them). A namespace is served by one
+// Kura server at a time (lease.go), because the engine keeps catalog,
+// statistics and the item cache in its own memory, unless the servers are
+// nodes of a cluster (Cluster.SharedStore: they share the lease).
 //
 // # Durability and faults
 //

@@ -40,8 +40,15 @@ type lease struct {
 // another holder's lease to lapse. A lease whose holder ran on this host
 // and whose process is gone (a crash, kill -9) is taken over at once.
 // lost is called if the lease is later found taken by another server.
-func acquireLease(pool *pgxpool.Pool, namespace string, lost func(error)) (*lease, error) {
-	l := &lease{pool: pool, namespace: namespace, me: holder.Me(), stop: make(chan struct{}), done: make(chan struct{})}
+// With shared, the lease is the one the nodes of a cluster share
+// (holder.SharedOwner): taken while any of them renews it, and left to
+// lapse at release.
+func acquireLease(pool *pgxpool.Pool, namespace string, shared bool, lost func(error)) (*lease, error) {
+	me := holder.Me()
+	if shared {
+		me = holder.Shared()
+	}
+	l := &lease{pool: pool, namespace: namespace, me: me, stop: make(chan struct{}), done: make(chan struct{})}
 	deadline := time.Now().Add(holder.Wait)
 	for {
 		cur, err := l.take()
@@ -52,7 +59,7 @@ func acquireLease(pool *pgxpool.Pool, namespace string, lost func(error)) (*leas
 			break
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", ErrNamespaceInUse, namespace, cur.Host, cur.PID)
+			return nil, fmt.Errorf("%w: %s", ErrNamespaceInUse, holder.Held(namespace, *cur, shared))
 		}
 		time.Sleep(holder.Renew / 3)
 	}
@@ -127,12 +134,16 @@ func (l *lease) renew(lost func(error)) {
 }
 
 // release stops renewing and deletes the lease if this store still holds
-// it. Safe to call more than once.
+// it (a shared lease is left to lapse: other nodes may hold it). Safe to
+// call more than once.
 func (l *lease) release() error {
 	var err error
 	l.close.Do(func() {
 		close(l.stop)
 		<-l.done
+		if l.me.Owner == holder.SharedOwner {
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
 		defer cancel()
 		if _, e := l.pool.Exec(ctx, `DELETE FROM kura_leases WHERE namespace = $1 AND owner = $2`, l.namespace, l.me.Owner); e != nil {

@@ -68,7 +68,16 @@ func (c *Cluster) Close() error {
 // lease (lease.go) until it closes: while another server holds it, Store
 // waits for it to lapse and then fails with ErrNamespaceInUse. Closing the
 // store leaves the cluster open.
-func (c *Cluster) Store(namespace string) (*Store, error) {
+func (c *Cluster) Store(namespace string) (*Store, error) { return c.openStore(namespace, false) }
+
+// SharedStore is Store for a node of a Kura cluster (--cluster): it
+// shares the namespace's lease with the other nodes (holder.SharedOwner)
+// instead of holding it alone, so any number of nodes serve the namespace
+// together while a server that is not in cluster mode is kept out (and
+// keeps them out).
+func (c *Cluster) SharedStore(namespace string) (*Store, error) { return c.openStore(namespace, true) }
+
+func (c *Cluster) openStore(namespace string, shared bool) (*Store, error) {
 	if namespace == "" || strings.Contains(namespace, "/") {
 		return nil, fmt.Errorf("tikv: invalid namespace %q", namespace)
 	}
@@ -76,7 +85,7 @@ func (c *Cluster) Store(namespace string) (*Store, error) {
 	end := append([]byte(nil), prefix...)
 	end[len(end)-1]++
 	s := &Store{kv: c.kv, active: &c.active, prefix: prefix, end: end}
-	l, err := acquireLease(c.kv, namespace, func(err error) { s.closed.Lose("TiKV", err) })
+	l, err := acquireLease(c.kv, namespace, shared, func(err error) { s.closed.Lose("TiKV", err) })
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,8 @@
 // Files: cluster.go (the connection, shared by the stores of its
 // namespaces), store.go (storage.Store), lease.go (one server per
 // namespace: the engine keeps table metadata, statistics and cached items
-// in its own memory, so a store holds a renewed lease on its namespace),
+// in its own memory, so a store holds a renewed lease on its namespace, or
+// shares it with the other nodes of a cluster: SharedStore),
 // gc.go (moving the cluster's GC safe point, held back by the open
 // transactions: every server keeps its own barrier, one at a time, the
 // holder of the lease "safe-point" (package internal/lease) under

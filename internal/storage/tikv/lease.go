@@ -51,8 +51,14 @@ type lease struct {
 // another holder's lease to lapse. A lease whose holder ran on this host
 // and whose process is gone (a crash, kill -9) is taken over at once.
 // lost is called if the lease is later found taken by another server.
-func acquireLease(kvs *tikv.KVStore, namespace string, lost func(error)) (*lease, error) {
+// With shared, the lease is the one the nodes of a cluster share
+// (holder.SharedOwner): taken while any of them renews it, and left to
+// lapse at release.
+func acquireLease(kvs *tikv.KVStore, namespace string, shared bool, lost func(error)) (*lease, error) {
 	me := holder.Me()
+	if shared {
+		me = holder.Shared()
+	}
 	host := me.Host
 	l := &lease{
 		kv:   kvs,
@@ -73,7 +79,7 @@ func acquireLease(kvs *tikv.KVStore, namespace string, lost func(error)) (*lease
 			break
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", ErrNamespaceInUse, namespace, other.Host, other.PID)
+			return nil, fmt.Errorf("%w: %s", ErrNamespaceInUse, holder.Held(namespace, holder.Record{Owner: other.Owner, Host: other.Host, PID: other.PID}, shared))
 		}
 		time.Sleep(holder.Renew / 3)
 	}
@@ -149,12 +155,16 @@ func (l *lease) renew(lost func(error)) {
 }
 
 // release stops renewing and deletes the lease if this store still holds
-// it. Safe to call more than once.
+// it (a shared lease is left to lapse: other nodes may hold it). Safe to
+// call more than once.
 func (l *lease) release() error {
 	var err error
 	l.close.Do(func() {
 		close(l.stop)
 		<-l.done
+		if l.me.Owner == holder.SharedOwner {
+			return
+		}
 		txn, e := l.kv.Begin()
 		if e != nil {
 			err = fmt.Errorf("tikv: releasing the lease: %w", e)

@@ -146,3 +146,36 @@ func TestLeaseLost(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 }
+
+// TestLeaseShared: the nodes of a cluster (SharedStore) serve one
+// namespace together and keep a single server out; their lease outlives a
+// node's Close (the others may still serve) and lapses after its TTL; a
+// single server's namespace keeps cluster nodes out.
+func TestLeaseShared(t *testing.T) {
+	c := leaseCluster(t, time.Second, 100*time.Millisecond, 300*time.Millisecond)
+	a, err := c.SharedStore("ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.SharedStore("ns")
+	if err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	if _, err := c.Store("ns"); !errors.Is(err, ErrNamespaceInUse) {
+		t.Fatalf("single server on the cluster's namespace: %v, want ErrNamespaceInUse", err)
+	}
+	_ = a.Close()
+	_ = b.Close()
+	if !leaseExists(t, c, "ns") {
+		t.Fatal("a node's Close deleted the shared lease")
+	}
+	time.Sleep(1100 * time.Millisecond)
+	single, err := c.Store("ns")
+	if err != nil {
+		t.Fatalf("single server after the shared lease lapsed: %v", err)
+	}
+	defer single.Close()
+	if _, err := c.SharedStore("ns"); !errors.Is(err, ErrNamespaceInUse) {
+		t.Fatalf("cluster node on a single server's namespace: %v, want ErrNamespaceInUse", err)
+	}
+}

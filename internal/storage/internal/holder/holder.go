@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync/atomic"
@@ -36,6 +37,35 @@ func Me() Record {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return Record{Owner: hex.EncodeToString(b[:]), Host: host, PID: os.Getpid()}
+}
+
+// SharedOwner is the owner of a lease that Kura nodes in cluster mode
+// (--cluster) share: every node of the namespace writes and renews the
+// same record, so they exclude a single server (which holds a lease of
+// its own random owner) and are excluded by it, but not one another. A
+// node that stops leaves the shared lease to lapse, since other nodes may
+// still serve. Random owners are hex, so none equals it.
+const SharedOwner = "cluster-nodes"
+
+// Shared is the Record of a store of this process that shares its lease
+// with the other nodes of a cluster.
+func Shared() Record {
+	r := Me()
+	r.Owner = SharedOwner
+	return r
+}
+
+// Held says why a store cannot take namespace's lease from cur, for
+// ErrNamespaceInUse; shared tells whether the store wanted the shared
+// lease (cluster mode).
+func Held(namespace string, cur Record, shared bool) string {
+	switch {
+	case cur.Owner == SharedOwner:
+		return fmt.Sprintf("%q is served by Kura nodes in cluster mode (--cluster; the last renewal came from host %s, pid %d): start this server with --cluster too, or stop them", namespace, cur.Host, cur.PID)
+	case shared:
+		return fmt.Sprintf("%q is held by the single Kura server on host %s (pid %d); nodes in cluster mode (--cluster) cannot share a namespace with a server without it", namespace, cur.Host, cur.PID)
+	}
+	return fmt.Sprintf("%q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", namespace, cur.Host, cur.PID)
 }
 
 // Alive reports whether a process with this ID runs on this host.
