@@ -11,6 +11,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -69,7 +70,7 @@ func scanCollectionSize(t testing.TB, e *Engine, tb *Table, pk attr.Value) int64
 	}
 	sum(partitionPrefix(tb.ID, pk), 0)
 	for _, ix := range tb.LSIs {
-		sum(ix.partitionPrefix(tb.ID, []attr.Value{pk}), indexOverhead)
+		sum(ix.PartitionPrefix(tb.ID, []attr.Value{pk}), indexes.Overhead)
 	}
 	return total
 }
@@ -145,7 +146,7 @@ func TestCollectionCounterExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	if _, err := snap.Get(collectionKey(tb.ID, dpS("a"))); err != storage.ErrNotFound {
+	if _, err := snap.Get(indexes.CollectionKey(tb.ID, dpS("a"))); err != storage.ErrNotFound {
 		t.Errorf("counter of an empty collection: %v", err)
 	}
 }
@@ -217,7 +218,7 @@ func TestCollectionCounterConcurrent(t *testing.T) {
 
 func TestCollectionSizeLimit(t *testing.T) {
 	e := dpEngine(t)
-	e.coll.max = 2000
+	e.coll.Max = 2000
 	tb := lsiTable(t, e, "c")
 	big := strings.Repeat("x", 300)
 	n := 0
@@ -282,7 +283,7 @@ func TestCollectionMetrics(t *testing.T) {
 	}
 	// A collection of 3.5 GB (its counter set directly) is reported as [3, 4].
 	if err := e.commit(false, func(txn storage.Txn) error {
-		return txn.Set(collectionKey(tb.ID, dpS("big")), binary.BigEndian.AppendUint64(nil, 7<<29))
+		return txn.Set(indexes.CollectionKey(tb.ID, dpS("big")), binary.BigEndian.AppendUint64(nil, 7<<29))
 	}); err != nil {
 		t.Fatal(err)
 	}

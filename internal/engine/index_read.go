@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -41,7 +42,7 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 			return nil, ddberr.Validation("Cannot read from backfilling global secondary index: " + name)
 		}
 	}
-	if sel == selectAll && !ix.projectAll() {
+	if sel == selectAll && !ix.ProjectAll() {
 		// Every form of Query and Scan, with or without a filter (dynalite's
 		// tests, run against DynamoDB; TestSelectAllAttributesOnPartialGSI).
 		if !ix.Local {
@@ -49,7 +50,7 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 		}
 		r.fetch = true
 	}
-	if ix.Local && !ix.projectAll() && !r.fetch {
+	if ix.Local && !ix.ProjectAll() && !r.fetch {
 		need := func(p expr.Path) {
 			if !t.projects(ix, p[0].Name) {
 				r.fetch = true
@@ -129,7 +130,7 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 	if !p.full {
 		return nil
 	}
-	return r.t.indexKeyItem(r.ix, p.lastScanned())
+	return indexes.KeyItem(r.t.Def(), r.ix, p.lastScanned())
 }
 
 // validateStartKey checks an ExclusiveStartKey of an index read, in the
@@ -140,7 +141,7 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 // missing or mistyped one: the long text), then the key value rules.
 func (r *indexRead) validateStartKey(esk attr.Item) error {
 	attrs := r.t.keyAttrs()
-	for _, k := range r.ix.keyAttrs() {
+	for _, k := range r.ix.KeyAttrs() {
 		if !r.t.isKeyAttr(k.Name) {
 			attrs = append(attrs, k)
 		}
@@ -148,7 +149,7 @@ func (r *indexRead) validateStartKey(esk attr.Item) error {
 	if len(esk) != len(attrs) {
 		return ddberr.Validation(msgStartKeyInvalid)
 	}
-	for _, ka := range r.ix.keyAttrs() {
+	for _, ka := range r.ix.KeyAttrs() {
 		switch v, ok := esk[ka.Name]; {
 		case !ok:
 			return ddberr.Validation(msgStartKeyInvalid)
@@ -186,7 +187,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	if x.filter != nil {
 		var bad string
 		walkConditionPaths(x.filter, func(p expr.Path) {
-			if bad == "" && ix.isKeyAttr(p[0].Name) {
+			if bad == "" && ix.IsKeyAttr(p[0].Name) {
 				bad = p[0].Name
 			}
 		})
@@ -314,7 +315,7 @@ func analyzeIndexKeyCondition(ix *Index, c *expr.Condition) (*expr.KeyCondition,
 // the last range condition. Entries carry more key components after the
 // range attributes, so upper bounds are prefix ends.
 func indexQueryBounds(tableID uint64, ix *Index, hashVals []attr.Value, rng []expr.KeyPart, forward bool) storage.IterOptions {
-	part := ix.partitionPrefix(tableID, hashVals)
+	part := ix.PartitionPrefix(tableID, hashVals)
 	for i := 0; i+1 < len(rng); i++ {
 		part = attr.AppendKey(part, rng[i].Values[0])
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -279,7 +280,7 @@ func (e *Engine) describeVectors(t *Table, d *wire.TableDescription) {
 			n = int64(rt.idx.Len())
 		}
 		v.ItemCount = cpPtr(n)
-		v.IndexSizeBytes = cpPtr(n * int64(4*vx.Dims+indexOverhead))
+		v.IndexSizeBytes = cpPtr(n * int64(4*vx.Dims+indexes.Overhead))
 	}
 }
 

@@ -1,57 +1,39 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"log/slog"
 	"time"
 
-	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/engine/snapshot"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Online index changes.
+// Online index changes: the engine runs the jobs of package indexes.
 //
 // UpdateTable Create adds the GSI to the table's metadata as CREATING with
 // Backfilling set and persists it; from then on every write maintains the
-// index (liveIndexes). A background goroutine then walks the table in
-// chunks, each its own short transaction, and writes the entries of the
-// items already there; when it reaches the end (with --create-delay, and
-// not before backfillMinEnd) the index turns ACTIVE. A
-// restart finds the index still backfilling in the catalog and starts over
-// (chunks skip entries that exist, so the work is idempotent).
+// index (liveIndexes). A background goroutine then runs the backfill, chunk
+// by chunk (indexes.Backfill), over the items already there; when it
+// reaches the end (with --create-delay, and not before backfillMinEnd) the
+// index turns ACTIVE. A restart finds the index still backfilling in the
+// catalog and starts over (chunks skip entries that exist).
 //
 // UpdateTable Delete marks the GSI DELETING (writes stop maintaining it at
-// once) and records a purge marker; a background goroutine removes the
-// index's key range in chunks and then the marker, and the index leaves the
-// description when the update settles. A GSI can be deleted while it is
-// still backfilling: each backfill chunk checks, holding its items' stripe
-// locks, that the index is still backfilling before it commits, and the
-// purge starts only after taking every stripe lock once (barrier), so no
-// chunk commits entries behind the purge.
-//
-//	"m" "ipurge/" tableID(8) indexID(4)   → an index whose entries are being removed
-
-// errBackfillStopped: the index stopped backfilling (deleted) before a
-// chunk could commit.
-var errBackfillStopped = errors.New("engine: backfill stopped")
+// once) and records a purge marker (indexes.PurgeKey); a background
+// goroutine removes the index's key range in chunks and then the marker,
+// and the index leaves the description when the update settles. A GSI can
+// be deleted while it is still backfilling: each backfill chunk checks,
+// holding its items' stripe locks, that the index is still backfilling
+// before it commits, and the purge starts only after taking every stripe
+// lock once (barrier), so no chunk commits entries behind the purge.
 
 // backfillChunkHook, when set by a test, runs before each backfill chunk.
 var backfillChunkHook func()
 
-// backfillChunk is how many items one backfill transaction indexes.
-const backfillChunk = 256
-
 // backfillLogEvery is how often a running backfill logs its progress.
 const backfillLogEvery = 5 * time.Second
-
-func metaIndexPurgeKey(tableID uint64, indexID uint32) []byte {
-	b := binary.BigEndian.AppendUint64([]byte("mipurge/"), tableID)
-	return binary.BigEndian.AppendUint32(b, indexID)
-}
 
 // describeIndexes fills the dynamic figures of every index into d: status,
 // Backfilling, ItemCount and IndexSizeBytes.
@@ -75,8 +57,8 @@ func (e *Engine) describeIndexes(t *Table, d *wire.TableDescription) {
 			g.Backfilling = nil
 		}
 		s := t.indexStatsFor(ix.ID)
-		g.ItemCount = cpPtr(max(s.items.Load(), 0))
-		g.IndexSizeBytes = cpPtr(max(s.bytes.Load(), 0))
+		g.ItemCount = cpPtr(max(s.Items.Load(), 0))
+		g.IndexSizeBytes = cpPtr(max(s.Bytes.Load(), 0))
 	}
 	for i := range d.LocalSecondaryIndexes {
 		l := &d.LocalSecondaryIndexes[i]
@@ -85,8 +67,8 @@ func (e *Engine) describeIndexes(t *Table, d *wire.TableDescription) {
 			continue
 		}
 		s := t.indexStatsFor(ix.ID)
-		l.ItemCount = cpPtr(max(s.items.Load(), 0))
-		l.IndexSizeBytes = cpPtr(max(s.bytes.Load(), 0))
+		l.ItemCount = cpPtr(max(s.Items.Load(), 0))
+		l.IndexSizeBytes = cpPtr(max(s.Bytes.Load(), 0))
 	}
 }
 
@@ -167,11 +149,11 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index, minEnd time.T
 		if backfillChunkHook != nil {
 			backfillChunkHook()
 		}
-		next, n, added, bad, err := e.backfillChunk(t, cur, cursor, end)
+		res, err := e.backfillChunk(t, cur).Chunk(t, cur, cursor, end)
 		if errors.Is(err, storage.ErrConflict) {
 			continue
 		}
-		if errors.Is(err, errBackfillStopped) {
+		if errors.Is(err, indexes.ErrStopped) {
 			log.Info("index backfill stopped: the index is being deleted", "scanned", scanned)
 			return
 		}
@@ -179,18 +161,18 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index, minEnd time.T
 			log.Error("index backfill failed", "err", err)
 			return
 		}
-		scanned += int64(n)
-		indexed += int64(added)
-		skipped += int64(bad)
+		scanned += int64(res.Seen)
+		indexed += int64(res.Added)
+		skipped += int64(res.Skipped)
 		if now := time.Now(); now.Sub(lastLog) >= backfillLogEvery {
 			lastLog = now
 			total := max(t.stats.items.Load(), scanned)
 			log.Info("index backfill progress", "scanned", scanned, "of", total, "indexed", indexed, "skipped", skipped)
 		}
-		if next == nil {
+		if res.Next == nil {
 			break
 		}
-		cursor = next
+		cursor = res.Next
 	}
 	if !minEnd.IsZero() && !e.awaitClock(minEnd, func() bool {
 		_, cur, ok := e.currentIndex(table, tableID, ix)
@@ -249,110 +231,26 @@ func (e *Engine) backfillMinEnd(t *Table) time.Time {
 	return from.Add(e.cfg.CreateDelay)
 }
 
-// backfillChunk indexes up to backfillChunk items from cursor in one
-// transaction. Items are read with Get so that a concurrent write to one of
-// them makes the chunk conflict (and retry) rather than index a stale
-// version; entries a write already made are left alone. It returns the
-// next cursor (nil at the end), the items seen, the entries added and the
-// items skipped for a mistyped or empty key attribute.
-func (e *Engine) backfillChunk(t *Table, ix *Index, cursor, end []byte) (next []byte, n, added, bad int, err error) {
-	txn, err := e.store.Begin()
-	if err != nil {
-		return nil, 0, 0, 0, err
+// backfillChunk is what one backfill chunk of ix, an index of t, needs of
+// the engine.
+func (e *Engine) backfillChunk(t *Table, ix *Index) *indexes.Backfill {
+	return &indexes.Backfill{
+		Store:       e.store,
+		Snapshot:    e.openSnapshot,
+		ReadItem:    readItem,
+		LockStripes: e.lockStripes,
+		Backfilling: func() bool {
+			_, cur, ok := e.currentIndex(t.Name, t.ID, ix)
+			return ok && cur.Backfilling
+		},
 	}
-	defer txn.Rollback()
-	it, err := txn.NewIterator(storage.IterOptions{Lower: cursor, Upper: end})
-	if err != nil {
-		return nil, 0, 0, 0, err
-	}
-	var keys [][]byte
-	for len(keys) < backfillChunk && it.Next() {
-		keys = append(keys, bytes.Clone(it.Key()))
-	}
-	err = it.Err()
-	it.Close()
-	if err != nil {
-		return nil, 0, 0, 0, err
-	}
-	var newEntries []attr.Item
-	for _, k := range keys {
-		item, err := readItem(txn, k)
-		if err != nil {
-			return nil, 0, 0, 0, err
-		}
-		if item == nil {
-			continue
-		}
-		if !ix.indexed(item) || !validIndexKeyValues(ix, item) || !ix.indexKeySizesValid(item) {
-			if hasAnyKeyAttr(ix, item) {
-				bad++
-			}
-			continue
-		}
-		ek := t.entryKey(ix, item)
-		if _, err := txn.Get(ek); err == nil {
-			continue
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return nil, 0, 0, 0, err
-		}
-		entry := t.project(ix, item)
-		if err := txn.Set(ek, attr.AppendItem(nil, entry)); err != nil {
-			return nil, 0, 0, 0, err
-		}
-		newEntries = append(newEntries, entry)
-	}
-	// The commit holds the stripe locks of the chunk's items, so no writer
-	// of one of them is between its Begin and its Commit meanwhile: a write
-	// that committed after the chunk began makes the chunk conflict (and
-	// retry), and a writer never conflicts with a chunk (it would retry at
-	// once, and could exhaust its retries while the chunk is applied).
-	unlock := e.lockStripes(keys)
-	if _, cur, ok := e.currentIndex(t.Name, t.ID, ix); !ok || !cur.Backfilling {
-		unlock()
-		return nil, 0, 0, 0, errBackfillStopped
-	}
-	err = txn.Commit(storage.CommitOptions{})
-	unlock()
-	if err != nil {
-		return nil, 0, 0, 0, err
-	}
-	s := t.indexStatsFor(ix.ID)
-	for _, en := range newEntries {
-		s.items.Add(1)
-		s.bytes.Add(entrySize(en))
-	}
-	if len(keys) == backfillChunk {
-		next = after(keys[len(keys)-1])
-	}
-	return next, len(keys), len(newEntries), bad, nil
-}
-
-// validIndexKeyValues rejects empty S/B index key values (such items are
-// skipped by a backfill, as items with a mistyped key attribute are).
-func validIndexKeyValues(ix *Index, it attr.Item) bool {
-	for _, k := range ix.keyAttrs() {
-		v := it[k.Name]
-		if (v.T == attr.S && v.Str == "") || (v.T == attr.B && len(v.Bin) == 0) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasAnyKeyAttr(ix *Index, it attr.Item) bool {
-	for _, k := range ix.keyAttrs() {
-		if _, ok := it[k.Name]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // purgeIndex removes every entry of a deleted index, then its statistics
 // and purge marker. fresh is set when the deletion was just requested: the
 // marker is written first and running writes are waited for.
 func (e *Engine) purgeIndex(tableID uint64, indexID uint32, fresh bool) {
-	marker := metaIndexPurgeKey(tableID, indexID)
+	marker := indexes.PurgeKey(indexes.Ref{Table: tableID, Index: indexID})
 	if fresh {
 		if err := e.commit(e.cfg.Sync, func(txn storage.Txn) error { return txn.Set(marker, []byte{1}) }); err != nil {
 			return
@@ -369,7 +267,7 @@ func (e *Engine) purgeIndex(tableID uint64, indexID uint32, fresh bool) {
 	s := e.stats[tableID]
 	e.statsMu.Unlock()
 	if s != nil {
-		s.indexes.Delete(indexID)
+		s.indexes.Forget(indexID)
 	}
 }
 
@@ -377,34 +275,18 @@ func (e *Engine) purgeIndex(tableID uint64, indexID uint32, fresh bool) {
 // unfinished, and a recount of the statistics of every index not in
 // restored (the indexes whose statistics a clean Close saved, see
 // loadIndexStats).
-func (e *Engine) resumeIndexWork(restored map[indexRef]bool) error {
-	snap, err := e.store.NewSnapshot()
+func (e *Engine) resumeIndexWork(restored map[indexes.Ref]bool) error {
+	r, err := e.openSnapshot()
 	if err != nil {
 		return err
 	}
-	it, err := snap.NewIterator(storage.IterOptions{Lower: []byte("mipurge/"), Upper: []byte("mipurge0")})
-	if err != nil {
-		snap.Close()
-		return err
-	}
-	type purge struct {
-		table uint64
-		index uint32
-	}
-	var purges []purge
-	for it.Next() {
-		if k := it.Key(); len(k) == len("mipurge/")+12 {
-			purges = append(purges, purge{binary.BigEndian.Uint64(k[8:]), binary.BigEndian.Uint32(k[16:])})
-		}
-	}
-	err = it.Err()
-	it.Close()
-	snap.Close()
+	purges, err := indexes.Purges(r)
+	r.Close()
 	if err != nil {
 		return err
 	}
 	for _, p := range purges {
-		e.goBackground(func() { e.purgeIndex(p.table, p.index, false) })
+		e.goBackground(func() { e.purgeIndex(p.Table, p.Index, false) })
 	}
 	var tables []*Table
 	for _, t := range e.tables {
@@ -429,76 +311,53 @@ func (e *Engine) resumeIndexWork(restored map[indexRef]bool) error {
 // not in restored from storage, keeping the deltas of writes that commit
 // meanwhile. Interrupted by Close, it leaves the statistics dirty so that
 // they are not saved as valid.
-func (e *Engine) recountIndexes(tables []*Table, restored map[indexRef]bool) {
+func (e *Engine) recountIndexes(tables []*Table, restored map[indexes.Ref]bool) {
 	for _, t := range tables {
-		for _, ix := range t.liveIndexes().list {
-			if restored[indexRef{t.ID, ix.ID}] {
+		for _, ix := range t.liveIndexes().List {
+			if restored[indexes.Ref{Table: t.ID, Index: ix.ID}] {
 				continue
 			}
 			s := t.indexStatsFor(ix.ID)
-			i0, b0 := s.items.Load(), s.bytes.Load()
+			i0, b0 := s.Items.Load(), s.Bytes.Load()
 			r, err := e.openSnapshot()
 			if err != nil {
 				return
 			}
-			items, size, done, err := e.countIndex(r, t.ID, ix.ID, true)
+			items, size, done, err := indexes.Count(r, indexes.Ref{Table: t.ID, Index: ix.ID}, itemSizeFromStored, e.isClosing)
 			r.Close()
 			if !done || err != nil {
 				// Closing, or the walk failed: the figures are not a count.
 				e.statsDirty.Store(true)
 				return
 			}
-			s.items.Add(items - i0)
-			s.bytes.Add(size - b0)
+			s.Items.Add(items - i0)
+			s.Bytes.Add(size - b0)
 		}
 	}
 }
 
-// indexRef names one index of one table.
-type indexRef struct {
-	table uint64
-	index uint32
-}
-
-// Per-index statistics saved by a clean Close, next to the table's:
-//
-//	"m" "istats/" tableID(8) → { indexID(4) ItemCount(8) IndexSizeBytes(8) }…
-func metaIndexStatsKey(tableID uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte("mistats/"), tableID)
-}
-
-// indexStatsValue encodes the statistics of t's live indexes.
-func (t *Table) indexStatsValue() []byte {
-	var v []byte
-	for _, ix := range t.liveIndexes().list {
-		s := t.indexStatsFor(ix.ID)
-		v = binary.BigEndian.AppendUint32(v, ix.ID)
-		v = binary.BigEndian.AppendUint64(v, uint64(s.items.Load()))
-		v = binary.BigEndian.AppendUint64(v, uint64(s.bytes.Load()))
+// isClosing reports whether the engine is closing.
+func (e *Engine) isClosing() bool {
+	select {
+	case <-e.closing:
+		return true
+	default:
+		return false
 	}
-	return v
 }
 
 // loadIndexStats restores the index statistics a clean Close saved for
 // table id, adding each restored index to restored.
-func (e *Engine) loadIndexStats(r storage.Reader, id uint64, restored map[indexRef]bool) error {
-	v, err := r.Get(metaIndexStatsKey(id))
+func (e *Engine) loadIndexStats(r storage.Reader, id uint64, restored map[indexes.Ref]bool) error {
+	v, err := r.Get(indexes.StatsKey(id))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if len(v)%20 != 0 {
-		return nil // unreadable: the indexes are recounted
-	}
-	ts := e.statsFor(id)
-	for ; len(v) > 0; v = v[20:] {
-		ixID := binary.BigEndian.Uint32(v)
-		s, _ := ts.indexes.LoadOrStore(ixID, &tableStats{})
-		s.(*tableStats).items.Store(int64(binary.BigEndian.Uint64(v[4:])))
-		s.(*tableStats).bytes.Store(int64(binary.BigEndian.Uint64(v[12:])))
-		restored[indexRef{id, ixID}] = true
+	for _, ixID := range e.statsFor(id).indexes.Restore(v) {
+		restored[indexes.Ref{Table: id, Index: ixID}] = true
 	}
 	return nil
 }
@@ -516,7 +375,7 @@ func (e *Engine) settleIndexStats(t *Table, ix *Index) error {
 	for i := range e.locks {
 		e.locks[i].Lock()
 	}
-	i0, b0 := s.items.Load(), s.bytes.Load()
+	i0, b0 := s.Items.Load(), s.Bytes.Load()
 	r, err := e.openSnapshot()
 	for i := len(e.locks) - 1; i >= 0; i-- {
 		e.locks[i].Unlock()
@@ -525,29 +384,11 @@ func (e *Engine) settleIndexStats(t *Table, ix *Index) error {
 		return err
 	}
 	defer r.Close()
-	items, size, _, err := e.countIndex(r, t.ID, ix.ID, false)
+	items, size, _, err := indexes.Count(r, indexes.Ref{Table: t.ID, Index: ix.ID}, itemSizeFromStored, nil)
 	if err != nil {
 		return err
 	}
-	s.items.Add(items - i0)
-	s.bytes.Add(size - b0)
+	s.Items.Add(items - i0)
+	s.Bytes.Add(size - b0)
 	return nil
-}
-
-// countIndex counts the entries of one index and their size as r holds
-// them. With stoppable it gives up (done false) when the engine closes.
-func (e *Engine) countIndex(r *snapshot.Reader, tableID uint64, indexID uint32, stoppable bool) (items, size int64, done bool, err error) {
-	done, err = r.Range(indexPrefix(tableID, indexID), indexPrefix(tableID, indexID+1), func(_, value []byte) (bool, error) {
-		items++
-		size += itemSizeFromStored(value) + indexOverhead
-		if stoppable && items%4096 == 0 {
-			select {
-			case <-e.closing:
-				return false, nil
-			default:
-			}
-		}
-		return true, nil
-	})
-	return items, size, done, err
 }
