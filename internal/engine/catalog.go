@@ -25,7 +25,7 @@ import (
 //	"m" "next-table-id"        → next table ID (uint64 BE)
 //	"m" "clean"                → present after a clean Close (stats are valid)
 //	"m" "stats/" tableID(8)    → ItemCount(8) TableSizeBytes(8) at last Close
-//	"m" "istats/" tableID(8)   → the table's index statistics at last Close (index_online.go)
+//	"m" "istats/" tableID(8)   → the table's index statistics at last Close (package indexes)
 //	"m" "purge/" tableID(8)    → a deleted table whose items are still being removed
 var (
 	metaNextIDKey = []byte("mnext-table-id")

@@ -21,7 +21,7 @@ import (
 // item keys inside point-in-time entries) changed with it:
 //
 //	1: hash(pk) is 2 bytes, FNV-1a of the key encodings folded to 16 bits
-//	2: hash(pk) is 8 bytes of DynamoDB's hash (keys.go partitionHash)
+//	2: hash(pk) is 8 bytes of DynamoDB's hash (package keyhash)
 //
 // A store records its version under metaLayoutKey (one byte). One without
 // it is new (empty: it gets the current version) or was written in layout 1,
