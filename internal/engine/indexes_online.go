@@ -32,9 +32,6 @@ import (
 // backfillChunkHook, when set by a test, runs before each backfill chunk.
 var backfillChunkHook func()
 
-// backfillLogEvery is how often a running backfill logs its progress.
-const backfillLogEvery = 5 * time.Second
-
 // describeIndexes fills the dynamic figures of every index into d: status,
 // Backfilling, ItemCount and IndexSizeBytes.
 func (e *Engine) describeIndexes(t *Table, d *wire.TableDescription) {
@@ -131,48 +128,9 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index, minEnd time.T
 	log := slog.Default().With("table", table, "index", ix.Name)
 	log.Info("index backfill started")
 	start := time.Now()
-	lastLog := start
-	cursor := itemPrefix(tableID)
-	end := itemPrefix(tableID + 1)
-	var scanned, indexed, skipped int64
-	for {
-		select {
-		case <-e.closing:
-			log.Info("index backfill interrupted; it resumes on restart", "scanned", scanned)
-			return
-		default:
-		}
-		t, cur, ok := e.currentIndex(table, tableID, ix)
-		if !ok || !cur.Backfilling {
-			return
-		}
-		if backfillChunkHook != nil {
-			backfillChunkHook()
-		}
-		res, err := e.backfillChunk(t, cur).Chunk(t, cur, cursor, end)
-		if errors.Is(err, storage.ErrConflict) {
-			continue
-		}
-		if errors.Is(err, indexes.ErrStopped) {
-			log.Info("index backfill stopped: the index is being deleted", "scanned", scanned)
-			return
-		}
-		if err != nil {
-			log.Error("index backfill failed", "err", err)
-			return
-		}
-		scanned += int64(res.Seen)
-		indexed += int64(res.Added)
-		skipped += int64(res.Skipped)
-		if now := time.Now(); now.Sub(lastLog) >= backfillLogEvery {
-			lastLog = now
-			total := max(t.stats.items.Load(), scanned)
-			log.Info("index backfill progress", "scanned", scanned, "of", total, "indexed", indexed, "skipped", skipped)
-		}
-		if res.Next == nil {
-			break
-		}
-		cursor = res.Next
+	p, ok := e.backfillJob(table, tableID, ix, log).Walk(itemPrefix(tableID), itemPrefix(tableID+1))
+	if !ok {
+		return
 	}
 	if !minEnd.IsZero() && !e.awaitClock(minEnd, func() bool {
 		_, cur, ok := e.currentIndex(table, tableID, ix)
@@ -210,7 +168,7 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index, minEnd time.T
 		log.Error("index backfill: saving the catalog failed", "err", err)
 		return
 	}
-	log.Info("index backfill finished", "active", !allocating, "scanned", scanned, "indexed", indexed, "skipped", skipped, "took", time.Since(start).Round(time.Millisecond))
+	log.Info("index backfill finished", "active", !allocating, "scanned", p.Scanned, "indexed", p.Indexed, "skipped", p.Skipped, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // backfillMinEnd is when, with --create-delay, the backfill of a GSI of t
@@ -231,17 +189,30 @@ func (e *Engine) backfillMinEnd(t *Table) time.Time {
 	return from.Add(e.cfg.CreateDelay)
 }
 
-// backfillChunk is what one backfill chunk of ix, an index of t, needs of
-// the engine.
-func (e *Engine) backfillChunk(t *Table, ix *Index) *indexes.Backfill {
+// backfillJob is the backfill of ix, an index of table (tableID), over the
+// engine.
+func (e *Engine) backfillJob(table string, tableID uint64, ix *Index, log *slog.Logger) *indexes.Backfill {
 	return &indexes.Backfill{
 		Store:       e.store,
 		Snapshot:    e.openSnapshot,
 		ReadItem:    readItem,
 		LockStripes: e.lockStripes,
-		Backfilling: func() bool {
-			_, cur, ok := e.currentIndex(t.Name, t.ID, ix)
-			return ok && cur.Backfilling
+		Current: func() (indexes.Table, *Index, bool) {
+			t, cur, ok := e.currentIndex(table, tableID, ix)
+			return t, cur, ok
+		},
+		Closing: e.isClosing,
+		BeforeChunk: func() {
+			if backfillChunkHook != nil {
+				backfillChunkHook()
+			}
+		},
+		Log: log,
+		TableItems: func() int64 {
+			if t, _, ok := e.currentIndex(table, tableID, ix); ok {
+				return t.stats.items.Load()
+			}
+			return 0
 		},
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"log/slog"
+	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/snapshot"
@@ -60,7 +62,7 @@ func Purges(r *snapshot.Reader) ([]Ref, error) {
 	return out, err
 }
 
-// Backfill is what a backfill chunk needs of the core.
+// Backfill is one backfill job and what it needs of the core.
 type Backfill struct {
 	// Store begins the chunk's transaction.
 	Store storage.Store
@@ -70,9 +72,78 @@ type Backfill struct {
 	ReadItem func(r storage.Reader, key []byte) (attr.Item, error)
 	// LockStripes takes the item stripe locks of keys.
 	LockStripes func(keys [][]byte) func()
-	// Backfilling reports, under the chunk's stripe locks, whether the
-	// index is still the table's and still backfilling.
-	Backfilling func() bool
+	// Current returns the table's version now and the index as it holds
+	// it; ok is false when the index is no longer the table's (deleted, or
+	// the table deleted). It is asked before each chunk and, under the
+	// chunk's stripe locks, before its commit.
+	Current func() (t Table, ix *Index, ok bool)
+	// Closing reports whether the engine is closing (the job stops; a
+	// restart resumes it).
+	Closing func() bool
+	// BeforeChunk, when set (tests), runs before each chunk.
+	BeforeChunk func()
+	// Log is the job's logger; TableItems the table's ItemCount, for the
+	// progress lines.
+	Log        *slog.Logger
+	TableItems func() int64
+}
+
+// Progress is what a backfill did so far.
+type Progress struct {
+	Scanned, Indexed, Skipped int64
+}
+
+// logEvery is how often a running backfill logs its progress.
+const logEvery = 5 * time.Second
+
+// Walk indexes every item of the item range [lower, upper), chunk by
+// chunk, each chunk retried on a storage conflict. It reports whether it
+// reached the end; when it did not (the engine closing, the index deleted,
+// a storage failure) it has logged why.
+func (b *Backfill) Walk(lower, upper []byte) (Progress, bool) {
+	var p Progress
+	lastLog := time.Now()
+	for cursor := lower; cursor != nil; {
+		if b.Closing() {
+			b.Log.Info("index backfill interrupted; it resumes on restart", "scanned", p.Scanned)
+			return p, false
+		}
+		t, ix, ok := b.Current()
+		if !ok || !ix.Backfilling {
+			return p, false
+		}
+		if b.BeforeChunk != nil {
+			b.BeforeChunk()
+		}
+		res, err := b.Chunk(t, ix, cursor, upper)
+		if errors.Is(err, storage.ErrConflict) {
+			continue
+		}
+		if errors.Is(err, ErrStopped) {
+			b.Log.Info("index backfill stopped: the index is being deleted", "scanned", p.Scanned)
+			return p, false
+		}
+		if err != nil {
+			b.Log.Error("index backfill failed", "err", err)
+			return p, false
+		}
+		p.Scanned += int64(res.Seen)
+		p.Indexed += int64(res.Added)
+		p.Skipped += int64(res.Skipped)
+		if now := time.Now(); now.Sub(lastLog) >= logEvery {
+			lastLog = now
+			total := max(b.TableItems(), p.Scanned)
+			b.Log.Info("index backfill progress", "scanned", p.Scanned, "of", total, "indexed", p.Indexed, "skipped", p.Skipped)
+		}
+		cursor = res.Next
+	}
+	return p, true
+}
+
+// backfilling reports whether ix is still the table's and backfilling.
+func (b *Backfill) backfilling() bool {
+	_, cur, ok := b.Current()
+	return ok && cur.Backfilling
 }
 
 // ChunkResult is what one chunk did: Next is the cursor of the next chunk
@@ -136,7 +207,7 @@ func (b *Backfill) Chunk(t Table, ix *Index, cursor, end []byte) (ChunkResult, e
 	// retry), and a writer never conflicts with a chunk (it would retry at
 	// once, and could exhaust its retries while the chunk is applied).
 	unlock := b.LockStripes(keys)
-	if !b.Backfilling() {
+	if !b.backfilling() {
 		unlock()
 		return ChunkResult{}, ErrStopped
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -57,6 +58,7 @@ func TestBackfillChunks(t *testing.T) {
 	st := memory.New()
 	tb := newTable(3)
 	gsi := tb.live.ByName[0]
+	gsi.Backfilling = true
 	kv := map[string][]byte{}
 	n := indexes.ChunkSize + 44
 	for i := range n {
@@ -78,7 +80,9 @@ func TestBackfillChunks(t *testing.T) {
 		Snapshot:    func() (*snapshot.Reader, error) { return snapshot.Open(st, layout) },
 		ReadItem:    readItem,
 		LockStripes: func(keys [][]byte) func() { locked += len(keys); return func() {} },
-		Backfilling: func() bool { return !stopped },
+		Current: func() (indexes.Table, *indexes.Index, bool) {
+			return tb, gsi, !stopped
+		},
 	}
 	lower, upper := layout.Items(3)
 	stopped = true
@@ -122,6 +126,48 @@ func TestBackfillChunks(t *testing.T) {
 	}
 	if _, _, done, _ := indexes.Count(r, indexes.Ref{Table: 3, Index: gsi.ID}, func([]byte) int64 { return 0 }, func() bool { return true }); done != (valid < 4096) {
 		t.Fatalf("a stopped Count reports done %v", done)
+	}
+}
+
+// TestBackfillWalk: a walk indexes the whole range and reports its
+// progress; it stops, reporting so, when the engine closes or the index
+// goes.
+func TestBackfillWalk(t *testing.T) {
+	st := memory.New()
+	tb := newTable(5)
+	gsi := tb.live.ByName[0]
+	gsi.Backfilling = true
+	kv := map[string][]byte{}
+	n := 2*indexes.ChunkSize + 1
+	for i := range n {
+		kv[string(itemKey(5, fmt.Sprint(i)))] = attr.AppendItem(nil, attr.Item{"pk": s(fmt.Sprint(i)), "sk": s("1"), "g": s("x")})
+	}
+	put(t, st, kv)
+	closing, chunks, present := false, 0, true
+	bf := &indexes.Backfill{
+		Store:       st,
+		Snapshot:    func() (*snapshot.Reader, error) { return snapshot.Open(st, layout) },
+		ReadItem:    readItem,
+		LockStripes: func([][]byte) func() { return func() {} },
+		Current:     func() (indexes.Table, *indexes.Index, bool) { return tb, gsi, present },
+		Closing:     func() bool { return closing },
+		BeforeChunk: func() { chunks++ },
+		Log:         slog.New(slog.DiscardHandler),
+		TableItems:  func() int64 { return int64(n) },
+	}
+	lower, upper := layout.Items(5)
+	closing = true
+	if _, ok := bf.Walk(lower, upper); ok || chunks != 0 {
+		t.Fatalf("a closing engine's walk: ok %v after %d chunks", ok, chunks)
+	}
+	closing, present = false, false
+	if _, ok := bf.Walk(lower, upper); ok || chunks != 0 {
+		t.Fatalf("a deleted index's walk: ok %v after %d chunks", ok, chunks)
+	}
+	present = true
+	p, ok := bf.Walk(lower, upper)
+	if !ok || chunks != 3 || p.Scanned != int64(n) || p.Indexed != int64(n) || p.Skipped != 0 {
+		t.Fatalf("walk: ok %v, %d chunks, %+v", ok, chunks, p)
 	}
 }
 
