@@ -191,24 +191,9 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		}
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
-	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
+	p, items, units, err := e.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
+	if err != nil {
 		return nil, nil, err
-	}
-	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	if encode != nil && p.canEncode() && !r.Fetch {
-		p.enc = encodedPage{on: true, json: encode}
-	}
-	if err := e.admitRead(t, r.Index.Name); err != nil {
-		return nil, nil, err
-	}
-	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, nil, err
-	}
-	units := r.units()
-	e.chargeRead(t, r.Index.Name, units.total())
-	var items []attr.Item
-	if !p.enc.on {
-		items = p.resultItems()
 	}
 	return &wire.QueryOutput{
 		Items:            items,
@@ -217,6 +202,33 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
 		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
+}
+
+// readIndexPage reads a page of r's entries within opts, after checking the
+// filter's and projection's key paths and admitting the read, and charges
+// it: with encode, a page of entries that all go out
+// whole (no filter, projection, COUNT or fetch from the table) keeps them
+// encoded (items is then nil).
+func (e *Engine) readIndexPage(r *indexRead, limit *int32, sel string, filter *expr.Condition, proj *expr.Projection, encode []byte, opts storage.IterOptions) (p *page, items []attr.Item, units indexUnits, err error) {
+	if err := r.t.checkScalarKeyPaths(filter, proj, nil); err != nil {
+		return nil, nil, indexUnits{}, err
+	}
+	p = newPage(limit, sel, filter, proj)
+	if encode != nil && p.canEncode() && !r.Fetch {
+		p.enc = encodedPage{on: true, json: encode}
+	}
+	if err := e.admitRead(r.t, r.Index.Name); err != nil {
+		return nil, nil, indexUnits{}, err
+	}
+	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
+		return nil, nil, indexUnits{}, err
+	}
+	units = r.units()
+	e.chargeRead(r.t, r.Index.Name, units.total())
+	if !p.enc.on {
+		items = p.resultItems()
+	}
+	return p, items, units, nil
 }
 
 // fillIndexFromSnapshot fills p from index entries read in one consistent
@@ -266,24 +278,9 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 		}
 		startAfter(&opts, ek)
 	}
-	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
+	p, items, units, err := e.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
+	if err != nil {
 		return nil, nil, err
-	}
-	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	if encode != nil && p.canEncode() && !r.Fetch {
-		p.enc = encodedPage{on: true, json: encode}
-	}
-	if err := e.admitRead(t, r.Index.Name); err != nil {
-		return nil, nil, err
-	}
-	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, nil, err
-	}
-	units := r.units()
-	e.chargeRead(t, r.Index.Name, units.total())
-	var items []attr.Item
-	if !p.enc.on {
-		items = p.resultItems()
 	}
 	return &wire.ScanOutput{
 		Items:            items,
