@@ -323,3 +323,43 @@ func TestCollectionMetrics(t *testing.T) {
 		t.Fatalf("metrics not asked for: %+v %v", bw.ItemCollectionMetrics, err)
 	}
 }
+
+// TestCollectionOfRecreatedTable: a table deleted and created again under
+// the same name is another table (another ID): its item collections start
+// empty, whatever the old table's counters still hold, and fill to the
+// limit on their own.
+func TestCollectionOfRecreatedTable(t *testing.T) {
+	e := dpEngine(t)
+	e.coll.Max = 2000
+	old := lsiTable(t, e, "c")
+	big := strings.Repeat("x", 300)
+	fill := func() int {
+		t.Helper()
+		for n := 0; n < 20; n++ {
+			_, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("c"), Item: attr.Item{"pk": dpS("a"), "sk": dpS(fmt.Sprint(n)), "l": dpS("l"), "v": dpS(big)}})
+			if err != nil {
+				dpWantErr(t, err, "ItemCollectionSizeLimitExceededException", "Collection size exceeded")
+				return n
+			}
+		}
+		t.Fatal("the collection never filled")
+		return 0
+	}
+	first := fill()
+	if _, err := e.DeleteTable(dpCtx, &wire.DeleteTableInput{TableName: dpStr("c")}); err != nil {
+		t.Fatal(err)
+	}
+	again := lsiTable(t, e, "c")
+	if again.ID == old.ID {
+		t.Fatal("the recreated table reuses the old ID")
+	}
+	if n := counterOf(t, e, again, "a"); n != 0 {
+		t.Fatalf("the recreated table's collection starts at %d bytes", n)
+	}
+	if second := fill(); second != first {
+		t.Fatalf("the recreated table's collection took %d items, the old one %d", second, first)
+	}
+	if got, want := counterOf(t, e, again, "a"), scanCollectionSize(t, e, again, dpS("a")); got != want {
+		t.Fatalf("counter %d, scan %d", got, want)
+	}
+}
