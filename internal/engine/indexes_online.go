@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -35,38 +36,7 @@ var backfillChunkHook func()
 // describeIndexes fills the dynamic figures of every index into d: status,
 // Backfilling, ItemCount and IndexSizeBytes.
 func (e *Engine) describeIndexes(t *Table, d *wire.TableDescription) {
-	for i := range d.GlobalSecondaryIndexes {
-		g := &d.GlobalSecondaryIndexes[i]
-		ix, ok := t.Index(cpDeref(g.IndexName))
-		if !ok {
-			continue
-		}
-		if g.ProvisionedThroughput != nil {
-			pt := *g.ProvisionedThroughput
-			g.ProvisionedThroughput = &pt
-		}
-		switch {
-		case g.IndexStatus == StatusCreating && t.Status == StatusUpdating:
-			g.Backfilling = cpPtr(false) // resource allocation comes first
-		case ix.Backfilling:
-			g.Backfilling = cpPtr(true)
-		default:
-			g.Backfilling = nil
-		}
-		s := t.indexStatsFor(ix.ID)
-		g.ItemCount = cpPtr(max(s.Items.Load(), 0))
-		g.IndexSizeBytes = cpPtr(max(s.Bytes.Load(), 0))
-	}
-	for i := range d.LocalSecondaryIndexes {
-		l := &d.LocalSecondaryIndexes[i]
-		ix, ok := t.Index(cpDeref(l.IndexName))
-		if !ok {
-			continue
-		}
-		s := t.indexStatsFor(ix.ID)
-		l.ItemCount = cpPtr(max(s.Items.Load(), 0))
-		l.IndexSizeBytes = cpPtr(max(s.Bytes.Load(), 0))
-	}
+	indexes.Describe(d, t.Index, &t.stats.indexes, t.Status == StatusUpdating)
 }
 
 // startIndexWork starts the background work an UpdateTable (or Open)
@@ -288,21 +258,12 @@ func (e *Engine) recountIndexes(tables []*Table, restored map[indexes.Ref]bool) 
 			if restored[indexes.Ref{Table: t.ID, Index: ix.ID}] {
 				continue
 			}
-			s := t.indexStatsFor(ix.ID)
-			i0, b0 := s.Items.Load(), s.Bytes.Load()
-			r, err := e.openSnapshot()
-			if err != nil {
-				return
-			}
-			items, size, done, err := indexes.Count(r, indexes.Ref{Table: t.ID, Index: ix.ID}, itemSizeFromStored, e.isClosing)
-			r.Close()
-			if !done || err != nil {
+			take := func(mark func()) (*snapshot.Reader, error) { mark(); return e.openSnapshot() }
+			if ok, _ := t.stats.indexes.Recount(indexes.Ref{Table: t.ID, Index: ix.ID}, take, itemSizeFromStored, e.isClosing); !ok {
 				// Closing, or the walk failed: the figures are not a count.
 				e.statsDirty.Store(true)
 				return
 			}
-			s.Items.Add(items - i0)
-			s.Bytes.Add(size - b0)
 		}
 	}
 }
@@ -342,24 +303,18 @@ func (e *Engine) loadIndexStats(r storage.Reader, id uint64, restored map[indexe
 // write has then either committed and recorded its statistics, or neither,
 // so the count replaces exactly the figures of the writes it includes.
 func (e *Engine) settleIndexStats(t *Table, ix *Index) error {
-	s := t.indexStatsFor(ix.ID)
-	for i := range e.locks {
-		e.locks[i].Lock()
+	take := func(mark func()) (*snapshot.Reader, error) {
+		for i := range e.locks {
+			e.locks[i].Lock()
+		}
+		defer func() {
+			for i := len(e.locks) - 1; i >= 0; i-- {
+				e.locks[i].Unlock()
+			}
+		}()
+		mark()
+		return e.openSnapshot()
 	}
-	i0, b0 := s.Items.Load(), s.Bytes.Load()
-	r, err := e.openSnapshot()
-	for i := len(e.locks) - 1; i >= 0; i-- {
-		e.locks[i].Unlock()
-	}
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	items, size, _, err := indexes.Count(r, indexes.Ref{Table: t.ID, Index: ix.ID}, itemSizeFromStored, nil)
-	if err != nil {
-		return err
-	}
-	s.Items.Add(items - i0)
-	s.Bytes.Add(size - b0)
-	return nil
+	_, err := t.stats.indexes.Recount(indexes.Ref{Table: t.ID, Index: ix.ID}, take, itemSizeFromStored, nil)
+	return err
 }

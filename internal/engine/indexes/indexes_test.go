@@ -263,3 +263,12 @@ func TestStatsSaveRestore(t *testing.T) {
 		t.Fatalf("an unreadable value restored %v", ids)
 	}
 }
+
+func mustDecode(t *testing.T, v []byte) attr.Item {
+	t.Helper()
+	it, err := attr.DecodeItem(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}

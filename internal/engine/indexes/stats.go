@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 )
 
 // Overhead is the per-entry overhead DynamoDB counts in an index's size
@@ -80,4 +81,28 @@ func (s *Stats) Restore(v []byte) []uint32 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// Recount replaces the figures of index ref by a count of its entries
+// (Count) in the snapshot take returns, keeping what writes record
+// meanwhile: take calls mark when the figures the snapshot's count
+// replaces are to be read (just before it takes the snapshot, or under
+// every item lock with it), and the count then replaces exactly those. A
+// count stopped (stop) or failed leaves the figures as they were and
+// reports false (with the error, if any).
+func (s *Stats) Recount(ref Ref, take func(mark func()) (*snapshot.Reader, error), size func(stored []byte) int64, stop func() bool) (bool, error) {
+	f := s.Of(ref.Index)
+	var i0, b0 int64
+	r, err := take(func() { i0, b0 = f.Items.Load(), f.Bytes.Load() })
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	items, bytes, done, err := Count(r, ref, size, stop)
+	if !done || err != nil {
+		return false, err
+	}
+	f.Items.Add(items - i0)
+	f.Bytes.Add(bytes - b0)
+	return true, nil
 }
