@@ -15,6 +15,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/insights"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/policies"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -157,7 +158,7 @@ func (r *tableRecord) settle(now time.Time) {
 	if len(kept) < before {
 		pruneVectorDefinitions(&r.Desc)
 	}
-	settleVectors(&r.Desc)
+	vectors.Settle(&r.Desc)
 }
 
 func (r *tableRecord) indexID(name string) (uint32, bool) {

@@ -15,7 +15,7 @@
 //	item:     "i" + tableID(8) + hash(pk)(8) + key(pk) + key(sk)  → encoded item
 //	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries, and
 //	          item collection sizes under index ID 0 (internal/engine/indexes);
-//	          vector-index mappings (vector_store.go)
+//	          vector-index mappings (internal/engine/vectors)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (package backup)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
@@ -45,7 +45,7 @@
 // the new item and the writes derived from it commit in one storage
 // transaction. The write path names no subsystem: it offers each change of
 // an item (change.Change) to the subsystems wired at Open (subsystems.go:
-// internal/engine/indexes, vector indexes, internal/engine/pitr,
+// internal/engine/indexes, internal/engine/vectors, internal/engine/pitr,
 // internal/engine/streams and internal/engine/kinesisdest), which stage their writes into the same
 // transaction and are told once it committed (change.Subsystem).
 // The old item comes from the item cache (itemcache.go) when it holds it:
@@ -69,7 +69,7 @@
 //     not rebuilt (no transaction survives a restart; a token's repeat
 //     after one is applied again);
 //   - each subsystem's own state, which its package's doc.go describes
-//     (indexes, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
+//     (indexes, vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
 //     wires them.
 //
 // Another node sharing the store would read the same catalog but would

@@ -16,6 +16,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/engine/ttl"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -116,7 +117,7 @@ type Engine struct {
 	streams *streams.Registry // DynamoDB Streams (internal/engine/streams)
 	ttl     *ttl.Expirer      // ttl_expire.go, package ttl
 
-	vec vectorState // vector indexes (vector_store.go)
+	vec *vectors.Registry // vector indexes (internal/engine/vectors)
 
 	coll indexes.Collections // item collections of LSI tables (package indexes)
 
@@ -161,6 +162,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
 	e.streams = streams.New(e.streamsConfig())
+	e.vec = e.newVectorRegistry()
 	if err := e.openKinesis(store); err != nil { // a subsystem: before the list is wired
 		return nil, err
 	}
@@ -209,7 +211,7 @@ func (e *Engine) Close() error {
 	e.ddl.Unlock()
 	e.bg.Wait()
 	e.kin.Close()
-	if err := e.closeVectors(); err != nil {
+	if err := e.vec.Close(); err != nil {
 		return err
 	}
 	return e.saveStats()
@@ -316,6 +318,25 @@ func (e *Engine) goBackground(f func()) {
 		defer e.bg.Done()
 		f()
 	}()
+}
+
+// awaitClock waits until the engine's clock reaches at, while still
+// holds; it reports false when the engine closes or still stops holding.
+func (e *Engine) awaitClock(at time.Time, still func() bool) bool {
+	for {
+		if !still() {
+			return false
+		}
+		wait := at.Sub(e.clock.Now())
+		if wait <= 0 {
+			return true
+		}
+		select {
+		case <-e.closing:
+			return false
+		case <-time.After(min(wait, 50*time.Millisecond)):
+		}
+	}
 }
 
 // sleep waits d or until Close; it reports false when closing.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -45,7 +46,7 @@ func (u *indexUnits) add(v indexUnits) {
 func (t *Table) writeUnitsOf(res writeResult) indexUnits {
 	u := indexUnits{table: res.units()}
 	u.gsi, u.lsi = t.indexWriteUnits(res.Old, res.New)
-	u.vec = t.vectorWriteBytes(res.Old, res.New)
+	u.vec = vectors.WriteBytes(&t.Table, t.Vectors, res.Old, res.New)
 	return u
 }
 

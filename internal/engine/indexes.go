@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -64,7 +65,7 @@ func (t *Table) checkIndexKeyValues(it attr.Item, fromUpdate bool) error {
 // checkUpdateIndexValues refuses an update that SETs a secondary or vector
 // index key attribute to an empty string or binary.
 func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
-	return indexes.CheckUpdateValues(u, func(n string) bool { return t.isIndexKeyAttr(n) || t.isVectorHashAttr(n) })
+	return indexes.CheckUpdateValues(u, func(n string) bool { return t.isIndexKeyAttr(n) || vectors.IsHashAttr(t.Vectors, n) })
 }
 
 // indexWriteUnits is the write capacity one item change consumes in each

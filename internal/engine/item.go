@@ -9,6 +9,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -212,7 +213,7 @@ type itemWrite struct {
 	ttl bool
 	// whole marks a write of a whole item (a Put): every vector attribute
 	// in it is written, so checked, even one equal to the stored value
-	// (vector_write.go).
+	// (internal/engine/vectors).
 	whole bool
 	// verbatim marks a restore's copy of an item its source table held
 	// (backup_restore.go): it is written as it was, without the checks of
@@ -309,12 +310,12 @@ func (e *Engine) stageWrite(txn storage.Txn, w itemWrite, key []byte) (res write
 		return res, false, err
 	}
 	res.OldSize = itemSize(res.Old)
-	res.OldBilled = w.table.billedSize(res.Old, res.OldSize)
+	res.OldBilled = vectors.BilledSize(w.table.Vectors, res.Old, res.OldSize)
 	if res.New, err = w.apply(res.Old); err != nil {
 		return res, false, err
 	}
 	res.NewSize = itemSize(res.New)
-	res.NewBilled = w.table.billedSize(res.New, res.NewSize)
+	res.NewBilled = vectors.BilledSize(w.table.Vectors, res.New, res.NewSize)
 	if res.NewSize > maxItemSize {
 		return res, false, ddberr.Validation(w.tooBig)
 	}

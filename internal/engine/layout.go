@@ -12,6 +12,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -507,10 +508,10 @@ func (rw *rekeyer) indexKey(t *keySchema, k, v []byte) ([]byte, []byte, bool, er
 		return nil, nil, false, nil
 	}
 	switch k[13] {
-	case vecKeyMap: // P 'k' itemKey → id
+	case vectors.KeyMap: // P 'k' itemKey → id
 		nk, err := rw.itemKey(t, k[14:])
 		return append(bytes.Clone(k[:14]), nk...), v, err == nil, err
-	case vecKeyID: // P 'n' id → itemKey
+	case vectors.KeyID: // P 'n' id → itemKey
 		nv, err := rw.itemKey(t, v)
 		return k, nv, err == nil, err
 	}

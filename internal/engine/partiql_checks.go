@@ -6,6 +6,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/partiql"
 )
 
@@ -134,7 +135,7 @@ func orderedType(t attr.Type) bool { return t == attr.S || t == attr.N || t == a
 func (p *plan) checkPQIndexRead() (*Index, error) {
 	// A vector index answers as a Scan of it does (PartiQL reads one as a
 	// scan whatever its WHERE clause).
-	if err := p.table.checkVectorRead(p.st.Index, false); err != nil {
+	if err := vectors.CheckRead(p.table.Vectors, p.st.Index, false); err != nil {
 		return nil, err
 	}
 	ix, ok := p.table.Index(p.st.Index)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -58,7 +59,7 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 		return nil, nil, err
 	}
 	if in.IndexName != nil {
-		if err := t.checkVectorRead(*in.IndexName, true); err != nil {
+		if err := vectors.CheckRead(t.Vectors, *in.IndexName, true); err != nil {
 			return nil, nil, err
 		}
 		return e.queryIndex(in, x, t, encode)

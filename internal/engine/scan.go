@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -81,7 +82,7 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly bool) (
 		return nil, nil, ddberr.Validation(msg)
 	}
 	if in.IndexName != nil {
-		if err := t.checkVectorRead(*in.IndexName, false); err != nil {
+		if err := vectors.CheckRead(t.Vectors, *in.IndexName, false); err != nil {
 			return nil, nil, err
 		}
 		return e.scanIndex(in, x, t, encode)

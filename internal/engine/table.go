@@ -54,7 +54,7 @@ type Table struct {
 	// GSIs and LSIs in the order they were defined.
 	GSIs []*Index
 	LSIs []*Index
-	// Vectors are the vector indexes (vector_schema.go).
+	// Vectors are the vector indexes (internal/engine/vectors).
 	Vectors []*VectorIndex
 
 	rec   *tableRecord // the persisted record this Table was built from

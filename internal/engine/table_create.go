@@ -11,6 +11,7 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/policies"
 	"github.com/kura-db/kura/internal/engine/tags"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -372,7 +373,7 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 	for _, g := range gsis {
 		use(g.KeySchema)
 	}
-	use(searchSchemaKeys(in.VectorIndexes, defined))
+	use(vectors.SearchSchemaKeys(in.VectorIndexes, defined))
 	// A vector attribute defined for no key is refused as such, not as an
 	// unused definition (eu-west-2 and us-east-1, 2026-08-12, captured by
 	// another emulator's authors); one a key uses is answered after the
@@ -380,7 +381,7 @@ func validateCreateTable(in *wire.CreateTableInput) (string, *ddberr.Error) {
 	// tests see a duplicate name reported first).
 	for _, v := range in.VectorIndexes {
 		if va := v.VectorAttribute; va != nil && defined[cpDeref(va.AttributeName)] && !used[cpDeref(va.AttributeName)] {
-			return "", vectorAttrDefined(cpDeref(va.AttributeName))
+			return "", vectors.AttrDefined(cpDeref(va.AttributeName))
 		}
 	}
 	if len(lsis) == 0 && len(gsis) == 0 {

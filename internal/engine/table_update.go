@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -442,7 +443,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		// A vector index being built counts as the one online index change
 		// too, as a GSI's does for a vector index (applyVectorUpdates).
-		if (u.Create != nil || u.Delete != nil) && (onlineIndexChangeRunning(d) || vectorIndexBuilding(d)) && !deletesBackfilling(d, u.Delete) {
+		if (u.Create != nil || u.Delete != nil) && (onlineIndexChangeRunning(d) || vectors.Building(d)) && !deletesBackfilling(d, u.Delete) {
 			return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
 		}
 		switch {
@@ -520,7 +521,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 		case u.Create != nil:
 			c := u.Create
 			n := cpDeref(c.IndexName)
-			if findGSI(n) >= 0 || isLSI(n) || vectorDesc(d, n) != nil {
+			if findGSI(n) >= 0 || isLSI(n) || vectors.Desc(d, n) != nil {
 				return false, ddberr.Validation("Attempting to create an index which already exists")
 			}
 			if len(d.GlobalSecondaryIndexes) >= maxGSIs {
@@ -537,7 +538,7 @@ func (e *Engine) applyGSIUpdates(rec *tableRecord, in *wire.UpdateTableInput, bi
 					return false, ddberr.InvalidParam("AttributeDefinitions is not specified for index: %s", n)
 				}
 				typ := in.AttributeDefinitions[j].AttributeType
-				if vx := vectorOfAttr(d, kn); vx != nil {
+				if vx := vectors.OfAttr(d, kn); vx != nil {
 					// A GSI cannot key on a vector attribute (eu-west-2 and
 					// us-east-1, 2026-08-12, captured by another emulator's
 					// authors; ScyllaDB's Alternator tests agree).

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -83,7 +84,7 @@ func deleteAllocating(table, index string) *ddberr.Error {
 // change to an UPDATING table. nil: no such change, or no allocation.
 func indexChangeWhileAllocating(t *Table, in *wire.UpdateTableInput) *ddberr.Error {
 	d := &t.rec.Desc
-	if t.Status != StatusUpdating || t.rec.UpdateKind != "" || !gsiAllocating(d) && !vectorIndexBuilding(d) {
+	if t.Status != StatusUpdating || t.rec.UpdateKind != "" || !gsiAllocating(d) && !vectors.Building(d) {
 		return nil
 	}
 	var online []wire.GlobalSecondaryIndexUpdate

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -438,7 +439,7 @@ func conditionCheck(txn storage.Txn, a *txAction) (writeResult, error) {
 		return writeResult{}, err
 	}
 	res := writeResult{Old: old, OldSize: itemSize(old)}
-	res.OldBilled = a.table.billedSize(old, res.OldSize)
+	res.OldBilled = vectors.BilledSize(a.table.Vectors, old, res.OldSize)
 	return res, checkCondition(a.x.cond, old, a.onFailure)
 }
 

@@ -71,11 +71,29 @@ func (r *Reader) Range(lower, upper []byte, fn func(key, value []byte) (bool, er
 // Items calls fn with every item of table tableID as the snapshot holds
 // it, in storage order. It reports false when fn stopped it.
 func (r *Reader) Items(tableID uint64, fn Visit) (bool, error) {
+	return r.ItemsFrom(tableID, nil, fn)
+}
+
+// ItemsFrom is Items from the item whose suffix is from on (nil: from the
+// first), for a job that walks a table in steps, each over a snapshot of
+// its own, resuming after the last suffix it saw.
+func (r *Reader) ItemsFrom(tableID uint64, from []byte, fn Visit) (bool, error) {
 	lower, upper := r.layout.Items(tableID)
 	n := r.layout.PrefixLen
+	if from != nil {
+		lower = append(lower[:n:n], from...)
+	}
 	return r.Range(lower, upper, func(key, value []byte) (bool, error) {
 		return fn(key[n:], value)
 	})
+}
+
+// ItemKey is the storage key of the item of table tableID that suffix
+// names.
+func (r *Reader) ItemKey(tableID uint64, suffix []byte) []byte {
+	lower, _ := r.layout.Items(tableID)
+	n := r.layout.PrefixLen
+	return append(lower[:n:n], suffix...)
 }
 
 // ItemsAt calls fn with every item of table tableID as it was at `at`:

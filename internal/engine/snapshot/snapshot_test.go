@@ -187,3 +187,26 @@ func TestRange(t *testing.T) {
 		t.Fatalf("Range: %v %v %v", ok, err, keys)
 	}
 }
+
+// TestItemsFrom: a walk resumed from a suffix sees that item and the
+// table's later ones only, and ItemKey names an item's storage key.
+func TestItemsFrom(t *testing.T) {
+	s := memory.New()
+	write(t, s, map[string][]byte{item(1, "a"): []byte("A"), item(1, "b"): []byte("B"), item(1, "c"): []byte("C"), item(2, "d"): []byte("D")})
+	r, err := snapshot.Open(s, layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := collect(t, func(v snapshot.Visit) (bool, error) { return r.ItemsFrom(1, []byte("b"), v) })
+	if want := map[string]string{"b": "B", "c": "C"}; !maps.Equal(got, want) {
+		t.Fatalf("ItemsFrom(b) = %v, want %v", got, want)
+	}
+	got = collect(t, func(v snapshot.Visit) (bool, error) { return r.ItemsFrom(1, nil, v) })
+	if len(got) != 3 {
+		t.Fatalf("ItemsFrom(nil) = %v, want the table's 3 items", got)
+	}
+	if k := r.ItemKey(1, []byte("b")); string(k) != item(1, "b") {
+		t.Fatalf("ItemKey = %q, want %q", k, item(1, "b"))
+	}
+}

@@ -1,7 +1,6 @@
-package engine
+package vectors
 
 import (
-	"context"
 	"errors"
 	"math"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/vector"
@@ -24,55 +24,32 @@ const (
 	msgSearchHashRequired = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
 )
 
-// SearchVectors is a k-nearest-neighbour search of a vector index.
-func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput) (*wire.SearchVectorsOutput, error) {
-	topK := int(cpDeref(in.TopK))
-	if maxK := e.vectorMaxTopK(); topK < 1 || topK > maxK {
-		return nil, ddberr.Validationf("Provided TopK value '%d' is out of valid range. The value must be between 1 and %d inclusive", topK, maxK)
-	}
-	cond := in.SearchConditionExpression
-	anyExpr := cond != nil || in.ProjectionExpression != nil
-	if err := expr.ValidateParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues, anyExpr, cond != nil); err != nil {
-		return nil, err
-	}
-	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	var c *expr.Condition
-	if cond != nil {
-		var err error
-		if c, err = parseCondition(params, expr.KindCondition, *cond); err != nil {
-			return nil, renameSearchErr(err)
-		}
-	}
-	var proj *expr.Projection
-	if in.ProjectionExpression != nil {
-		var err error
-		if proj, err = parseProjection(params, *in.ProjectionExpression); err != nil {
-			return nil, err
-		}
-	}
-	if err := params.CheckUnused(); err != nil {
-		return nil, err
-	}
-	var eqs []searchEq
-	if c != nil {
-		var err error
-		if eqs, err = searchEqualities(c, eqs); err != nil {
-			return nil, err
-		}
-	}
+// Query is a SearchVectors request as the core has checked and parsed it:
+// the TopK within MaxTopK, the SearchConditionExpression's equalities
+// (Equalities) and the ProjectionExpression (nil when absent).
+type Query struct {
+	Index    string
+	Vector   []attr.Value
+	TopK     int
+	Eqs      []Eq
+	Proj     *expr.Projection
+	Capacity bool // ReturnConsumedCapacity asks for it
+}
 
-	t, err := e.activeTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	name := cpDeref(in.IndexName)
-	vx, ok := t.VectorIndex(name)
-	rt := (*vecRuntime)(nil)
+// Search is SearchVectors' execution over one vector index of t: the index
+// must be ready, the vector of its dimensions; the hits come back with the
+// items as a snapshot taken after the search holds them (an item removed
+// meanwhile is left out), projected as the index and the request say.
+func (r *Registry) Search(t Table, q Query) (*wire.SearchVectorsOutput, error) {
+	def := t.Def()
+	name := q.Index
+	vx, ok := ByName(t.VectorIndexes(), name)
+	var rt *liveIndex
 	if ok {
-		rt = e.vecRuntime(t.ID, vx.ID)
+		rt = r.runtime(def.ID, vx.ID)
 	}
 	if !ok || rt == nil || !vx.Ready() {
-		if ok && (vx.Status == StatusCreating || vx.Backfilling != nil && *vx.Backfilling) {
+		if ok && (vx.Status == statusCreating || vx.Backfilling != nil && *vx.Backfilling) {
 			// Through the whole creation, resource allocation included
 			// (eu-west-2, 2026-08-11 and 2026-08-21, captured by another
 			// emulator's authors).
@@ -80,50 +57,50 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		}
 		return nil, ddberr.Validation("The table does not have the specified index: " + name)
 	}
-	q := make([]float32, len(in.SearchVector))
-	for i, v := range in.SearchVector {
+	vec := make([]float32, len(q.Vector))
+	for i, v := range q.Vector {
 		f, ok := float32Of(v.Str)
 		if v.T != attr.N || !ok {
 			return nil, ddberr.InvalidSearchVector()
 		}
-		q[i] = f
+		vec[i] = f
 	}
-	if len(q) != vx.Dims {
-		return nil, ddberr.Validationf("Input search vector dimension %d does not match vector index dimension %d", len(q), vx.Dims)
+	if len(vec) != vx.Dims {
+		return nil, ddberr.Validationf("Input search vector dimension %d does not match vector index dimension %d", len(vec), vx.Dims)
 	}
-	f, err := vx.searchFilter(eqs)
+	f, err := vx.searchFilter(q.Eqs)
 	if err != nil {
 		return nil, err
 	}
 
-	ef := e.vec.efSearch
+	ef := r.efSearch
 	if ef == 0 {
 		ef = rt.idx.Config().EfSearch
 	}
-	if vecSearchEfHook != nil {
-		vecSearchEfHook(ef)
+	if searchEfHook != nil {
+		searchEfHook(ef)
 	}
-	hits, err := rt.idx.SearchEf(q, topK, ef, f)
+	hits, err := rt.idx.SearchEf(vec, q.TopK, ef, f)
 	if err != nil {
 		return nil, ddberr.Internal("Internal server error")
 	}
-	snap, err := e.store.NewSnapshot()
+	snap, err := r.opt.Store.NewSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
 	out := &wire.SearchVectorsOutput{SearchResults: []wire.SearchResultItem{}}
-	keep := t.searchResultAttrs(vx, proj)
+	keep := vx.resultAttrs(def, q.Proj)
 	size := 0
 	for _, h := range hits {
-		key, err := snap.Get(vecIDKey(rt.prefix, vecKeyID, h.ID))
+		key, err := snap.Get(idKey(rt.prefix, KeyID, h.ID))
 		if errors.Is(err, storage.ErrNotFound) {
 			continue // removed after the search saw it
 		}
 		if err != nil {
 			return nil, err
 		}
-		item, err := readItemOnly(snap, key, keep)
+		item, err := r.opt.Host.ReadItem(snap, key, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -133,32 +110,32 @@ func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput)
 		if v, ok := item[vx.Attr]; ok {
 			item[vx.Attr] = float32Vector(v)
 		}
-		res := searchResultItem(item, proj)
+		res := resultItem(item, q.Proj)
 		size += attr.ItemSize(res) + 8
 		if size > maxSearchResponse {
 			break
 		}
-		out.SearchResults = append(out.SearchResults, wire.SearchResultItem{Item: res, Score: cpPtr(finiteScore(h.Score))})
+		out.SearchResults = append(out.SearchResults, wire.SearchResultItem{Item: res, Score: wire.Ptr(finiteScore(h.Score))})
 	}
-	if in.ReturnConsumedCapacity == capTotal || in.ReturnConsumedCapacity == capIndexes {
-		b := float64(vectorSearchBytes(vx, rt.idx.Len(), topK) + size)
+	if q.Capacity {
+		b := float64(searchBytes(vx, rt.idx.Len(), q.TopK) + size)
 		out.ConsumedCapacity = &wire.VectorCapacity{VectorSearchRequestBytes: &b}
 	}
 	return out, nil
 }
 
-// vectorSearchBytes approximates the vector data a search examines: the
+// searchBytes approximates the vector data a search examines: the
 // float32 vectors of about TopK plus 16·log2(n) candidates (graph search is
 // logarithmic in the index size), capped at the whole index.
-func vectorSearchBytes(vx *VectorIndex, n, k int) int {
+func searchBytes(vx *Index, n, k int) int {
 	examined := min(n, k+16*int(math.Ceil(math.Log2(float64(n)+1))))
 	return 4 * vx.Dims * max(examined, 1)
 }
 
-// searchResultAttrs says which stored attributes a search result can use:
+// resultAttrs says which stored attributes a search result can use:
 // the projected ones, and the vector only when the ProjectionExpression
 // names it, so the (large) vector is not even decoded otherwise.
-func (t *Table) searchResultAttrs(vx *VectorIndex, proj *expr.Projection) func(string) bool {
+func (vx *Index) resultAttrs(t *change.Table, proj *expr.Projection) func(string) bool {
 	wantVec := false
 	if proj != nil {
 		for _, p := range proj.Paths {
@@ -174,34 +151,37 @@ func (t *Table) searchResultAttrs(vx *VectorIndex, proj *expr.Projection) func(s
 		if name == vx.Attr {
 			return wantVec
 		}
-		return t.vectorProjects(vx, name)
+		return vx.projects(t, name)
 	}
 }
 
-// searchResultItem is one result's item, decoded with searchResultAttrs
+// resultItem is one result's item, decoded with resultAttrs
 // (so already only projected attributes, the vector only when named): the
 // ProjectionExpression applied, if any.
-func searchResultItem(item attr.Item, proj *expr.Projection) attr.Item {
+func resultItem(item attr.Item, proj *expr.Projection) attr.Item {
 	if proj == nil {
 		return item
 	}
 	return proj.Apply(item)
 }
 
-// searchEq is one "attribute = :value" of a SearchConditionExpression.
-type searchEq struct {
+// Eq is one "attribute = :value" of a SearchConditionExpression.
+type Eq struct {
 	name  string
 	value attr.Value
 }
 
-// searchEqualities flattens a SearchConditionExpression: only = between a
-// top-level attribute and a value, joined by AND.
-func searchEqualities(c *expr.Condition, out []searchEq) ([]searchEq, error) {
+// Equalities flattens a SearchConditionExpression: only = between a
+// top-level attribute and a value, joined by AND (SearchVectors' request
+// validation, before the table is looked up).
+func Equalities(c *expr.Condition) ([]Eq, error) { return equalities(c, nil) }
+
+func equalities(c *expr.Condition, out []Eq) ([]Eq, error) {
 	switch c.Op {
 	case expr.OpAnd:
 		for _, s := range c.Sub {
 			var err error
-			if out, err = searchEqualities(s, out); err != nil {
+			if out, err = equalities(s, out); err != nil {
 				return nil, err
 			}
 		}
@@ -227,7 +207,7 @@ func searchEqualities(c *expr.Condition, out []searchEq) ([]searchEq, error) {
 				return nil, ddberr.Validation("Invalid SearchConditionExpression: SearchConditionExpression must only contain one condition per attribute")
 			}
 		}
-		return append(out, searchEq{name: a.Path[0].Name, value: b.Value}), nil
+		return append(out, Eq{name: a.Path[0].Name, value: b.Value}), nil
 	}
 	return nil, ddberr.Validation(msgSearchComparator)
 }
@@ -237,7 +217,7 @@ func notInSchema(name string) error {
 }
 
 // searchFilter turns the equalities into an index filter.
-func (vx *VectorIndex) searchFilter(eqs []searchEq) (*vector.Filter, error) {
+func (vx *Index) searchFilter(eqs []Eq) (*vector.Filter, error) {
 	f := &vector.Filter{}
 	for _, q := range eqs {
 		k, hash, ok := vx.schemaAttr(q.name)
@@ -267,8 +247,8 @@ func (vx *VectorIndex) searchFilter(eqs []searchEq) (*vector.Filter, error) {
 	return f, nil
 }
 
-// renameSearchErr gives a condition parse error SearchVectors' prefix.
-func renameSearchErr(err error) error {
+// RenameSearchErr gives a condition parse error SearchVectors' prefix.
+func RenameSearchErr(err error) error {
 	de := ddberr.As(err)
 	if de == nil {
 		return err
@@ -280,9 +260,9 @@ func renameSearchErr(err error) error {
 	return ddberr.Validation(msg)
 }
 
-// vecSearchEfHook, when set by a test, sees the beam width each
+// searchEfHook, when set by a test, sees the beam width each
 // SearchVectors passes to the index.
-var vecSearchEfHook func(ef int)
+var searchEfHook func(ef int)
 
 // float32Vector is the copy of a vector the index stores and a search
 // returns: each number rounded to float32 (a conformance suite run against

@@ -1,4 +1,4 @@
-package engine
+package vectors
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/kura-db/kura/internal/vector"
 )
 
-// Vector index snapshots (storage layout in vector_store.go).
+// Vector index snapshots (storage layout in store.go).
 //
 // A snapshot generation is written in three steps:
 //
@@ -39,32 +39,32 @@ import (
 // Periodic snapshot defaults (the server's --vector-snapshot-interval and
 // --vector-snapshot-changes).
 const (
-	DefaultVectorSnapshotInterval = 5 * time.Minute
-	DefaultVectorSnapshotChanges  = 10000
+	DefaultSnapshotInterval = 5 * time.Minute
+	DefaultSnapshotChanges  = 10000
 )
 
-// errVecSnapAborted stops a snapshot when the engine closes or the index is
+// errSnapAborted stops a snapshot when the engine closes or the index is
 // dropped; the old generation stays current.
-var errVecSnapAborted = errors.New("engine: vector snapshot aborted")
+var errSnapAborted = errors.New("vectors: snapshot aborted")
 
-// vecSnapHook, when set by tests, is called after each snapshot step
+// snapHookFn, when set by tests, is called after each snapshot step
 // ("chunks", "meta", "marks"); an error stops the snapshot there, leaving
 // storage exactly as a crash at that point would.
-var vecSnapHook func(step string) error
+var snapHookFn func(step string) error
 
-// SetVectorQuantization sets the vector indexes' traversal representation
+// SetQuantization sets the vector indexes' traversal representation
 // (--vector-quantization): for indexes created from now on and for every
 // index already loaded. An index loaded from a snapshot written under the
 // same setting keeps its persisted SQ8 ranges; a changed setting retrains or
 // drops the codes in memory.
-func (e *Engine) SetVectorQuantization(q vector.Quantization) error {
-	e.vec.mu.Lock()
-	e.vec.quant = q
-	list := make([]*vecRuntime, 0, len(e.vec.rt))
-	for _, rt := range e.vec.rt {
+func (r *Registry) SetQuantization(q vector.Quantization) error {
+	r.mu.Lock()
+	r.quant = q
+	list := make([]*liveIndex, 0, len(r.rt))
+	for _, rt := range r.rt {
 		list = append(list, rt)
 	}
-	e.vec.mu.Unlock()
+	r.mu.Unlock()
 	for _, rt := range list {
 		if err := rt.idx.SetQuantization(q); err != nil {
 			return err
@@ -73,49 +73,48 @@ func (e *Engine) SetVectorQuantization(q vector.Quantization) error {
 	return nil
 }
 
-// SetVectorSnapshotPolicy starts (or retunes) the periodic snapshotter: an
+// SetSnapshotPolicy starts (or retunes) the periodic snapshotter: an
 // index is snapshotted at most once per interval, when at least
 // min(changes, 10% of its vectors, but ≥ 1) items changed since its last
 // snapshot. interval 0 means snapshots only at Close; changes ≤ 0 means
-// DefaultVectorSnapshotChanges. The snapshotter stops at Close.
-func (e *Engine) SetVectorSnapshotPolicy(interval time.Duration, changes int) {
-	e.vec.snapEvery.Store(int64(max(interval, 0)))
-	e.vec.snapChanges.Store(int64(changes))
+// DefaultSnapshotChanges. The snapshotter stops when the engine closes.
+// Callers hold the core's control-plane lock.
+func (r *Registry) SetSnapshotPolicy(interval time.Duration, changes int) {
+	r.snapEvery.Store(int64(max(interval, 0)))
+	r.snapChanges.Store(int64(changes))
 	if interval <= 0 {
 		return
 	}
-	e.ddl.Lock()
-	defer e.ddl.Unlock()
-	if !e.vec.snapStarted {
-		e.vec.snapStarted = true
-		e.goBackground(e.vectorSnapshotter)
+	if !r.snapStarted {
+		r.snapStarted = true
+		r.opt.Go(r.snapshotter)
 	}
 }
 
-// vectorSnapshotter checks the indexes four times per interval (at most
+// snapshotter checks the indexes four times per interval (at most
 // every 30 s; once a second while periodic snapshots are off, to notice a new
 // policy). An index is due once an interval has passed since its last cut.
-func (e *Engine) vectorSnapshotter() {
+func (r *Registry) snapshotter() {
 	for {
-		every := time.Duration(e.vec.snapEvery.Load())
+		every := time.Duration(r.snapEvery.Load())
 		wait := min(max(every/4, time.Millisecond), 30*time.Second)
 		if every <= 0 {
 			wait = time.Second
 		}
-		if !e.sleep(wait) {
+		if !r.opt.Sleep(wait) {
 			return
 		}
 		if every <= 0 {
 			continue
 		}
-		for _, rt := range e.vectorSnapshotCandidates() {
-			if !e.vectorSnapshotDue(rt, every) {
+		for _, rt := range r.candidates() {
+			if !r.due(rt, every) {
 				continue
 			}
 			start := time.Now()
-			err := e.snapshotVector(rt, false)
+			err := r.snapshot(rt, false)
 			switch {
-			case errors.Is(err, errVecSnapAborted):
+			case errors.Is(err, errSnapAborted):
 				return
 			case err != nil:
 				slog.Warn("periodic vector snapshot failed; the last one stays current", "table", rt.tableID, "index", rt.indexID, "err", err)
@@ -126,74 +125,54 @@ func (e *Engine) vectorSnapshotter() {
 	}
 }
 
-// vectorSnapshotCandidates lists the runtimes of live tables' ready vector
-// indexes. Backfilling indexes are skipped: the resumed backfill re-adds
-// every item anyway.
-func (e *Engine) vectorSnapshotCandidates() []*vecRuntime {
-	e.mu.RLock()
-	var keys []vecKey
-	for _, t := range e.tables {
-		if t.Status == StatusDeleting {
-			continue
-		}
-		for _, vx := range t.Vectors {
+// candidates lists the runtimes of live tables' ready vector indexes.
+// Backfilling indexes are skipped: the resumed backfill re-adds every item
+// anyway.
+func (r *Registry) candidates() []*liveIndex {
+	var keys []liveKey
+	for _, t := range r.opt.Host.Tables() {
+		for _, vx := range t.VectorIndexes() {
 			if vx.Backfilling == nil {
-				keys = append(keys, vecKey{t.ID, vx.ID})
+				keys = append(keys, liveKey{t.Def().ID, vx.ID})
 			}
 		}
 	}
-	e.mu.RUnlock()
-	out := make([]*vecRuntime, 0, len(keys))
+	out := make([]*liveIndex, 0, len(keys))
 	for _, k := range keys {
-		if rt := e.vecRuntime(k.table, k.index); rt != nil {
+		if rt := r.runtime(k.table, k.index); rt != nil {
 			out = append(out, rt)
 		}
 	}
 	return out
 }
 
-// vectorTableLive reports whether rt's table still exists and is not being
+// tableLive reports whether rt's table still exists and is not being
 // deleted (its keys would otherwise be purged).
-func (e *Engine) vectorTableLive(rt *vecRuntime) bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	for _, t := range e.tables {
-		if t.ID == rt.tableID {
-			return t.Status != StatusDeleting
+func (r *Registry) tableLive(rt *liveIndex) bool {
+	for _, t := range r.opt.Host.Tables() {
+		if t.Def().ID == rt.tableID {
+			return true
 		}
 	}
 	return false
 }
 
-func (e *Engine) vectorSnapshotDue(rt *vecRuntime, every time.Duration) bool {
+func (r *Registry) due(rt *liveIndex, every time.Duration) bool {
 	ch := rt.changes.Load()
 	if ch <= 0 || time.Since(time.Unix(0, rt.lastSnap.Load())) < every {
 		return false
 	}
-	limit := e.vec.snapChanges.Load()
+	limit := r.snapChanges.Load()
 	if limit <= 0 {
-		limit = DefaultVectorSnapshotChanges
+		limit = DefaultSnapshotChanges
 	}
 	return ch >= min(limit, max(int64(rt.idx.Len()/10), 1))
 }
 
-// lockAllStripes takes every item stripe lock in index order (the global
-// order writers use) and returns the unlock.
-func (e *Engine) lockAllStripes() func() {
-	for i := range e.locks {
-		e.locks[i].Lock()
-	}
-	return func() {
-		for i := range e.locks {
-			e.locks[i].Unlock()
-		}
-	}
-}
-
-// snapshotVector writes a new snapshot generation of rt. With holding the
-// caller already holds every stripe lock (Close); otherwise they are taken
+// snapshot writes a new snapshot generation of rt. With holding the
+// caller already holds every item lock (Close); otherwise they are taken
 // for the cut only.
-func (e *Engine) snapshotVector(rt *vecRuntime, holding bool) error {
+func (r *Registry) snapshot(rt *liveIndex, holding bool) error {
 	rt.snapMu.Lock()
 	defer rt.snapMu.Unlock()
 	if rt.dropped.Load() {
@@ -201,7 +180,7 @@ func (e *Engine) snapshotVector(rt *vecRuntime, holding bool) error {
 	}
 	unlock := func() {}
 	if !holding {
-		unlock = e.lockAllStripes()
+		unlock = r.opt.Host.LockAll()
 	}
 	view := rt.idx.Freeze()
 	cut := rt.marks.Load()
@@ -209,7 +188,7 @@ func (e *Engine) snapshotVector(rt *vecRuntime, holding bool) error {
 	unlock()
 	at := time.Now()
 
-	err := e.writeVectorGeneration(rt, view, cut, !holding)
+	err := r.writeGeneration(rt, view, cut, !holding)
 	if err != nil {
 		rt.changes.Add(changes)
 		return err
@@ -218,12 +197,12 @@ func (e *Engine) snapshotVector(rt *vecRuntime, holding bool) error {
 	return nil
 }
 
-// writeVectorGeneration stores view as the next generation and clears the
+// writeGeneration stores view as the next generation and clears the
 // marks ≤ cut (steps 2 and 3 above). abortable: stop on Close.
-func (e *Engine) writeVectorGeneration(rt *vecRuntime, view *vector.Frozen, cut uint64, abortable bool) error {
-	metaKey := vecSub(rt.prefix, vecKeyMeta)
+func (r *Registry) writeGeneration(rt *liveIndex, view *vector.Frozen, cut uint64, abortable bool) error {
+	metaKey := sub(rt.prefix, keyMeta)
 	var gen uint64
-	if err := e.commit(false, func(txn storage.Txn) error {
+	if err := r.opt.Host.Commit(false, func(txn storage.Txn) error {
 		if m, err := txn.Get(metaKey); err == nil && len(m) == 12 {
 			gen = binary.BigEndian.Uint64(m)
 		}
@@ -232,11 +211,11 @@ func (e *Engine) writeVectorGeneration(rt *vecRuntime, view *vector.Frozen, cut 
 		return err
 	}
 	next := gen + 1
-	snapBase := vecSub(rt.prefix, vecKeySnap)
+	snapBase := sub(rt.prefix, keySnap)
 	genPrefix := binary.BigEndian.AppendUint64(bytes.Clone(snapBase), next)
 	// Chunks left by an earlier attempt at this generation that crashed or
 	// was aborted before its switch.
-	if err := e.purgeRange(genPrefix, binary.BigEndian.AppendUint64(bytes.Clone(snapBase), next+1)); err != nil {
+	if err := r.opt.Host.Purge(genPrefix, binary.BigEndian.AppendUint64(bytes.Clone(snapBase), next+1)); err != nil {
 		return err
 	}
 	stop := func() bool {
@@ -247,13 +226,13 @@ func (e *Engine) writeVectorGeneration(rt *vecRuntime, view *vector.Frozen, cut 
 			return false
 		}
 		select {
-		case <-e.closing:
+		case <-r.opt.Closing:
 			return true
 		default:
 			return false
 		}
 	}
-	cw := &chunkWriter{e: e, prefix: genPrefix, stop: stop}
+	cw := &chunkWriter{store: r.opt.Store, prefix: genPrefix, stop: stop}
 	if _, err := view.WriteTo(cw); err != nil {
 		cw.commit()
 		return err
@@ -268,32 +247,32 @@ func (e *Engine) writeVectorGeneration(rt *vecRuntime, view *vector.Frozen, cut 
 		return err
 	}
 	if stop() {
-		return errVecSnapAborted
+		return errSnapAborted
 	}
 	meta := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, next), cw.chunk)
-	if err := e.commit(true, func(txn storage.Txn) error { return txn.Set(metaKey, meta) }); err != nil {
+	if err := r.opt.Host.Commit(true, func(txn storage.Txn) error { return txn.Set(metaKey, meta) }); err != nil {
 		return err
 	}
-	if abortable && !e.vectorTableLive(rt) {
+	if abortable && !r.tableLive(rt) {
 		// The table was deleted while the chunks were written; its purge may
 		// have run before them. Only deletes follow, so this cleans up.
-		return e.purgeRange(rt.prefix, append(bytes.Clone(rt.prefix), 0xff))
+		return r.opt.Host.Purge(rt.prefix, append(bytes.Clone(rt.prefix), 0xff))
 	}
 	if err := snapHook("meta"); err != nil {
 		return err
 	}
-	if err := e.clearVectorMarks(rt, cut); err != nil {
+	if err := r.clearMarks(rt, cut); err != nil {
 		return err
 	}
 	if err := snapHook("marks"); err != nil {
 		return err
 	}
-	return e.purgeRange(snapBase, genPrefix)
+	return r.opt.Host.Purge(snapBase, genPrefix)
 }
 
 func snapHook(step string) error {
-	if vecSnapHook != nil {
-		return vecSnapHook(step)
+	if snapHookFn != nil {
+		return snapHookFn(step)
 	}
 	return nil
 }
@@ -307,11 +286,11 @@ func markSeq(v []byte) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// maxVectorMark is the largest stored mark sequence of the index at prefix.
+// maxMark is the largest stored mark sequence of the index at prefix.
 // Open continues the sequence from it, so a mark written after a cut can
 // never carry a sequence at or below that cut.
-func maxVectorMark(r storage.Reader, prefix []byte) (uint64, error) {
-	it, err := r.NewIterator(storage.IterOptions{Lower: vecSub(prefix, vecKeyDirty), Upper: vecSub(prefix, vecKeyDirty+1)})
+func maxMark(snap storage.Reader, prefix []byte) (uint64, error) {
+	it, err := snap.NewIterator(storage.IterOptions{Lower: sub(prefix, keyDirty), Upper: sub(prefix, keyDirty+1)})
 	if err != nil {
 		return 0, err
 	}
@@ -323,19 +302,19 @@ func maxVectorMark(r storage.Reader, prefix []byte) (uint64, error) {
 	return m, it.Err()
 }
 
-// clearVectorMarks deletes the dirty marks with sequence ≤ cut, in chunks.
+// clearMarks deletes the dirty marks with sequence ≤ cut, in chunks.
 // A chunk whose transaction conflicts with a concurrent write (which rewrote
 // one of its marks) is re-read; after a few conflicts the rest is left for
 // the next snapshot, which is only redundant replay work.
-func (e *Engine) clearVectorMarks(rt *vecRuntime, cut uint64) error {
-	lower := vecSub(rt.prefix, vecKeyDirty)
-	upper := vecSub(rt.prefix, vecKeyDirty+1)
+func (r *Registry) clearMarks(rt *liveIndex, cut uint64) error {
+	lower := sub(rt.prefix, keyDirty)
+	upper := sub(rt.prefix, keyDirty+1)
 	for {
 		var next []byte
 		var err error
 		for attempt := 0; attempt < 8; attempt++ {
 			next = nil
-			err = e.commit(false, func(txn storage.Txn) error {
+			err = r.opt.Host.Commit(false, func(txn storage.Txn) error {
 				it, err := txn.NewIterator(storage.IterOptions{Lower: lower, Upper: upper})
 				if err != nil {
 					return err
@@ -343,7 +322,7 @@ func (e *Engine) clearVectorMarks(rt *vecRuntime, cut uint64) error {
 				var keys [][]byte
 				n := 0
 				for it.Next() {
-					if n++; n > purgeChunk {
+					if n++; n > purgeChunks {
 						next = bytes.Clone(it.Key())
 						break
 					}
@@ -383,7 +362,7 @@ func (e *Engine) clearVectorMarks(rt *vecRuntime, cut uint64) error {
 
 // chunkWriter writes a snapshot as chunks, several per transaction.
 type chunkWriter struct {
-	e      *Engine
+	store  storage.Store
 	prefix []byte
 	chunk  uint32
 	buf    []byte
@@ -395,10 +374,10 @@ type chunkWriter struct {
 func (c *chunkWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		k := min(vecSnapSize-len(c.buf), len(p))
+		k := min(snapSize-len(c.buf), len(p))
 		c.buf = append(c.buf, p[:k]...)
 		p = p[k:]
-		if len(c.buf) == vecSnapSize {
+		if len(c.buf) == snapSize {
 			if err := c.flush(); err != nil {
 				return 0, err
 			}
@@ -412,10 +391,10 @@ func (c *chunkWriter) flush() error {
 		return nil
 	}
 	if c.stop != nil && c.stop() {
-		return errVecSnapAborted
+		return errSnapAborted
 	}
 	if c.txn == nil {
-		txn, err := c.e.store.Begin()
+		txn, err := c.store.Begin()
 		if err != nil {
 			return err
 		}
@@ -425,7 +404,7 @@ func (c *chunkWriter) flush() error {
 		return err
 	}
 	c.chunk++
-	c.buf = make([]byte, 0, vecSnapSize)
+	c.buf = make([]byte, 0, snapSize)
 	c.inTxn++
 	if c.inTxn == 16 {
 		return c.commit()
@@ -443,33 +422,23 @@ func (c *chunkWriter) commit() error {
 	return err
 }
 
-// purgeRange deletes every key in [lower, upper) in chunks.
-func (e *Engine) purgeRange(lower, upper []byte) error {
-	for {
-		n, err := e.purgeSome(lower, upper)
-		if err != nil || n < purgeChunk {
-			return err
-		}
-	}
-}
-
-// closeVectors snapshots every vector index (Close, after the periodic
-// snapshotter stopped). It holds every item stripe lock throughout, so the
-// snapshots cover every committed write.
-func (e *Engine) closeVectors() error {
-	e.vec.mu.RLock()
-	list := make([]*vecRuntime, 0, len(e.vec.rt))
-	for _, rt := range e.vec.rt {
+// Close snapshots every vector index (the engine's Close, after the
+// periodic snapshotter stopped). It holds every item lock throughout, so
+// the snapshots cover every committed write.
+func (r *Registry) Close() error {
+	r.mu.RLock()
+	list := make([]*liveIndex, 0, len(r.rt))
+	for _, rt := range r.rt {
 		list = append(list, rt)
 	}
-	e.vec.mu.RUnlock()
+	r.mu.RUnlock()
 	if len(list) == 0 {
 		return nil
 	}
-	defer e.lockAllStripes()()
+	defer r.opt.Host.LockAll()()
 	var first error
 	for _, rt := range list {
-		if err := e.snapshotVector(rt, true); err != nil && first == nil {
+		if err := r.snapshot(rt, true); err != nil && first == nil {
 			first = err
 		}
 	}

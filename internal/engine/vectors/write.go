@@ -1,0 +1,137 @@
+package vectors
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// Table is a version of a table as the write path resolved it, with its
+// vector indexes. The core's table implements it.
+type Table interface {
+	change.TableDef
+	// VectorIndexes are the table's vector indexes (nil when none).
+	VectorIndexes() []*Index
+}
+
+// tableOf is the table behind a change.
+func tableOf(c change.Change) Table { return c.Table.(Table) }
+
+// Stage is the Subsystem's Stage (change.Subsystem): inside the item's
+// transaction it validates the written vector attributes (unless the
+// change is a restore's verbatim copy), maintains the item ↔ ID mapping
+// and marks the ID dirty; the in-memory index is updated by Committed.
+func (r *Registry) Stage(txn storage.Txn, c change.Change) error {
+	t := tableOf(c)
+	vxs := t.VectorIndexes()
+	if len(vxs) == 0 {
+		return nil
+	}
+	if c.New != nil && !c.Verbatim {
+		written := c.Old
+		if c.Whole {
+			written = nil // a Put writes every attribute it holds
+		}
+		if err := checkWrite(vxs, written, c.New); err != nil {
+			return err
+		}
+	}
+	tableID := t.Def().ID
+	for _, vx := range vxs {
+		rt := r.runtime(tableID, vx.ID)
+		if rt == nil {
+			continue
+		}
+		_, _, inOld := vx.entry(c.Old)
+		_, _, inNew := vx.entry(c.New)
+		if !inOld && !inNew {
+			continue
+		}
+		if err := stageItem(txn, rt, c.Key, inNew); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageItem writes the mapping and dirty mark of one item in txn and
+// records the change for Committed.
+func stageItem(txn storage.Txn, rt *liveIndex, itemKey []byte, indexed bool) error {
+	mapKey := append(sub(rt.prefix, KeyMap), itemKey...)
+	var id uint64
+	b, err := txn.Get(mapKey)
+	switch {
+	case err == nil && len(b) == 8:
+		id = binary.BigEndian.Uint64(b)
+	case err == nil || errors.Is(err, storage.ErrNotFound):
+		if !indexed {
+			return nil
+		}
+		id = rt.alloc()
+		if err := txn.Set(mapKey, binary.BigEndian.AppendUint64(nil, id)); err != nil {
+			return err
+		}
+		if err := txn.Set(idKey(rt.prefix, KeyID, id), bytes.Clone(itemKey)); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	if !indexed {
+		if err := txn.Delete(mapKey); err != nil {
+			return err
+		}
+		if err := txn.Delete(idKey(rt.prefix, KeyID, id)); err != nil {
+			return err
+		}
+	}
+	// The mark carries a fresh sequence so that a snapshot cut before this
+	// write does not clear it (snapshot.go). Callers hold the item's
+	// stripe lock, which is what orders the sequence against a cut.
+	seq := rt.marks.Add(1)
+	if err := txn.Set(idKey(rt.prefix, keyDirty, id), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+		return err
+	}
+	rt.changes.Add(1)
+	rt.setPending(itemKey, op{id: id, del: !indexed})
+	return nil
+}
+
+// Committed is the Subsystem's Committed: it updates the in-memory
+// indexes after the item's transaction committed (the caller still holds
+// the item's lock).
+func (r *Registry) Committed(c change.Change) {
+	t := tableOf(c)
+	vxs := t.VectorIndexes()
+	if len(vxs) == 0 || c.New == nil && c.Old == nil {
+		return
+	}
+	tableID := t.Def().ID
+	for _, vx := range vxs {
+		rt := r.runtime(tableID, vx.ID)
+		if rt == nil {
+			continue
+		}
+		o, ok := rt.popPending(c.Key)
+		if !ok {
+			continue
+		}
+		if v, a, in := vx.entry(c.New); in && !o.del {
+			rt.idx.Add(o.id, v, a)
+		} else {
+			rt.idx.Delete(o.id)
+		}
+	}
+}
+
+// Tables lists ts as Tables.
+func Tables[T Table](ts []T) []Table {
+	out := make([]Table, len(ts))
+	for i, t := range ts {
+		out[i] = t
+	}
+	return out
+}
