@@ -401,6 +401,21 @@ func TransactionConflict(msg string) *Error {
 	return newErr(nsDynamo, "TransactionConflictException", 400, msg)
 }
 
+// ReplicatedWriteConflict refuses a write to an item of a multi-Region
+// strongly consistent (MRSC) global table that a request in another region
+// is modifying. The AWS SDKs treat it as a client fault that is safe to
+// retry.
+//
+// Source: the type, the client fault (HTTP 400) and the retry are the API
+// reference's (the SDKs' error shape: "The request was rejected because
+// one or more items in the request are being modified by a request in
+// another Region."); no capture of DynamoDB's message was found, so the
+// message is that sentence.
+func ReplicatedWriteConflict() *Error {
+	return newErr(nsDynamo, "ReplicatedWriteConflictException", 400,
+		"The request was rejected because one or more items in the request are being modified by a request in another Region.")
+}
+
 // IdempotentParameterMismatch is returned for a reused ClientRequestToken.
 func IdempotentParameterMismatch(msg string) *Error {
 	return newErr(nsDynamo, "IdempotentParameterMismatchException", 400, msg)

@@ -51,7 +51,11 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 		return nil, err
 	}
 	e.setBackup(b.ARN, b)
-	e.goBackground(func() { e.copyBackup(b, snap) })
+	e.goBackground(func() {
+		if !e.leasedBackupCopy(b, func() { e.copyBackup(b, snap) }) {
+			snap.Close()
+		}
+	})
 	return &wire.CreateBackupOutput{BackupDetails: b.Details()}, nil
 }
 

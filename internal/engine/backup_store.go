@@ -84,10 +84,10 @@ func (e *Engine) loadBackups() error {
 		}
 		if rs.SourceBackupArn == nil {
 			src, at := t.rec.RestoreSource, rs.RestoreDateTime.Time
-			e.goBackground(func() { e.runPITRRestore(t, src, at, nil) })
+			e.goBackground(func() { e.leasedRestore(t, func() { e.runPITRRestore(t, src, at, nil) }) })
 		} else if b, ok := e.bk.Get(*rs.SourceBackupArn); ok {
 			e.bk.StartRestore(b.ARN)
-			e.goBackground(func() { e.runRestore(t, b) })
+			e.goBackground(func() { e.leasedRestore(t, func() { e.runRestore(t, b) }) })
 		}
 	}
 	return nil
@@ -105,13 +105,18 @@ func (e *Engine) resumeBackup(b *backupRecord) {
 		return
 	}
 	e.goBackground(func() {
-		// What the interrupted copy wrote goes first: an item deleted
-		// since must not stay behind in the backup.
-		if !e.purgeUntilClose(backup.ItemPrefix(b.ID), backup.ItemPrefix(b.ID+1)) {
+		ran := e.leasedBackupCopy(b, func() {
+			// What the interrupted copy wrote goes first: an item deleted
+			// since must not stay behind in the backup.
+			if !e.purgeUntilClose(backup.ItemPrefix(b.ID), backup.ItemPrefix(b.ID+1)) {
+				snap.Close()
+				return
+			}
+			e.copyBackup(b, snap)
+		})
+		if !ran {
 			snap.Close()
-			return
 		}
-		e.copyBackup(b, snap)
 	})
 }
 

@@ -1,19 +1,16 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // defaultRecoveryPeriodDays is PITR's default (and maximum) window.
-const defaultRecoveryPeriodDays = 35
-
-// pitrLag is how far LatestRestorableDateTime trails the present.
-const pitrLag = 5 * time.Minute
+const defaultRecoveryPeriodDays = pitr.DefaultRecoveryPeriodDays
 
 // tableNotFoundForBackups is the TableNotFoundException the continuous
 // backup operations answer for a missing table.
@@ -21,31 +18,13 @@ func tableNotFoundForBackups(name string) *ddberr.Error { return ddberr.TableNot
 
 func (e *Engine) continuousBackups(t *Table) *wire.ContinuousBackupsDescription {
 	p := t.rec.PITR
-	d := &wire.PointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "DISABLED"}
-	if p.Enabled {
-		earliest, latest := pitrWindow(p, e.clock.Now())
-		d.PointInTimeRecoveryStatus = "ENABLED"
-		d.RecoveryPeriodInDays = cpPtr(cmp.Or(p.RecoveryPeriodInDays, defaultRecoveryPeriodDays))
-		d.EarliestRestorableDateTime = wire.NewTime(earliest)
-		d.LatestRestorableDateTime = wire.NewTime(latest)
-	}
-	return &wire.ContinuousBackupsDescription{ContinuousBackupsStatus: "ENABLED", PointInTimeRecoveryDescription: d}
+	return pitr.Describe(p.Enabled, p.EnabledAt, p.RecoveryPeriodInDays, e.clock.Now())
 }
 
 // pitrWindow is the span a table with point-in-time recovery on can be
-// restored to: from its enabling (or the start of its recovery period)
-// to five minutes ago (or the enabling, early on), as DynamoDB reports it.
+// restored to (pitr.Window).
 func pitrWindow(p pitrRecord, now time.Time) (earliest, latest time.Time) {
-	days := cmp.Or(p.RecoveryPeriodInDays, defaultRecoveryPeriodDays)
-	earliest = p.EnabledAt
-	if w := now.AddDate(0, 0, -int(days)); w.After(earliest) {
-		earliest = w
-	}
-	latest = now.Add(-pitrLag)
-	if latest.Before(earliest) {
-		latest = earliest
-	}
-	return earliest, latest
+	return pitr.Window(p.EnabledAt, p.RecoveryPeriodInDays, now)
 }
 
 // DescribeContinuousBackups reports the table's point-in-time recovery.
@@ -63,10 +42,9 @@ func (e *Engine) DescribeContinuousBackups(ctx context.Context, in *wire.Describ
 // (internal/engine/pitr) for RestoreTableToPointInTime.
 func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateContinuousBackupsInput) (*wire.UpdateContinuousBackupsOutput, error) {
 	name := cpDeref(in.TableName)
-	spec := in.PointInTimeRecoverySpecification
-	enable := spec != nil && cpDeref(spec.PointInTimeRecoveryEnabled)
-	if spec != nil && !enable && spec.RecoveryPeriodInDays != nil {
-		return nil, ddberr.Validation("Invalid Request: Cannot specify RecoveryPeriodInDays when disabling point-in-time recovery.")
+	enable, days, verr := pitr.CheckUpdate(in.PointInTimeRecoverySpecification)
+	if verr != nil {
+		return nil, verr
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -79,10 +57,6 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 	}
 	rec := t.rec.clone()
 	if enable {
-		days := cpDeref(spec.RecoveryPeriodInDays)
-		if days == 0 {
-			days = defaultRecoveryPeriodDays
-		}
 		if !rec.PITR.Enabled {
 			// A write in flight may hold the table's previous version:
 			// images go on for every version first, those writes are

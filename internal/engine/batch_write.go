@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -29,7 +28,8 @@ type batchWrite struct {
 // Every request goes through the same atomic write path as PutItem and
 // DeleteItem (unconditionally); the batch as a whole is not atomic.
 // Requests come back in UnprocessedItems only when throughput is enforced
-// and their table is out of write capacity (admitBatchWrites).
+// and their table is out of write capacity (the quota applier's
+// admitBatchWrites, throttle.go).
 func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInput) (*wire.BatchWriteItemOutput, error) {
 	if err := prepareBatchWrite(in.RequestItems); err != nil {
 		return nil, err
@@ -38,56 +38,19 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 	if err != nil {
 		return nil, err
 	}
-	writes, unprocessed, err := e.admitBatchWrites(writes)
-	if err != nil {
-		return nil, err
-	}
-	results, err := e.commitBatchWrites(ctx, writes)
+	writes, results, unprocessed, err := e.applier.applyBatch(ctx, writes)
 	if err != nil {
 		return nil, err
 	}
 	var tally capacityTally
 	for i, w := range writes {
-		u := w.t.writeUnitsOf(results[i])
-		tally.addIndexes(w.t.Name, u)
-		if e.metering {
-			if e.cfg.Throttle.On {
-				u.table -= w.estimate() // paid on admission
-			}
-			e.chargeWrite(w.t, u)
-		}
+		tally.addIndexes(w.t.Name, w.t.writeUnitsOf(results[i]))
 	}
 	return &wire.BatchWriteItemOutput{
 		UnprocessedItems:      unprocessed,
 		ConsumedCapacity:      tally.list(in.ReturnConsumedCapacity),
 		ItemCollectionMetrics: e.batchCollectionMetrics(in.ReturnItemCollectionMetrics, writes),
 	}, nil
-}
-
-// admitBatchWrites keeps the writes whose tables have write capacity
-// (throttle.go), in request order, each paying its estimate on admission so
-// that the next sees it; the others are returned as UnprocessedItems. When
-// none is kept, the request fails with the first refusal.
-func (e *Engine) admitBatchWrites(writes []batchWrite) ([]batchWrite, map[string][]wire.WriteRequest, error) {
-	unprocessed := map[string][]wire.WriteRequest{}
-	if !e.cfg.Throttle.On {
-		return writes, unprocessed, nil
-	}
-	kept := writes[:0:0]
-	var refused error
-	for _, w := range writes {
-		if err := e.admitWrite(w.t); err != nil {
-			refused = cmp.Or(refused, err)
-			unprocessed[w.name] = append(unprocessed[w.name], w.req)
-			continue
-		}
-		e.chargeWrite(w.t, indexUnits{table: w.estimate()})
-		kept = append(kept, w)
-	}
-	if len(kept) == 0 {
-		return nil, nil, refused
-	}
-	return kept, unprocessed, nil
 }
 
 // estimate is the table write units a write is expected to consume: its
@@ -119,7 +82,7 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 		keys[i] = w.t.storageKey(w.key)
 	}
 	results := make([]writeResult, len(writes))
-	if _, held := e.txHeldAny(keys); held {
+	if _, held := e.tx.HoldsAny(keys); held {
 		for i, iw := range iws {
 			res, err := e.writeItem(ctx, iw)
 			if err != nil {

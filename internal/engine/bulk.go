@@ -90,7 +90,7 @@ func (e *Engine) openBulk() (err error) {
 			t, ok := e.tableByID(tableID)
 			return bulkTarget{e, t}, ok
 		},
-		Closing: e.closing, Go: e.goBackground,
+		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
 	})
 	return err
 }

@@ -2,7 +2,10 @@
 // tables and their catalog, items, conditions, updates, Query/Scan, batches
 // (on an index too: the entries and checks are package indexes') and
 // capacity accounting (and, when Config.Throttle asks, its
-// enforcement: throttle.go).
+// enforcement: throttle.go). The control plane's rules (what CreateTable
+// and UpdateTable may ask and the definitions they build) are package
+// tables'; the core's table_*.go look tables up, hold the DDL lock, store
+// the definitions and time the status transitions.
 //
 // Operation methods take and return internal/wire shapes; the api layer has
 // already checked member constraints (the "N validation errors detected"
@@ -26,6 +29,8 @@
 //	          objects under "mbulkobj/" + ARN)
 //	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
 //	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
+//	leases:   "mlease/" + name → the lease on one piece of background work
+//	          (package internal/lease; leases.go lists them)
 //	layout:   "mlayout" → the key-layout version (layout.go); while a
 //	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
 //	          key → a key waiting to be rewritten
@@ -63,17 +68,32 @@
 //   - the item cache: empty at Open, filled by writers and readers holding
 //     the item's stripe lock (so only for a store this process alone
 //     writes);
-//   - the stripe locks and the item-collection locks (indexes.Collections),
-//     the items in-flight
-//     transactions hold and the idempotency tokens of recent transactions:
-//     not rebuilt (no transaction survives a restart; a token's repeat
-//     after one is applied again);
+//   - the stripe locks and the item-collection locks (indexes.Collections):
+//     not rebuilt;
 //   - each subsystem's own state, which its package's doc.go describes
 //     (indexes, vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
-//     wires them.
+//     wires them; the items in-flight transactions hold and the tokens of
+//     recent ones are internal/engine/transact's (not rebuilt).
+//
+// Background work (leases.go) is done by one node at a time among those
+// sharing the store: the TTL pass, stream upkeep, PITR trimming, each
+// export/import/bulk run, each GSI or vector backfill, backup copy and
+// restore runs on the node holding its lease (internal/lease), which
+// renews it and records progress; another node takes over once it expires
+// (at most Config.LeaseTTL after the holder's last renewal, plus the
+// taker's polling period), at once after Close. The lease manager keeps
+// in memory only the leases this node holds; after a restart it holds
+// none and acquires again.
 //
 // Another node sharing the store would read the same catalog but would
 // have to learn of other nodes' catalog changes (versions are swapped in
 // memory only), could not use the item cache, and would need the locks
-// and in-flight sets above to be shared (issue #28).
+// above and transact's held items and tokens to be shared (issue #28).
+//
+// Transactions: the core checks, locks and stages each action through
+// the write path (transact_write.go, transact_get.go) for
+// internal/engine/transact, which owns their validation order, the
+// all-or-nothing run and its cancellation reasons. PartiQL is lowered onto
+// the core's item operations by internal/engine/partiqlexec (partiql.go
+// implements its Core).
 package engine

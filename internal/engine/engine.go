@@ -15,8 +15,10 @@ import (
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/ttl"
 	"github.com/kura-db/kura/internal/engine/vectors"
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/objstore"
 	"github.com/kura-db/kura/internal/storage"
 )
@@ -72,6 +74,16 @@ type Config struct {
 	// changes (internal/engine/kinesisdest); nil: none, and
 	// EnableKinesisStreamingDestination is refused.
 	Kinesis kinesisdest.Client
+	// Node names this engine as the holder of the leases that keep
+	// background work to one node of those sharing the store (leases.go;
+	// zero: lease.Me(), a random ID for this process).
+	Node lease.Node
+	// LeaseClock is the clock of lease expiries (nil: the system clock,
+	// never the Clock above, which an operator may move); LeaseTTL how
+	// long a lease lasts after its holder's last renewal (0:
+	// lease.DefaultTTL).
+	LeaseClock Clock
+	LeaseTTL   time.Duration
 }
 
 // Engine is one Kura database.
@@ -95,7 +107,7 @@ type Engine struct {
 	locks [1024]sync.Mutex // striped per-item locks, see lockFor
 	items *itemCache       // recently written and read items; nil when off
 
-	tx txState // items held by in-flight transactions, idempotency tokens
+	tx *transact.State // items held by in-flight transactions, idempotency tokens (package transact)
 
 	// subs are offered every item change inside its transaction and told
 	// when it committed (subsystems.go); the write path knows only them.
@@ -105,6 +117,9 @@ type Engine struct {
 	// metering: capacity is worked out for every request, to enforce or
 	// to count it (Throttle.On or MeterCapacity).
 	metering bool
+	// applier applies single-item writes: the core's writeItem, wrapped
+	// in the quota applier when metering (throttle.go, wireAppliers).
+	applier writeApplier
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
 	ddl    sync.Mutex
@@ -128,6 +143,8 @@ type Engine struct {
 	imp  *imports.Imports  // imports from S3 (import.go, package imports)
 	bulk *bulk.Operations  // bulk operations from S3 (bulk.go, package bulk)
 	kin  *kinesisdest.Feed // Kinesis streaming destinations (internal/engine/kinesisdest)
+
+	leases *lease.Manager // this node's leases on background work (leases.go)
 
 	closing chan struct{}  // closed by Close to stop background work
 	bg      sync.WaitGroup // background goroutines (purges, recounts, timers)
@@ -158,15 +175,18 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		items:    newItemCache(cfg.ItemCacheBytes),
 		thr:      throttle.New(cfg.Throttle.Burst),
 		pitr:     pitr.New(cfg.Clock),
+		tx:       transact.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.openLeases(store)
 	e.streams = streams.New(e.streamsConfig())
 	e.vec = e.newVectorRegistry()
 	if err := e.openKinesis(store); err != nil { // a subsystem: before the list is wired
 		return nil, err
 	}
 	e.wireSubsystems()
+	e.wireAppliers()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
 	if err := migrateLayout(store); err != nil {
@@ -195,6 +215,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	}
 	e.startPITRTrim()
 	e.startTTL()
+	e.startJobAdoption()
 	return e, nil
 }
 
@@ -210,6 +231,7 @@ func (e *Engine) Close() error {
 	close(e.closing)
 	e.ddl.Unlock()
 	e.bg.Wait()
+	e.leases.ReleaseAll() // the work they guard stopped: another node may take it at once
 	e.kin.Close()
 	if err := e.vec.Close(); err != nil {
 		return err

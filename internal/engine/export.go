@@ -185,7 +185,7 @@ func (e *Engine) openExports() (err error) {
 			f, err := parseExportFilter(t, spec)
 			return f, true, err
 		},
-		Closing: e.closing, Go: e.goBackground,
+		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
 	})
 	return err
 }

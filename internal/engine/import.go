@@ -92,7 +92,7 @@ func (e *Engine) openImports() (err error) {
 			t, ok := e.tableByID(tableID)
 			return importTarget{restoreTarget{e, t}}, ok
 		},
-		Closing: e.closing, Go: e.goBackground,
+		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
 	})
 	return err
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -19,7 +20,7 @@ const (
 // or two elements, the multi-attribute rules beyond.
 func checkGSIKeySchemaShape(ks []wire.KeySchemaElement) *ddberr.Error {
 	if len(ks) <= 2 && (len(ks) < 2 || ks[1].KeyType != "HASH") {
-		return checkKeySchemaShape(ks)
+		return tables.CheckKeySchemaShape(ks)
 	}
 	if ks[0].KeyType != "HASH" {
 		return ddberr.Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
@@ -52,10 +53,10 @@ func checkGSIKeySchemaShape(ks []wire.KeySchemaElement) *ddberr.Error {
 
 // checkGSIKeySchema checks a GSI key schema against the definitions.
 func checkGSIKeySchema(ks []wire.KeySchemaElement, defined map[string]bool, defNames []string) *ddberr.Error {
-	keys := keyNames(ks)
+	keys := tables.KeyNames(ks)
 	for _, k := range keys {
 		if !defined[k] {
-			return missingDefinitions(keys, defNames)
+			return tables.MissingDefinitions(keys, defNames)
 		}
 	}
 	return checkGSIKeySchemaShape(ks)
@@ -79,7 +80,7 @@ func checkNonKeyTotal(projections ...*wire.Projection) *ddberr.Error {
 
 // msgOnlineIndexLimit is DynamoDB's LimitExceededException text for a
 // second GSI creation or deletion while one is running (or requested).
-const msgOnlineIndexLimit = "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+const msgOnlineIndexLimit = tables.MsgOnlineIndexLimit
 
 // onlineIndexChangeRunning reports whether a GSI of d is being created
 // (backfilled) or deleted.

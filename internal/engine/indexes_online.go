@@ -52,7 +52,7 @@ func (e *Engine) startIndexWork(t *Table, prev *Table) {
 			continue
 		}
 		minEnd := e.backfillMinEnd(t)
-		e.goBackground(func() { e.backfill(t.Name, t.ID, ix, minEnd) })
+		e.goBackground(func() { e.leasedBackfill(t.Name, t.ID, ix, minEnd) })
 	}
 	for _, was := range prev.GSIs {
 		if was.Status == StatusDeleting {
@@ -238,7 +238,7 @@ func (e *Engine) resumeIndexWork(restored map[indexes.Ref]bool) error {
 		for _, ix := range t.GSIs {
 			if ix.Backfilling {
 				minEnd := e.backfillMinEnd(t)
-				e.goBackground(func() { e.backfill(t.Name, t.ID, ix, minEnd) })
+				e.goBackground(func() { e.leasedBackfill(t.Name, t.ID, ix, minEnd) })
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
@@ -251,8 +252,8 @@ func (r writeResult) units() float64 {
 // the same stageWrite inside one storage transaction.
 func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error) {
 	key := w.table.storageKey(w.key)
-	if e.txHeld(key) {
-		return writeResult{}, ddberr.TransactionConflict(msgTxConflict)
+	if e.tx.Holds(key) {
+		return writeResult{}, ddberr.TransactionConflict(transact.MsgConflict)
 	}
 	mu := e.lockFor(key)
 	mu.Lock()

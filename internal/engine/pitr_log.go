@@ -21,12 +21,15 @@ func (e *Engine) trimPITR(tableID uint64, before time.Time) {
 }
 
 // startPITRTrim runs the hourly background pass that keeps each table's
-// entries within its recovery window and drops expired system backups.
+// entries within its recovery window and drops expired system backups, on
+// the node that holds the lease leasePITR (leases.go).
 func (e *Engine) startPITRTrim() {
 	e.goBackground(func() {
 		for e.sleep(pitrTrimEvery) {
-			e.trimPITRWindows()
-			e.expireSystemBackups()
+			if e.holds(leasePITR) {
+				e.trimPITRWindows()
+				e.expireSystemBackups()
+			}
 		}
 	})
 }

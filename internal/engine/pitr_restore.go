@@ -21,44 +21,25 @@ import (
 // Checks run in DynamoDB's order: the request's shape, the source table,
 // point-in-time recovery on, the time, the target name.
 func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.RestoreTableToPointInTimeInput) (*wire.RestoreTableToPointInTimeOutput, error) {
-	latest := cpDeref(in.UseLatestRestorableTime)
-	if in.RestoreDateTime != nil && latest {
-		return nil, ddberr.Validation("Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request. Please specify either RestoreDateTime time or UseLatestRestorableTime")
-	}
-	if in.RestoreDateTime == nil && !latest {
-		return nil, ddberr.Validation("Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be specified, but not both")
-	}
-	name, err := pitrSourceName(in)
-	if err != nil {
-		return nil, err
+	name, verr := restore.CheckAtTime(in)
+	if verr != nil {
+		return nil, verr
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	src, ok := e.lookupTable(name)
 	if !ok || src.Status == StatusCreating {
-		if in.SourceTableArn != nil {
-			// Bare when the source was named by ARN (a probe of
-			// DynamoDB in us-east-1, 2026-10-09).
-			return nil, ddberr.TableNotFoundBare()
-		}
-		return nil, ddberr.TableNotFoundException(name)
+		return nil, restore.SourceNotFound(in, name)
 	}
 	if !src.rec.PITR.Enabled {
 		return nil, ddberr.PointInTimeRecoveryUnavailable("Point in time recovery is not enabled for table '" + src.Name + "'")
 	}
-	earliest, last := pitrWindow(src.rec.PITR, e.clock.Now())
-	at := last
-	if in.RestoreDateTime != nil {
-		at = in.RestoreDateTime.Time
-		if at.Before(earliest) || at.After(last) {
-			return nil, ddberr.InvalidRestoreTime("RestoreDateTime '" + isoSeconds(at) + "' must be within EarliestRestorableDateTime '" +
-				isoSeconds(earliest) + "' and LatestRestorableDateTime '" + isoSeconds(last) + "'")
-		}
+	earliest, latest := pitrWindow(src.rec.PITR, e.clock.Now())
+	at, verr := restore.Time(in, earliest, latest)
+	if verr != nil {
+		return nil, verr
 	}
-	cin, verr := restoreRequest(src.rec, in.TargetTableName, restoreOverrides{
-		billing: in.BillingModeOverride, throughput: in.ProvisionedThroughputOverride, onDemand: in.OnDemandThroughputOverride,
-		gsis: in.GlobalSecondaryIndexOverride, lsis: in.LocalSecondaryIndexOverride, sse: in.SSESpecificationOverride, vectors: in.VectorIndexOverride,
-	})
+	cin, verr := restore.Request(&src.rec.Desc, src.rec.BillingMode, in.TargetTableName, restore.AtTimeOverrides(in))
 	if verr != nil {
 		return nil, verr
 	}
@@ -77,31 +58,16 @@ func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.Restore
 		snap.Close()
 		return nil, err
 	}
-	e.goBackground(func() { e.runPITRRestore(t, src.ID, at, snap) })
+	e.goBackground(func() {
+		if !e.leasedRestore(t, func() { e.runPITRRestore(t, src.ID, at, snap) }) {
+			snap.Close()
+		}
+	})
 	return &wire.RestoreTableToPointInTimeOutput{TableDescription: d}, nil
 }
 
-// pitrSourceName is the source table a point-in-time restore names:
-// exactly one of SourceTableName and SourceTableArn.
-func pitrSourceName(in *wire.RestoreTableToPointInTimeInput) (string, error) {
-	switch {
-	case in.SourceTableName != nil && in.SourceTableArn != nil:
-		return "", ddberr.Validation("Must provide exactly one of: sourceTableArn, sourceTableName")
-	case in.SourceTableName != nil:
-		return *in.SourceTableName, nil
-	case in.SourceTableArn == nil:
-		return "", ddberr.Validation("The parameter 'TableName' is required")
-	}
-	arn := *in.SourceTableArn
-	name := tableNameOf(arn)
-	if name == arn {
-		return "", ddberr.Validation("sourceTableArn is not a valid ARN")
-	}
-	return name, nil
-}
-
-// isoSeconds formats a time as DynamoDB's restore errors quote it.
-func isoSeconds(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+// isoSeconds formats a time as DynamoDB's errors quote it.
+func isoSeconds(t time.Time) string { return restore.ISOSeconds(t) }
 
 // runPITRRestore writes the source table's items as they were at `at` into
 // t, reading snap (it owns it; nil: it takes one), then makes t ACTIVE.

@@ -26,6 +26,7 @@ func (e *Engine) streamsConfig() streams.Config {
 			return ok
 		},
 		Background: e.goBackground, // called from Open only, as goBackground asks
+		Hold:       func() bool { return e.holds(leaseStreams) },
 		Sleep:      e.sleep,
 		Closing:    e.closing,
 	}

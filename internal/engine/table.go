@@ -6,6 +6,7 @@ import (
 
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -14,23 +15,23 @@ type KeyAttr = change.KeyAttr
 
 // Table statuses as DynamoDB reports them.
 const (
-	StatusCreating = "CREATING"
-	StatusActive   = "ACTIVE"
-	StatusUpdating = "UPDATING"
-	StatusDeleting = "DELETING"
+	StatusCreating = tables.StatusCreating
+	StatusActive   = tables.StatusActive
+	StatusUpdating = tables.StatusUpdating
+	StatusDeleting = tables.StatusDeleting
 )
 
 // Billing modes.
 const (
-	BillingProvisioned   = "PROVISIONED"
-	BillingPayPerRequest = "PAY_PER_REQUEST"
+	BillingProvisioned   = tables.BillingProvisioned
+	BillingPayPerRequest = tables.BillingPayPerRequest
 )
 
 // Projection types of secondary indexes.
 const (
-	ProjectAll      = "ALL"
-	ProjectKeysOnly = "KEYS_ONLY"
-	ProjectInclude  = "INCLUDE"
+	ProjectAll      = tables.ProjectAll
+	ProjectKeysOnly = tables.ProjectKeysOnly
+	ProjectInclude  = tables.ProjectInclude
 )
 
 // Index is one secondary index of a table (package indexes).

@@ -4,29 +4,12 @@ import (
 	"strings"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 )
 
-// tableNameOf returns the table name a TableName member refers to: the
-// name itself, or the name inside a table ARN
-// (arn:<partition>:dynamodb:<region>:<account>:table/<name>), which
-// DynamoDB accepts wherever a TableName is read. As in DynamoDB Local the
-// ARN's region and account are not compared with the server's (with
-// --shared-db=false one server answers for many). Anything else, an index
-// or stream ARN included, is returned unchanged and so names no table.
-func tableNameOf(s string) string {
-	if !strings.HasPrefix(s, "arn:") {
-		return s
-	}
-	parts := strings.SplitN(s, ":", 6)
-	if len(parts) != 6 || parts[2] != "dynamodb" {
-		return s
-	}
-	name, ok := strings.CutPrefix(parts[5], "table/")
-	if !ok || name == "" || strings.Contains(name, "/") {
-		return s
-	}
-	return name
-}
+// tableNameOf returns the table name a TableName member refers to
+// (tables.NameOf).
+func tableNameOf(s string) string { return tables.NameOf(s) }
 
 // createTableName is the name CreateTable gives a table named by raw: a
 // table ARN stands for the name in it, which must then be a valid name;

@@ -6,42 +6,10 @@ import (
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/backup"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
-
-// inUse is the ResourceInUseException for a table in a transitional state.
-func inUse(t *Table) *ddberr.Error {
-	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being " + statusVerb(t.Status) + ": " + t.Name)
-}
-
-// statusVerb is how DynamoDB's in-use messages name a table's state.
-func statusVerb(status string) string {
-	switch status {
-	case StatusCreating:
-		return "created"
-	case StatusDeleting:
-		return "deleted"
-	}
-	return "updated"
-}
-
-// indexesChanging reports whether an index of the table (GSI or vector
-// index) is being created, backfilled, updated or deleted: DynamoDB
-// refuses DeleteTable then, even while the table itself is ACTIVE.
-func indexesChanging(d *wire.TableDescription) bool {
-	for _, g := range d.GlobalSecondaryIndexes {
-		if g.IndexStatus != StatusActive || cpDeref(g.Backfilling) {
-			return true
-		}
-	}
-	for _, v := range d.VectorIndexes {
-		if v.IndexStatus != StatusActive || v.Backfilling != nil {
-			return true
-		}
-	}
-	return false
-}
 
 // DeleteTable deletes a table. The response describes it DELETING; it
 // leaves the catalog after cfg.DeleteDelay (immediately when 0). Its items
@@ -60,11 +28,11 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	if t.Status == StatusCreating || t.Status == StatusDeleting {
 		return nil, inUse(t)
 	}
-	if indexesChanging(&t.Desc) {
+	if tables.IndexesChanging(&t.Desc) {
 		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")
 	}
 	if t.Status == StatusUpdating {
-		return nil, deleteWhileUpdating(t)
+		return nil, tables.DeleteWhileUpdating(t.Name, t.rec.UpdateKind)
 	}
 	if cpDeref(t.Desc.DeletionProtectionEnabled) {
 		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
@@ -137,24 +105,5 @@ func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
 		e.setBackup(sys.ARN, sys)
 	}
 	e.goBackground(func() { e.purge(id, sys != nil) })
-	return deletedDescription(e.describe(gone)), nil
-}
-
-// deletedDescription is the TableDescription DeleteTable answers with: the
-// table's name, status, ARN, ID, size, item count, throughput and billing
-// mode, without its schema, indexes or creation time, which DescribeTable
-// gives (AWS's documented example; ScyllaDB's Alternator tests, which are
-// run against DynamoDB, check that KeySchema, AttributeDefinitions,
-// CreationDateTime and the indexes are absent).
-func deletedDescription(d *wire.TableDescription) *wire.TableDescription {
-	return &wire.TableDescription{
-		TableName:             d.TableName,
-		TableStatus:           d.TableStatus,
-		TableArn:              d.TableArn,
-		TableId:               d.TableId,
-		TableSizeBytes:        d.TableSizeBytes,
-		ItemCount:             d.ItemCount,
-		ProvisionedThroughput: d.ProvisionedThroughput,
-		BillingModeSummary:    d.BillingModeSummary,
-	}
+	return tables.DeletedDescription(e.describe(gone)), nil
 }

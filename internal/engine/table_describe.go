@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -21,11 +22,7 @@ func (e *Engine) describe(t *Table) *wire.TableDescription {
 	}
 	d.ItemCount = cpPtr(items)
 	d.TableSizeBytes = cpPtr(size)
-	if pt := d.ProvisionedThroughput; pt != nil && pt.NumberOfDecreasesToday != nil {
-		c := *pt // a new UTC day starts the count again
-		c.NumberOfDecreasesToday = cpPtr(decreasesToday(pt, e.clock.Now()))
-		d.ProvisionedThroughput = &c
-	}
+	d.ProvisionedThroughput = tables.DescribeDecreases(d.ProvisionedThroughput, e.clock.Now())
 	d.GlobalSecondaryIndexes = slices.Clone(d.GlobalSecondaryIndexes)
 	d.LocalSecondaryIndexes = slices.Clone(d.LocalSecondaryIndexes)
 	e.describeIndexes(t, &d)

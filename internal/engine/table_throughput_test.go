@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -240,7 +241,7 @@ func TestCtlTableClassBudget(t *testing.T) {
 		t.Fatalf("after 30 days: %v", err)
 	}
 	d, _ := e.DescribeTable(ctx, &wire.DescribeTableInput{TableName: cpPtr("tbl")})
-	if c := tableClassOf(d.Table); c != "STANDARD_INFREQUENT_ACCESS" {
+	if c := tables.ClassOf(d.Table); c != "STANDARD_INFREQUENT_ACCESS" {
 		t.Fatalf("class %s", c)
 	}
 }

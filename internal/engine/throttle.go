@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/throttle"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -122,17 +124,56 @@ func (e *Engine) admit(t *Table, names []string, write bool) error {
 	return nil
 }
 
-// meteredWrite is writeItem for a single-item write API: refused when
-// the capacity is used up, and paid for after (a failed condition still
-// consumes a write unit).
-func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+// writeApplier applies one single-item write (PutItem, UpdateItem,
+// DeleteItem). Appliers wrap one another around the one that applies, as
+// etcd's quota and authorization appliers wrap its backend applier: here
+// the quota applier (capacity admitted before, paid after) around the
+// core's writeItem. Open wires the chain once (wireAppliers); the
+// operations call e.applier and name no admission or charge. (Batches and
+// transactions admit and pay as a whole, by their own rules, below.)
+type writeApplier interface {
+	applyWrite(ctx context.Context, w itemWrite) (writeResult, error)
+	// applyBatch applies a BatchWriteItem's writes: those it kept (in
+	// request order), their results, and the requests it returns
+	// unprocessed.
+	applyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, map[string][]wire.WriteRequest, error)
+}
+
+// wireAppliers builds the write applier chain: with capacity neither
+// enforced nor metered there is nothing to wrap writeItem with.
+func (e *Engine) wireAppliers() {
+	var a writeApplier = coreApplier{e}
+	if e.metering {
+		a = quotaApplier{e: e, next: a}
+	}
+	e.applier = a
+}
+
+// coreApplier is the write path itself (item.go).
+type coreApplier struct{ e *Engine }
+
+func (a coreApplier) applyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+	return a.e.writeItem(ctx, w)
+}
+
+func (a coreApplier) applyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, map[string][]wire.WriteRequest, error) {
+	results, err := a.e.commitBatchWrites(ctx, writes)
+	return writes, results, map[string][]wire.WriteRequest{}, err
+}
+
+// quotaApplier refuses a write when the capacity is used up, and pays
+// for it after (a failed condition still consumes a write unit).
+type quotaApplier struct {
+	e    *Engine
+	next writeApplier
+}
+
+func (a quotaApplier) applyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+	e := a.e
 	if err := e.admitWrite(w.table); err != nil {
 		return writeResult{}, err
 	}
-	res, err := e.writeItem(ctx, w)
-	if !e.metering {
-		return res, err
-	}
+	res, err := a.next.applyWrite(ctx, w)
 	if err == nil {
 		e.chargeWrite(w.table, w.table.writeUnitsOf(res))
 		return res, nil
@@ -142,6 +183,55 @@ func (e *Engine) meteredWrite(ctx context.Context, w itemWrite) (writeResult, er
 		e.chargeWrite(w.table, indexUnits{table: 1})
 	}
 	return res, err
+}
+
+// applyBatch admits the writes whose tables have capacity
+// (admitBatchWrites), applies them, and pays what each consumed beyond
+// the estimate it paid on admission.
+func (a quotaApplier) applyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, map[string][]wire.WriteRequest, error) {
+	e := a.e
+	writes, unprocessed, err := e.admitBatchWrites(writes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	writes, results, _, err := a.next.applyBatch(ctx, writes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i, w := range writes {
+		u := w.t.writeUnitsOf(results[i])
+		if e.cfg.Throttle.On {
+			u.table -= w.estimate() // paid on admission
+		}
+		e.chargeWrite(w.t, u)
+	}
+	return writes, results, unprocessed, nil
+}
+
+// admitBatchWrites keeps the writes whose tables have write capacity
+// (throttle.go), in request order, each paying its estimate on admission so
+// that the next sees it; the others are returned as UnprocessedItems. When
+// none is kept, the request fails with the first refusal.
+func (e *Engine) admitBatchWrites(writes []batchWrite) ([]batchWrite, map[string][]wire.WriteRequest, error) {
+	unprocessed := map[string][]wire.WriteRequest{}
+	if !e.cfg.Throttle.On {
+		return writes, unprocessed, nil
+	}
+	kept := writes[:0:0]
+	var refused error
+	for _, w := range writes {
+		if err := e.admitWrite(w.t); err != nil {
+			refused = cmp.Or(refused, err)
+			unprocessed[w.name] = append(unprocessed[w.name], w.req)
+			continue
+		}
+		e.chargeWrite(w.t, indexUnits{table: w.estimate()})
+		kept = append(kept, w)
+	}
+	if len(kept) == 0 {
+		return nil, nil, refused
+	}
+	return kept, unprocessed, nil
 }
 
 // chargeRead pays units read from t (or its index), and counts them
@@ -213,35 +303,23 @@ func (e *Engine) admitTxReads(gets []txGet) error {
 }
 
 func (e *Engine) admitTx(tables []*Table, admit func(*Table) error) error {
-	var reasons []wire.CancellationReason
+	reasons := transact.NewReasons(len(tables))
 	for i, t := range tables {
-		err := admit(t)
-		if err == nil {
-			continue
+		if err := admit(t); err != nil {
+			reasons.Set(i, throttleReason(err.(*ddberr.Error)))
 		}
-		if reasons == nil {
-			reasons = make([]wire.CancellationReason, len(tables))
-			for j := range reasons {
-				reasons[j].Code = reasonNone
-			}
-		}
-		reasons[i] = throttleReason(err.(*ddberr.Error))
 	}
-	if reasons != nil {
-		return transactionCanceled(reasons)
-	}
-	return nil
+	return reasons.Err()
 }
 
 // chargeTxWrites pays a write transaction's capacity, as
-// txWriteCapacity counts it (doubled).
+// txWriteUnits counts it (doubled).
 func (e *Engine) chargeTxWrites(acts []*txAction, res []writeResult) {
 	if !e.metering {
 		return
 	}
 	for i, a := range acts {
-		c := txWriteCapacity(acts[i:i+1], res[i:i+1])
-		e.chargeWrite(a.table, c.tables[a.table.Name].write)
+		e.chargeWrite(a.table, txWriteUnits(a, res[i]))
 	}
 }
 

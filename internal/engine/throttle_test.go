@@ -331,3 +331,26 @@ func TestCapacityMeter(t *testing.T) {
 		t.Fatalf("capacity %+v\nwant     %+v", got, want)
 	}
 }
+
+// TestWriteAppliers: single-item writes go through one applier chain,
+// wired at Open: the quota applier around the core's writeItem when
+// capacity is enforced or metered, writeItem alone otherwise.
+func TestWriteAppliers(t *testing.T) {
+	for _, c := range []struct {
+		cfg   Config
+		quota bool
+	}{{Config{}, false}, {Config{Throttle: ThrottleConfig{On: true}}, true}, {Config{MeterCapacity: true}, true}} {
+		e, err := Open(memory.New(), c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, isQuota := e.applier.(quotaApplier)
+		if isQuota != c.quota || isQuota && q.next != (coreApplier{e}) {
+			t.Errorf("%+v: applier %#v", c.cfg, e.applier)
+		}
+		if _, isCore := e.applier.(coreApplier); !c.quota && !isCore {
+			t.Errorf("%+v: applier %#v, want the core's", c.cfg, e.applier)
+		}
+		e.Close()
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -22,90 +23,109 @@ type txGet struct {
 // TransactionConflict, as in DynamoDB (transact_state.go: a committing
 // writer does not, and a preparing one is waited for briefly).
 func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error) {
-	gets, err := e.prepareTransactGet(in.TransactItems)
+	items, cc, err := e.transactGet(in.TransactItems, in.ReturnConsumedCapacity, true)
 	if err != nil {
 		return nil, err
+	}
+	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(items)), ConsumedCapacity: cc}
+	for i, it := range items {
+		out.Responses[i].Item = it
+	}
+	return out, nil
+}
+
+// transactGet reads the Gets' items, projected (nil for a missing item),
+// with the capacity mode asks for. With limitSize, items adding up to more
+// than 4 MB refuse the request (TransactGetItems; ExecuteTransaction's
+// reads have no such check).
+func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize bool) ([]attr.Item, []wire.ConsumedCapacity, error) {
+	gets, err := e.prepareTransactGet(in)
+	if err != nil {
+		return nil, nil, err
 	}
 	items, err := e.readTransaction(gets)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := checkTxReadSize(items); err != nil {
-		return nil, err
-	}
-	out := &wire.TransactGetItemsOutput{Responses: make([]wire.ItemResponse, len(gets))}
-	var c txTally
-	for i, g := range gets {
-		c.add(g.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
-		if items[i] != nil {
-			out.Responses[i].Item = applyProjection(g.proj, items[i])
+	if limitSize {
+		if err := checkTxReadSize(items); err != nil {
+			return nil, nil, err
 		}
 	}
-	out.ConsumedCapacity = c.list(in.ReturnConsumedCapacity)
-	return out, nil
+	var c transact.Tally
+	for i, g := range gets {
+		c.Add(g.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
+		if items[i] != nil {
+			items[i] = applyProjection(g.proj, items[i])
+		}
+	}
+	return items, c.List(mode), nil
 }
 
 // checkTxReadSize refuses a read transaction whose items add up to more
 // than 4 MB, as DynamoDB does ("The aggregate size of the items in the
 // transaction cannot exceed 4 MB", TransactGetItems API reference): the
 // items are measured whole, as stored, before any projection. The text is
-// the write transactions' (msgTxTooLarge); no DynamoDB answer recording
+// the write transactions' (transact.MsgTooLarge); no DynamoDB answer recording
 // the read side's text was found.
 func checkTxReadSize(items []attr.Item) error {
 	size := 0
 	for _, it := range items {
 		size += itemSize(it)
 	}
-	if size > maxTransactBytes {
-		return ddberr.Validation(msgTxTooLarge)
+	if size > transact.MaxBytes {
+		return ddberr.Validation(transact.MsgTooLarge)
 	}
 	return nil
 }
 
-// prepareTransactGet validates the Gets: projections first, then tables
-// and keys, then no item twice.
+// prepareTransactGet validates the Gets (transact.PrepareGets:
+// projections first, then tables and keys, then no item twice).
 func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, error) {
-	gets := make([]txGet, len(items))
-	for i, it := range items {
-		if it.Get == nil {
-			return nil, ddberr.Validation("Invalid Request: TransactGetItem should contain a Get request")
-		}
-		var err error
-		if gets[i].proj, err = prepareRead(it.Get.ProjectionExpression, nil, it.Get.ExpressionAttributeNames); err != nil {
-			return nil, err
-		}
+	g := txGets{e: e, items: items, gets: make([]txGet, len(items))}
+	if _, err := transact.PrepareGets(g); err != nil {
+		return nil, err
 	}
-	seen := make(map[string]struct{}, len(items))
-	var invalid []string // keys that do not match the schema cancel the request (see prepareTransactWrite)
-	for i, it := range items {
-		t, err := e.activeTable(it.Get.TableName)
-		if err != nil {
-			return nil, err
-		}
-		k, err := t.validateKey(it.Get.Key)
-		if err != nil && ddberr.As(err).Message == msgKeySchema {
-			if invalid == nil {
-				invalid = make([]string, len(items))
-			}
-			invalid[i] = msgKeySchema
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := t.checkScalarKeyPaths(nil, gets[i].proj, nil); err != nil {
-			return nil, err
-		}
-		gets[i].table, gets[i].skey = t, t.storageKey(k)
-		if _, dup := seen[string(gets[i].skey)]; dup {
-			return nil, ddberr.Validation(msgTxDuplicate)
-		}
-		seen[string(gets[i].skey)] = struct{}{}
+	return g.gets, nil
+}
+
+// txGets are a read transaction's Gets as transact.Gets.
+type txGets struct {
+	e     *Engine
+	items []wire.TransactGetItem
+	gets  []txGet
+}
+
+func (g txGets) Len() int { return len(g.items) }
+
+func (g txGets) Check(i int) error {
+	it := g.items[i]
+	if it.Get == nil {
+		return ddberr.Validation("Invalid Request: TransactGetItem should contain a Get request")
 	}
-	if invalid != nil {
-		return nil, validationCancel(invalid)
+	var err error
+	g.gets[i].proj, err = prepareRead(it.Get.ProjectionExpression, nil, it.Get.ExpressionAttributeNames)
+	return err
+}
+
+func (g txGets) Resolve(i int) ([]byte, error) {
+	it := g.items[i]
+	t, err := g.e.activeTable(it.Get.TableName)
+	if err != nil {
+		return nil, err
 	}
-	return gets, nil
+	k, err := t.validateKey(it.Get.Key)
+	if err != nil && ddberr.As(err).Message == msgKeySchema {
+		return nil, transact.Invalid(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkScalarKeyPaths(nil, g.gets[i].proj, nil); err != nil {
+		return nil, err
+	}
+	g.gets[i].table, g.gets[i].skey = t, t.storageKey(k)
+	return g.gets[i].skey, nil
 }
 
 // readTransaction reads the Gets' items from one snapshot (nil for a
@@ -115,8 +135,8 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	for i, g := range gets {
 		keys[i] = g.skey
 	}
-	if held, any := e.txPreparingAny(keys); any {
-		return nil, conflictCancel(held)
+	if held, any := e.tx.Preparing(keys); any {
+		return nil, transact.ConflictCancel(held)
 	}
 	if err := e.admitTxReads(gets); err != nil {
 		return nil, err
@@ -146,85 +166,3 @@ func (e *Engine) readItems(keys [][]byte) ([]attr.Item, error) {
 	}
 	return items, nil
 }
-
-// txTally sums a transaction's capacity per table, in the order tables are
-// first charged, keeping reads and writes apart as DynamoDB reports them
-// for transactions (ReadCapacityUnits, WriteCapacityUnits).
-type txTally struct {
-	order  []string
-	tables map[string]*txUnits
-}
-
-type txUnits struct {
-	read, write indexUnits
-}
-
-// add charges u to table, as reads or as writes.
-func (c *txTally) add(table string, u indexUnits, read bool) {
-	if c.tables == nil {
-		c.tables = map[string]*txUnits{}
-	}
-	x := c.tables[table]
-	if x == nil {
-		x = &txUnits{}
-		c.tables[table] = x
-		c.order = append(c.order, table)
-	}
-	if read {
-		x.read.add(u)
-	} else {
-		x.write.add(u)
-	}
-}
-
-// list is the ConsumedCapacity list, or nil when mode does not ask for it.
-func (c *txTally) list(mode string) []wire.ConsumedCapacity {
-	if mode != capTotal && mode != capIndexes {
-		return nil
-	}
-	out := make([]wire.ConsumedCapacity, 0, len(c.order))
-	for _, name := range c.order {
-		x := c.tables[name]
-		cc := wire.ConsumedCapacity{TableName: ptrTo(name)}
-		cc.CapacityUnits, cc.ReadCapacityUnits, cc.WriteCapacityUnits = rwUnits(x.read.total(), x.write.total())
-		if mode == capIndexes {
-			t := &wire.Capacity{}
-			t.CapacityUnits, t.ReadCapacityUnits, t.WriteCapacityUnits = rwUnits(x.read.table, x.write.table)
-			cc.Table = t
-			cc.GlobalSecondaryIndexes = rwCapacityMap(x.read.gsi, x.write.gsi)
-			cc.LocalSecondaryIndexes = rwCapacityMap(x.read.lsi, x.write.lsi)
-		}
-		out = append(out, cc)
-	}
-	return out
-}
-
-// rwUnits is the CapacityUnits, ReadCapacityUnits and WriteCapacityUnits
-// members for read and write units (a zero side is omitted).
-func rwUnits(r, w float64) (total, read, write *float64) {
-	total = ptrTo(r + w)
-	if r > 0 {
-		read = ptrTo(r)
-	}
-	if w > 0 {
-		write = ptrTo(w)
-	}
-	return
-}
-
-func rwCapacityMap(r, w map[string]float64) map[string]wire.Capacity {
-	if len(r) == 0 && len(w) == 0 {
-		return nil
-	}
-	out := map[string]wire.Capacity{}
-	for _, m := range []map[string]float64{r, w} {
-		for k := range m {
-			var c wire.Capacity
-			c.CapacityUnits, c.ReadCapacityUnits, c.WriteCapacityUnits = rwUnits(r[k], w[k])
-			out[k] = c
-		}
-	}
-	return out
-}
-
-func ptrTo[T any](v T) *T { return &v }

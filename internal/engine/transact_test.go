@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kura-db/kura/internal/engine/transact"
+	"github.com/kura-db/kura/internal/storage/memory"
+
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/wire"
@@ -19,7 +22,7 @@ func TestTransactConflict(t *testing.T) {
 	dpTable(t, e, "t", "pk:S")
 	dpPut(t, e, "t", attr.Item{"pk": dpS("a")})
 	held := e.mustKey(t, "t", attr.Item{"pk": dpS("a")})
-	if _, ok := e.txAcquire([][]byte{held}); !ok {
+	if _, ok := e.tx.Hold([][]byte{held}); !ok {
 		t.Fatal("acquire failed")
 	}
 	_, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("t"), Item: attr.Item{"pk": dpS("a")}})
@@ -46,7 +49,7 @@ func TestTransactConflict(t *testing.T) {
 	if dpGet(t, e, "t", attr.Item{"pk": dpS("b")}) != nil {
 		t.Fatal("cancelled transaction applied")
 	}
-	e.txRelease([][]byte{held})
+	e.tx.Release([][]byte{held})
 	dpPut(t, e, "t", attr.Item{"pk": dpS("a"), "v": dpN("1")})
 }
 
@@ -54,8 +57,11 @@ func TestTransactConflict(t *testing.T) {
 // injected clock.
 func TestTransactTokenExpiry(t *testing.T) {
 	clk := &txClock{now: time.Unix(1_700_000_000, 0)}
-	e := dpEngine(t)
-	e.clock = clk
+	e, err := Open(memory.New(), Config{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
 	dpTable(t, e, "t", "pk:S")
 	in := func(by string) *wire.TransactWriteItemsInput {
 		return &wire.TransactWriteItemsInput{ClientRequestToken: dpStr("tok"), TransactItems: []wire.TransactWriteItem{
@@ -100,7 +106,7 @@ func (e *Engine) mustKey(t *testing.T, table string, key attr.Item) []byte {
 // set: a write transaction that is committing (its writes staged, one
 // atomic batch on the way) does not cancel a TransactGetItems, which reads
 // its snapshot; one still preparing cancels it only if it does not reach
-// its commit within txReadWait, and a reader waiting for it goes ahead as
+// its commit within transact.ReadWait, and a reader waiting for it goes ahead as
 // soon as it does.
 func TestTransactGetDuringWriterCommit(t *testing.T) {
 	e := dpEngine(t)
@@ -113,21 +119,21 @@ func TestTransactGetDuringWriterCommit(t *testing.T) {
 		}})
 		return err
 	}
-	if _, ok := e.txAcquire(held); !ok {
+	if _, ok := e.tx.Hold(held); !ok {
 		t.Fatal("acquire failed")
 	}
-	defer e.txRelease(held)
+	defer e.tx.Release(held)
 
 	start := time.Now()
 	var de *ddberr.Error
 	if err := read(); !errors.As(err, &de) || de.Type != "TransactionCanceledException" {
 		t.Fatalf("TransactGetItems on an item of a preparing writer: %v", err)
 	}
-	if d := time.Since(start); d < txReadWait {
-		t.Fatalf("cancelled after %v, before waiting %v for the writer", d, txReadWait)
+	if d := time.Since(start); d < transact.ReadWait {
+		t.Fatalf("cancelled after %v, before waiting %v for the writer", d, transact.ReadWait)
 	}
 
-	e.txPhase(held, true)
+	e.tx.SetCommitting(held, true)
 	if err := read(); err != nil {
 		t.Fatalf("TransactGetItems on an item of a committing writer: %v", err)
 	}
@@ -136,10 +142,10 @@ func TestTransactGetDuringWriterCommit(t *testing.T) {
 		t.Fatalf("PutItem on an item of a committing writer: %v", err)
 	}
 
-	e.txPhase(held, false) // another attempt: preparing again
+	e.tx.SetCommitting(held, false) // another attempt: preparing again
 	go func() {
-		time.Sleep(txReadWait / 5)
-		e.txPhase(held, true)
+		time.Sleep(transact.ReadWait / 5)
+		e.tx.SetCommitting(held, true)
 	}()
 	if err := read(); err != nil {
 		t.Fatalf("TransactGetItems while the writer reached its commit: %v", err)

@@ -3,46 +3,18 @@ package engine
 import (
 	"cmp"
 	"context"
-	"errors"
-	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Transaction limits.
-const (
-	maxTransactItems = 100
-	maxTransactBytes = 4 << 20
-)
-
-// Transaction messages.
-//
-// msgTxTooLarge: ScyllaDB's Alternator tests, which are run against
-// DynamoDB, match DynamoDB's answer to a 5 MB TransactWriteItems with
-// "ValidationException.*size cannot exceed" and note that DynamoDB's
-// messages call what is measured the "transaction payload" (a 5 MB
-// Delete-only transaction, small as a request, is accepted). No recorded
-// answer gives the whole text; this one holds both fragments.
-const (
-	msgTxDuplicate = "Transaction request cannot include multiple operations on one item"
-	msgTxTooLarge  = "Transaction payload size cannot exceed 4 MB"
-	msgCondFailed  = "The conditional request failed"
-)
-
-// Cancellation reason codes.
-const (
-	reasonNone        = "None"
-	reasonCondFailed  = "ConditionalCheckFailed"
-	reasonConflict    = "TransactionConflict"
-	reasonValidation  = "ValidationError"
-	reasonCollection  = "ItemCollectionSizeLimitExceeded"
-	actionConditionCk = "ConditionCheck"
-)
+// actionConditionCk is the kind of a ConditionCheck action.
+const actionConditionCk = "ConditionCheck"
 
 // txAction is one validated action of a write transaction.
 type txAction struct {
@@ -95,22 +67,22 @@ func (a *txAction) write() itemWrite {
 // TransactWriteItems applies up to 100 Put, Update, Delete and
 // ConditionCheck actions on distinct items, all or none.
 func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteItemsInput) (*wire.TransactWriteItemsOutput, error) {
-	acts, err := e.prepareTransactWrite(in.TransactItems)
+	w, err := e.prepareTransactWrite(in.TransactItems)
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.idempotent(in.ClientRequestToken, in, func() (any, error) {
-		res, err := e.runTransaction(ctx, acts)
+	out, err := e.tx.Idempotent(in.ClientRequestToken, in, func() (any, error) {
+		res, err := e.runTransaction(ctx, w)
 		if err != nil {
 			return nil, err
 		}
 		return &wire.TransactWriteItemsOutput{
-			ConsumedCapacity:      txWriteCapacity(acts, res).list(in.ReturnConsumedCapacity),
-			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, acts),
+			ConsumedCapacity:      txWriteCapacity(w.acts, res).List(in.ReturnConsumedCapacity),
+			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, w.acts),
 		}, nil
 	}, func(first any) (any, error) {
 		out := *first.(*wire.TransactWriteItemsOutput)
-		cc, err := e.txReplayCapacity(acts, in.ReturnConsumedCapacity)
+		cc, err := e.txReplayCapacity(w.acts, in.ReturnConsumedCapacity)
 		out.ConsumedCapacity = cc
 		return &out, err
 	})
@@ -120,93 +92,105 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteI
 	return out.(*wire.TransactWriteItemsOutput), nil
 }
 
-// prepareTransactWrite validates every action (request phase first, then
-// tables and keys), rejects two actions on one item and the 4 MB limit.
-func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) ([]*txAction, error) {
-	acts := make([]*txAction, 0, len(items))
-	for _, it := range items {
-		a, err := prepareTxAction(it)
-		if err != nil {
-			return nil, err
-		}
-		acts = append(acts, a)
-	}
-	// A key of the wrong type cancels the transaction (reason
-	// ValidationError) instead of failing the request, but only once every
-	// action passed the checks DynamoDB makes up front. Only the first such
-	// action carries the reason; the others' are None (ScyllaDB's
-	// Alternator tests, which are run against DynamoDB).
-	var invalid []string
-	valid := make([]*txAction, 0, len(acts))
-	for i, it := range items {
-		err := e.resolveTxAction(acts[i], it)
-		var bad *txInvalid
-		switch {
-		case errors.As(err, &bad):
-			if invalid == nil {
-				invalid = make([]string, len(acts))
-				invalid[i] = bad.msg
-			}
-		case err != nil:
-			return nil, err
-		default:
-			valid = append(valid, acts[i])
-		}
-	}
-	if err := checkTxItems(valid); err != nil {
+// txWrite is one write transaction as the core prepares it
+// (transact.Actions: the checks of its actions, in DynamoDB's order) and
+// runs it (transact.Write: its items' locks, and attempts that stage its
+// actions through stageWrite in one storage transaction).
+type txWrite struct {
+	e     *Engine
+	items []wire.TransactWriteItem
+	acts  []*txAction
+	keys  [][]byte // the items' storage keys, once prepared
+	// res and changed are the last attempt's results per action.
+	res     []writeResult
+	changed []bool
+}
+
+// prepareTransactWrite validates every action (transact.Prepare: request
+// phase first, then tables and keys; two actions on one item and the 4 MB
+// limit).
+func (e *Engine) prepareTransactWrite(items []wire.TransactWriteItem) (*txWrite, error) {
+	w := &txWrite{e: e, items: items, acts: make([]*txAction, len(items))}
+	keys, err := transact.Prepare(w)
+	if err != nil {
 		return nil, err
 	}
-	if invalid != nil {
-		return nil, validationCancel(invalid)
-	}
-	return acts, nil
+	w.keys = keys
+	return w, nil
 }
 
-// txInvalid is a validation failure DynamoDB reports as an action's
-// cancellation reason rather than as a ValidationException: a table or
-// index key attribute of the wrong type (measured against DynamoDB by a
-// public conformance suite, 2026).
-type txInvalid struct{ msg string }
+func (w *txWrite) Len() int { return len(w.items) }
 
-func (e *txInvalid) Error() string { return e.msg }
-
-func asTxInvalid(err error) error { return &txInvalid{msg: ddberr.As(err).Message} }
-
-// validationCancel is the cancellation for actions with such failures
-// (msgs[i] non-empty); the others are None.
-func validationCancel(msgs []string) error {
-	return actionsCancel(reasonValidation, msgs)
+func (w *txWrite) Check(i int) error {
+	a, err := prepareTxAction(w.items[i])
+	w.acts[i] = a
+	return err
 }
 
-// actionsCancel cancels a transaction: reason code with msgs[i] for the
-// actions that have a message, None for the others.
-func actionsCancel(code string, msgs []string) error {
-	reasons := make([]wire.CancellationReason, len(msgs))
-	for i, m := range msgs {
-		reasons[i].Code = reasonNone
-		if m != "" {
-			reasons[i] = wire.CancellationReason{Code: code, Message: &m}
-		}
+func (w *txWrite) Resolve(i int) ([]byte, int, error) {
+	a := w.acts[i]
+	if err := w.e.resolveTxAction(a, w.items[i]); err != nil {
+		return nil, 0, err
 	}
-	return transactionCanceled(reasons)
+	return a.skey, itemSize(a.item) + itemSize(a.keyItem), nil
 }
 
-// checkTxItems rejects duplicate items and oversized transactions.
-func checkTxItems(acts []*txAction) error {
-	seen := make(map[string]struct{}, len(acts))
-	size := 0
-	for _, a := range acts {
-		if _, dup := seen[string(a.skey)]; dup {
-			return ddberr.Validation(msgTxDuplicate)
-		}
-		seen[string(a.skey)] = struct{}{}
-		size += itemSize(a.item) + itemSize(a.keyItem)
+// Lock locks the items' stripes in one global order (lockStripes) and the
+// item collections of LSI tables (index_collection.go).
+func (w *txWrite) Lock(keys [][]byte) func() {
+	unlock := w.e.lockStripes(keys)
+	tables, pks := make([]*Table, len(w.acts)), make([]primaryKey, len(w.acts))
+	for i, a := range w.acts {
+		tables[i], pks[i] = a.table, a.key
 	}
-	if size > maxTransactBytes {
-		return ddberr.Validation(msgTxTooLarge)
+	unlockCollections := w.e.lockCollections(tables, pks)
+	return func() {
+		unlockCollections()
+		unlock()
 	}
+}
+
+func (w *txWrite) Begin() (transact.Attempt, error) {
+	txn, err := w.e.store.Begin()
+	if err != nil {
+		return nil, err
+	}
+	w.res, w.changed = make([]writeResult, len(w.acts)), make([]bool, len(w.acts))
+	return txAttempt{w, txn}, nil
+}
+
+// Conflict retries as writeItem does.
+func (w *txWrite) Conflict(ctx context.Context, attempt int) error {
+	if attempt == maxConflictRetries {
+		return ddberr.Internal("Internal server error")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	conflictPause(attempt)
 	return nil
 }
+
+// txAttempt is one attempt of a txWrite in storage transaction txn.
+type txAttempt struct {
+	w   *txWrite
+	txn storage.Txn
+}
+
+func (t txAttempt) Stage(i int) error {
+	w, a := t.w, t.w.acts[i]
+	var err error
+	if a.kind == actionConditionCk {
+		w.res[i], err = conditionCheck(t.txn, a)
+	} else {
+		w.res[i], w.changed[i], err = w.e.stageWrite(t.txn, a.write(), a.skey)
+	}
+	return err
+}
+
+func (t txAttempt) Commit() error { return t.txn.Commit(storage.CommitOptions{Sync: t.w.e.cfg.Sync}) }
+
+func (t txAttempt) Rollback() { t.txn.Rollback() }
 
 // CheckTransactWriteItem runs the request-phase checks of one
 // TransactWriteItems action, touching no table (api.TransactActionChecker).
@@ -299,13 +283,13 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 	a.table, a.tableName = t, *name
 	if a.kind == "Put" {
 		if err := t.checkKeyTypes(a.item); err != nil {
-			return asTxInvalid(err)
+			return transact.Invalid(err)
 		}
 		if a.key, err = t.validateItemKey(a.item); err != nil {
 			return err
 		}
 		if err := t.checkIndexKeyTypes(a.item); err != nil {
-			return asTxInvalid(err)
+			return transact.Invalid(err)
 		}
 		if err := t.checkIndexKeyValues(a.item, false); err != nil {
 			return err
@@ -313,7 +297,7 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 	} else {
 		if a.key, err = t.validateKey(a.keyItem); err != nil {
 			if ddberr.As(err).Message == msgKeySchema {
-				return asTxInvalid(err)
+				return transact.Invalid(err)
 			}
 			return err
 		}
@@ -333,102 +317,25 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 	return nil
 }
 
-// runTransaction executes validated actions atomically: it registers the
-// items as held (a concurrent transaction on any of them cancels this one
-// with TransactionConflict), locks their stripes in global order, stages
-// every action in one storage transaction, evaluating every condition
-// against that transaction's snapshot, and commits once. Any failed action
-// cancels the whole transaction with TransactionCanceledException, reasons
-// in request order. Statistics are recorded, and the capacity paid
+// runTransaction executes a prepared write transaction atomically
+// (transact.State.Run: conflicts with other transactions, locks, one
+// storage transaction, cancellation reasons in request order). Admission
+// comes first; statistics are recorded, and the capacity paid
 // (throttle.go), after the commit.
-func (e *Engine) runTransaction(ctx context.Context, acts []*txAction) ([]writeResult, error) {
-	if err := e.admitTxWrites(acts); err != nil {
+func (e *Engine) runTransaction(ctx context.Context, w *txWrite) ([]writeResult, error) {
+	if err := e.admitTxWrites(w.acts); err != nil {
 		return nil, err
 	}
-	keys := make([][]byte, len(acts))
-	for i, a := range acts {
-		keys[i] = a.skey
+	if err := e.tx.Run(ctx, w, w.keys); err != nil {
+		return nil, err
 	}
-	if conflicts, ok := e.txAcquire(keys); !ok {
-		return nil, conflictCancel(conflicts)
+	for i, a := range w.acts {
+		if w.changed[i] {
+			e.writeStats(a.table, w.res[i])
+		}
 	}
-	defer e.txRelease(keys)
-	unlock := e.lockStripes(keys)
-	defer unlock()
-	tables, pks := make([]*Table, len(acts)), make([]primaryKey, len(acts))
-	for i, a := range acts {
-		tables[i], pks[i] = a.table, a.key
-	}
-	defer e.lockCollections(tables, pks)() // LSI tables (index_collection.go)
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			e.txPhase(keys, false) // preparing again
-		}
-		res, changed, err := e.tryTransaction(acts, func() { e.txPhase(keys, true) })
-		if errors.Is(err, storage.ErrConflict) {
-			if attempt == maxConflictRetries {
-				return nil, ddberr.Internal("Internal server error")
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			conflictPause(attempt)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for i, a := range acts {
-			if changed[i] {
-				e.writeStats(a.table, res[i])
-			}
-		}
-		e.chargeTxWrites(acts, res)
-		return res, nil
-	}
-}
-
-// tryTransaction is one attempt of runTransaction; committing is called
-// once every action is staged, just before the commit.
-func (e *Engine) tryTransaction(acts []*txAction, committing func()) ([]writeResult, []bool, error) {
-	txn, err := e.store.Begin()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer txn.Rollback()
-	res := make([]writeResult, len(acts))
-	changed := make([]bool, len(acts))
-	var reasons []wire.CancellationReason
-	for i, a := range acts {
-		var err error
-		if a.kind == actionConditionCk {
-			res[i], err = conditionCheck(txn, a)
-		} else {
-			res[i], changed[i], err = e.stageWrite(txn, a.write(), a.skey)
-		}
-		if err == nil {
-			continue
-		}
-		r, ok := cancellationReason(err)
-		if !ok {
-			return nil, nil, err
-		}
-		if reasons == nil {
-			reasons = make([]wire.CancellationReason, len(acts))
-			for j := range reasons {
-				reasons[j].Code = reasonNone
-			}
-		}
-		reasons[i] = r
-	}
-	if reasons != nil {
-		return nil, nil, transactionCanceled(reasons)
-	}
-	committing()
-	if err := txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync}); err != nil {
-		return nil, nil, err
-	}
-	return res, changed, nil
+	e.chargeTxWrites(w.acts, w.res)
+	return w.res, nil
 }
 
 // conditionCheck evaluates a ConditionCheck action against txn's snapshot
@@ -441,33 +348,6 @@ func conditionCheck(txn storage.Txn, a *txAction) (writeResult, error) {
 	res := writeResult{Old: old, OldSize: itemSize(old)}
 	res.OldBilled = vectors.BilledSize(a.table.Vectors, old, res.OldSize)
 	return res, checkCondition(a.x.cond, old, a.onFailure)
-}
-
-// cancellationReason turns an action's failure into its cancellation
-// reason; ok is false for errors that are not the action's fault
-// (storage errors), which fail the request as they are.
-func cancellationReason(err error) (wire.CancellationReason, bool) {
-	var de *ddberr.Error
-	if !errors.As(err, &de) {
-		return wire.CancellationReason{}, false
-	}
-	msg := de.Message
-	switch de.Type {
-	case "ConditionalCheckFailedException":
-		r := wire.CancellationReason{Code: reasonCondFailed, Message: &msg}
-		if it, ok := de.Item.(attr.Item); ok {
-			r.Item = it
-		}
-		return r, true
-	case "ValidationException":
-		msg = strings.TrimPrefix(msg, ddberr.Detected1)
-		return wire.CancellationReason{Code: reasonValidation, Message: &msg}, true
-	case "TransactionConflictException":
-		return wire.CancellationReason{Code: reasonConflict, Message: &msg}, true
-	case "ItemCollectionSizeLimitExceededException":
-		return wire.CancellationReason{Code: reasonCollection, Message: &msg}, true
-	}
-	return wire.CancellationReason{}, false
 }
 
 // txCollectionMetrics is a write transaction's ItemCollectionMetrics when
@@ -490,57 +370,36 @@ func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][
 	return e.collectionMetricsPerTable(mode, names, tables, keys)
 }
 
-// conflictCancel is the cancellation of a transaction whose items (those
-// marked) another transaction holds.
-func conflictCancel(held []bool) error {
-	msgs := make([]string, len(held))
-	for i, h := range held {
-		if h {
-			msgs[i] = msgTxConflict
-		}
-	}
-	return actionsCancel(reasonConflict, msgs)
-}
-
-// transactionCanceled is TransactionCanceledException with DynamoDB's
-// message listing the reason codes in request order.
-func transactionCanceled(reasons []wire.CancellationReason) error {
-	var b strings.Builder
-	b.WriteString("Transaction cancelled, please refer cancellation reasons for specific reasons [")
-	for i, r := range reasons {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.Code)
-	}
-	b.WriteByte(']')
-	return ddberr.TransactionCanceled(b.String(), reasons)
-}
-
-// txWriteCapacity is a write transaction's consumed capacity: DynamoDB
-// performs two underlying writes (prepare, commit) of every item, so each
-// write action costs twice its units on the table and on each touched
-// index; a ConditionCheck costs what a write of the item it checks would.
-func txWriteCapacity(acts []*txAction, res []writeResult) *txTally {
-	var c txTally
+// txWriteCapacity is a write transaction's consumed capacity, the sum
+// of its actions' (txWriteUnits).
+func txWriteCapacity(acts []*txAction, res []writeResult) *transact.Tally {
+	var c transact.Tally
 	for i, a := range acts {
-		if a.kind == actionConditionCk {
-			// DynamoDB bills a ConditionCheck as a transactional write of
-			// the item it checks (measured: 2 write units for a small item).
-			c.add(a.table.Name, indexUnits{table: 2 * writeUnits(res[i].OldBilled)}, false)
-			continue
-		}
-		u := a.table.writeUnitsOf(res[i])
-		u.table *= 2
-		for k := range u.gsi {
-			u.gsi[k] *= 2
-		}
-		for k := range u.lsi {
-			u.lsi[k] *= 2
-		}
-		c.add(a.table.Name, u, false)
+		u := txWriteUnits(a, res[i])
+		c.Add(a.table.Name, transact.Units{Table: u.table, GSI: u.gsi, LSI: u.lsi}, false)
 	}
 	return &c
+}
+
+// txWriteUnits is one action's capacity: DynamoDB performs two underlying
+// writes (prepare, commit) of every item, so each write action costs twice
+// its units on the table and on each touched index; a ConditionCheck costs
+// what a write of the item it checks would.
+func txWriteUnits(a *txAction, res writeResult) indexUnits {
+	if a.kind == actionConditionCk {
+		// DynamoDB bills a ConditionCheck as a transactional write of
+		// the item it checks (measured: 2 write units for a small item).
+		return indexUnits{table: 2 * writeUnits(res.OldBilled)}
+	}
+	u := a.table.writeUnitsOf(res)
+	u.table *= 2
+	for k := range u.gsi {
+		u.gsi[k] *= 2
+	}
+	for k := range u.lsi {
+		u.lsi[k] *= 2
+	}
+	return u
 }
 
 // txReplayCapacity is the capacity of a repeated request DynamoDB
@@ -560,9 +419,9 @@ func (e *Engine) txReplayCapacity(acts []*txAction, mode string) ([]wire.Consume
 	if err != nil {
 		return nil, err
 	}
-	var c txTally
+	var c transact.Tally
 	for i, a := range acts {
-		c.add(a.table.Name, indexUnits{table: 2 * readUnits(itemSize(items[i]), true)}, true)
+		c.Add(a.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
 	}
-	return c.list(mode), nil
+	return c.List(mode), nil
 }

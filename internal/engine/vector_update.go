@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -33,14 +34,14 @@ func validateCreateVectors(in *wire.CreateTableInput, billing string) *ddberr.Er
 	if r != nil {
 		keys = append(keys, *r)
 	}
-	return vectors.ValidateCreate(in, billing == BillingPayPerRequest, keys, checkProjection)
+	return vectors.ValidateCreate(in, billing == BillingPayPerRequest, keys, tables.CheckProjection)
 }
 
 // newVectorDescription is the stored description of a new vector index,
 // with the canonical copy of its projection.
 func newVectorDescription(tableARN string, v vectors.Def, status string) wire.VectorIndexDescription {
 	d := vectors.NewDescription(tableARN, v, status)
-	d.Projection = cloneProjection(v.Proj)
+	d.Projection = tables.CloneProjection(v.Proj)
 	return d
 }
 
@@ -137,7 +138,7 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 			defs = append(defs, a)
 		}
 	}
-	if err := vectors.ValidateDef(v, defs, in.AttributeDefinitions, t.keyAttrs(), checkProjection); err != nil {
+	if err := vectors.ValidateDef(v, defs, in.AttributeDefinitions, t.keyAttrs(), tables.CheckProjection); err != nil {
 		return false, err
 	}
 	if err := vectors.CheckDims([]vectors.Def{v}, t.Vectors); err != nil {
@@ -171,7 +172,7 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 // suite, eu-west-2, 2026-08-23).
 func vectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.DeleteVectorIndexAction) *ddberr.Error {
 	if v := vectors.Allocating(d, del); v != nil {
-		return deleteAllocating(table, cpDeref(v.IndexName))
+		return tables.DeleteAllocating(table, cpDeref(v.IndexName))
 	}
 	return nil
 }
@@ -189,7 +190,7 @@ func (t *Table) hasIndexNamed(name string) bool {
 // SearchSchema attributes of vector indexes.
 func pruneVectorDefinitions(d *wire.TableDescription) {
 	keep := vectors.SearchSchemaDefinitions(d)
-	pruneAttributeDefinitions(d)
+	tables.PruneAttributeDefinitions(d)
 	for n, a := range keep {
 		if !slices.ContainsFunc(d.AttributeDefinitions, func(x wire.AttributeDefinition) bool { return cpDeref(x.AttributeName) == n }) {
 			d.AttributeDefinitions = append(d.AttributeDefinitions, a)

@@ -56,6 +56,9 @@ func (e *Engine) newVectorRegistry() *vectors.Registry {
 		Closing:     e.closing,
 		Go:          e.goBackground,
 		Sleep:       e.sleep,
+		Exclusive: func(tableID uint64, indexID uint32, still func() bool, run func()) {
+			e.underLease(backfillLease(tableID, indexID), still, run)
+		},
 	})
 }
 

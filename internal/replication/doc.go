@@ -5,8 +5,9 @@
 //
 // It sits above the engine: each region is an *engine.Engine, and the
 // package uses only its exported operations. Region wraps a region's
-// engine as the API's backend, answering UpdateTable's ReplicaUpdates and
-// adding GlobalTableVersion and Replicas to table descriptions; every other
+// engine as the API's backend, answering UpdateTable's ReplicaUpdates,
+// adding GlobalTableVersion and Replicas to table descriptions, and
+// routing the item operations of MRSC tables (strong_ops.go); every other
 // operation is the engine's.
 //
 // Replication is driven from each replica's change log, the table's stream
@@ -16,6 +17,12 @@
 // applies the outbox entries queued for its own region (apply.go) with
 // last-writer-wins on the stamp (ties broken by region name), so two
 // regions that wrote one item concurrently converge on the same item.
+// A multi-Region strongly consistent (MRSC) table (strong.go) uses the
+// same stream and outbox, but its requests wait for them (strong_io.go):
+// a write is answered once a majority of its three regions has it, an
+// item being written through one region cannot be written through
+// another meanwhile, and a strongly consistent read first applies what is
+// queued for its region.
 // Writes the worker applied are recognised in the stream they reappear in
 // (markers) and not sent back. Stamps and replication delays read the
 // clock of the region a write was made in (Config.Now; the server's
@@ -26,6 +33,7 @@
 // store of their own (Config.Store), changed in one transaction per stream
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
-// store at Open), each replica's backfill progress, and the fault settings
-// (not kept across a restart).
+// store at Open), each replica's backfill progress, the fault settings
+// (not kept across a restart) and the items MRSC writes are making (none
+// survive a restart: their requests end with it).
 package replication

@@ -41,6 +41,7 @@ type Group struct {
 	tables  map[string]*tableState // the catalogue, by table name
 	workers map[workerKey]*worker
 	faults  faults
+	locks   itemLocks // the items MRSC writes are making (strong_io.go)
 
 	progressMu sync.Mutex
 	progresses map[workerKey]int // backfills' percentages

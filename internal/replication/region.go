@@ -12,7 +12,8 @@ import (
 // Region is a region's engine as the API's backend: UpdateTable's
 // ReplicaUpdates are the Group's, descriptions of a global table's
 // replica show its other replicas, and deleting a replica's table takes
-// it out of its global table. Every other operation is the engine's.
+// it out of its global table; the item operations of an MRSC table go
+// through strong_ops.go. Every other operation is the engine's.
 type Region struct {
 	*engine.Engine
 	g    *Group
@@ -36,7 +37,7 @@ func (r *Region) DescribeTable(ctx context.Context, in *wire.DescribeTableInput)
 }
 
 func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
-	if len(in.ReplicaUpdates) > 0 {
+	if len(in.ReplicaUpdates) > 0 || len(in.GlobalTableWitnessUpdates) > 0 {
 		return r.g.updateReplicas(ctx, r.name, in)
 	}
 	out, err := r.Engine.UpdateTable(ctx, in)
@@ -87,4 +88,5 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 		d.Replicas = append(d.Replicas, rd)
 	}
 	sort.Slice(d.Replicas, func(i, j int) bool { return *d.Replicas[i].RegionName < *d.Replicas[j].RegionName })
+	describeStrong(t, d)
 }

@@ -39,6 +39,15 @@ func msgNoReplica(table, region string) string {
 // updateReplicas answers an UpdateTable with ReplicaUpdates in region: one
 // replica created or deleted, after DynamoDB's checks.
 func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
+	if g.strongRequest(in) {
+		if combined(in) {
+			return nil, ddberr.Validation(msgCombined)
+		}
+		return g.updateStrong(ctx, region, in)
+	}
+	if in.MultiRegionConsistency != "" && !hasCreate(in) {
+		return nil, ddberr.Validation(msgNeedsCreate)
+	}
 	if len(in.ReplicaUpdates) != 1 {
 		return nil, ddberr.Validation(msgOneChange)
 	}
@@ -86,13 +95,13 @@ func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.Upda
 	return &wire.UpdateTableOutput{TableDescription: d}, nil
 }
 
-// combined reports whether in changes anything besides ReplicaUpdates.
+// combined reports whether in changes anything besides ReplicaUpdates
+// (with their MultiRegionConsistency and GlobalTableWitnessUpdates).
 func combined(in *wire.UpdateTableInput) bool {
 	return len(in.AttributeDefinitions) > 0 || in.BillingMode != "" || in.DeletionProtectionEnabled != nil ||
 		len(in.GlobalSecondaryIndexUpdates) > 0 || in.OnDemandThroughput != nil || in.ProvisionedThroughput != nil ||
 		in.SSESpecification != nil || in.StreamSpecification != nil || in.TableClass != "" ||
-		len(in.VectorIndexUpdates) > 0 || in.WarmThroughput != nil || in.MultiRegionConsistency != "" ||
-		len(in.GlobalTableWitnessUpdates) > 0
+		len(in.VectorIndexUpdates) > 0 || in.WarmThroughput != nil
 }
 
 // busy refuses a replica change while another is under way. g.mu is held.

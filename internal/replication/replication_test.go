@@ -43,9 +43,12 @@ type rig struct {
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { return newRigIn(t, east, west) }
+
+// newRigIn is a rig of the regions named.
+func newRigIn(t *testing.T, regions ...string) *rig {
 	r := &rig{t: t, store: memory.New(), engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
-	for _, name := range []string{east, west} {
+	for _, name := range regions {
 		c := &clock{engine.AdminClock{Base: fixedClock(t0)}}
 		e, err := engine.Open(memory.New(), engine.Config{Region: name, Clock: c, TTLInterval: -1})
 		if err != nil {

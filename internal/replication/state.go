@@ -49,6 +49,10 @@ func prefixEnd(p []byte) []byte {
 type tableState struct {
 	Name     string         `json:"name"`
 	Replicas []replicaState `json:"replicas"`
+	// Strong is set for a multi-Region strongly consistent (MRSC) table
+	// (strong.go): its key attributes, and its witness region if it has
+	// one. nil: replication is eventually consistent (MREC).
+	Strong *strongState `json:"strong,omitempty"`
 }
 
 // replicaState is one region's replica: CREATING (being filled), ACTIVE

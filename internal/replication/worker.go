@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,9 @@ type worker struct {
 	table, region string
 	stop          context.CancelFunc
 	done          chan struct{}
+	// mu is held for a round of reading and applying, by the worker or by
+	// a strongly consistent request that does the round itself (strong.go).
+	mu sync.Mutex
 }
 
 // startWorker starts the worker of table's replica in region, unless it
@@ -56,6 +60,7 @@ func (g *Group) run(ctx context.Context, w *worker) {
 	for ctx.Err() == nil {
 		n := 0
 		if !g.faults.unavailable(w.region) {
+			w.mu.Lock()
 			read, err := g.readStream(ctx, w, false)
 			if err != nil && ctx.Err() == nil {
 				g.cfg.Logger.Warn("replication: reading a stream", "table", w.table, "region", w.region, "err", err)
@@ -64,6 +69,7 @@ func (g *Group) run(ctx context.Context, w *worker) {
 			if err != nil && ctx.Err() == nil {
 				g.cfg.Logger.Warn("replication: applying writes", "table", w.table, "region", w.region, "err", err)
 			}
+			w.mu.Unlock()
 			n = read + applied
 		}
 		if n == 0 {

@@ -83,6 +83,9 @@ type Options struct {
 	Closing <-chan struct{}
 	// Go runs background work the engine waits for at Close.
 	Go func(func())
+	// Claim claims an operation's run for this node among those sharing
+	// the store (nil: every operation is this node's).
+	Claim jobs.Claimer
 }
 
 // Target is the table an operation writes into, as the core gives it.
@@ -100,6 +103,7 @@ type Operations struct {
 	opts    Options
 	log     jobs.Log[Record, *Record]
 	cancels cancels
+	runs    jobs.Runs // the operations running on this node
 }
 
 // ARN names a new bulk operation on table, started at `at`, shaped like
@@ -116,7 +120,7 @@ func (o *Operations) Start(rec *Record, t Target) (*wire.BulkOperationDescriptio
 		return nil, err
 	}
 	d := rec.Desc
-	o.opts.Go(func() { o.run(rec, t) })
+	o.runs.Launch(o.opts.Go, rec.JobARN(), func() { o.run(rec, t) }) // not claimed: a node adopts it later
 	return &d, nil
 }
 
@@ -166,34 +170,63 @@ func (o *Operations) ByToken(in *wire.StartBulkPutItemsInput, table string) (*wi
 }
 
 // Open reads the stored bulk operations and goes on with the ones a
-// stop interrupted.
+// stop interrupted (those this node can claim).
 func Open(opts Options) (*Operations, error) {
 	o := &Operations{opts: opts}
-	recs, err := o.log.Load(opts.Store, logPrefix)
+	recs, err := o.log.LoadRuns(opts.Store, logPrefix, &o.runs, opts.Claim, func(r *Record) bool {
+		return (r.Desc.BulkOperationStatus == InProgress || r.Desc.BulkOperationStatus == Cancelling)
+	})
 	if err != nil {
 		return nil, err
 	}
+	if err := o.resume(recs); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Adopt reads the records again and goes on with the operations in
+// progress that no node holds (their node stopped or died). Callers may
+// start background work (the engine's ddl lock).
+func (o *Operations) Adopt() error {
+	recs, err := o.log.Reload()
+	if err != nil {
+		return err
+	}
+	return o.resume(recs)
+}
+
+func (o *Operations) resume(recs []*Record) error {
 	for _, r := range recs {
 		if r.Desc.BulkOperationStatus != InProgress && r.Desc.BulkOperationStatus != Cancelling {
 			continue
 		}
 		c := r.clone()
-		if c.Desc.BulkOperationStatus == Cancelling {
-			o.cancels.mark(c.JobARN())
+		arn := c.JobARN()
+		if !o.runs.Start(arn) {
+			continue // running here, or on another node
 		}
-		t, ok := opts.Target(c.TableID)
+		if c.Desc.BulkOperationStatus == Cancelling {
+			o.cancels.mark(arn)
+		}
+		t, ok := o.opts.Target(c.TableID)
 		if !ok {
 			c.Desc.BulkOperationStatus = Failed
 			code, msg := "TableNotFound", "The table was deleted while the bulk operation ran"
-			c.Desc.FailureCode, c.Desc.FailureMessage, c.Desc.EndTime = &code, &msg, wire.NewTime(opts.Now())
-			if err := o.log.Save(c); err != nil {
-				return nil, err
+			c.Desc.FailureCode, c.Desc.FailureMessage, c.Desc.EndTime = &code, &msg, wire.NewTime(o.opts.Now())
+			err := o.log.Save(c)
+			o.runs.Done(arn)
+			if err != nil {
+				return err
 			}
 			continue
 		}
-		opts.Go(func() { o.run(c, t) })
+		o.opts.Go(func() {
+			defer o.runs.Done(arn)
+			o.run(c, t)
+		})
 	}
-	return o, nil
+	return nil
 }
 
 // clone is a copy of r that shares no map with it (a run changes its

@@ -19,7 +19,9 @@
 // CANCELLING goes on from its resume point (Object, Line) over the
 // listing of its input objects stored under "mbulkobj/" + ARN, a
 // CANCELLING one marked cancelled again, and one whose table is gone
-// ends FAILED. Another node would have to do the same, and agree with
-// the others on which one runs an operation (and see a cancellation made
-// on another node, which today lives in this process's set until saved).
+// ends FAILED. Among nodes sharing the store, the one holding an
+// operation's claim (package jobs, Runs) runs it, its checkpoints fenced
+// by the claim; Adopt takes over, from the last checkpoint, the
+// operations of a node whose claim lapsed. (A cancellation made on
+// another node lives in that process's set until saved.)
 package bulk

@@ -15,6 +15,7 @@
 // the store at Open: the records are read back from "mexport/" + ARN, and
 // an export still IN_PROGRESS (a stop interrupted it) runs again from the
 // start over a new snapshot, writing the same object keys (the data
-// file's name derives from the ARN). Another node would have to do the
-// same, and agree with the others on which one runs an export.
+// file's name derives from the ARN). Among nodes sharing the store, the
+// one holding an export's claim (package jobs, Runs) runs it; Adopt takes
+// over the exports of a node whose claim lapsed.
 package export

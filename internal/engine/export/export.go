@@ -58,29 +58,50 @@ type Options struct {
 	Closing <-chan struct{}
 	// Go runs background work the engine waits for at Close.
 	Go func(func())
+	// Claim claims an export's run for this node among those sharing
+	// the store (nil: every export is this node's).
+	Claim jobs.Claimer
 }
 
 // Exports are the exports of one engine.
 type Exports struct {
 	opts Options
 	log  jobs.Log[Record, *Record]
+	runs jobs.Runs // the exports running on this node
 }
 
 // Open reads the stored exports and runs again the ones a stop
-// interrupted.
+// interrupted (those this node can claim).
 func Open(opts Options) (*Exports, error) {
 	x := &Exports{opts: opts}
-	recs, err := x.log.Load(opts.Store, logPrefix)
+	recs, err := x.log.LoadRuns(opts.Store, logPrefix, &x.runs, opts.Claim, func(r *Record) bool {
+		return r.Desc.ExportStatus == InProgress
+	})
 	if err != nil {
 		return nil, err
 	}
+	x.resume(recs)
+	return x, nil
+}
+
+// Adopt reads the records again and runs the exports in progress that no
+// node holds (their node stopped or died). Callers may start background
+// work (the engine's ddl lock).
+func (x *Exports) Adopt() error {
+	recs, err := x.log.Reload()
+	if err == nil {
+		x.resume(recs)
+	}
+	return err
+}
+
+func (x *Exports) resume(recs []*Record) {
 	for _, r := range recs {
 		if r.Desc.ExportStatus == InProgress {
 			c := *r
-			opts.Go(func() { x.run(&c, nil, nil) })
+			x.runs.Launch(x.opts.Go, c.JobARN(), func() { x.run(&c, nil, nil) })
 		}
 	}
-	return x, nil
 }
 
 // ARN names a new export of table, started at `at`.
@@ -120,7 +141,9 @@ func (x *Exports) Start(rec *Record, filter Filter) (*wire.ExportDescription, er
 		return nil, err
 	}
 	d := rec.Desc
-	x.opts.Go(func() { x.run(rec, snap, filter) })
+	if !x.runs.Launch(x.opts.Go, rec.JobARN(), func() { x.run(rec, snap, filter) }) {
+		snap.Close() // not claimed (the store failed): a node adopts it later
+	}
 	return &d, nil
 }
 

@@ -17,6 +17,7 @@
 // the store at Open: the records are read back from "mimport/" + ARN, and
 // an import still IN_PROGRESS whose table still exists runs again from
 // the first object (what it wrote already is written again, the same
-// items). Another node would have to do the same, and agree with the
-// others on which one runs an import.
+// items). Among nodes sharing the store, the one holding an import's
+// claim (package jobs, Runs) runs it; Adopt takes over the imports of a
+// node whose claim lapsed.
 package imports

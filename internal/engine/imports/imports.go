@@ -59,32 +59,54 @@ type Options struct {
 	Closing <-chan struct{}
 	// Go runs background work the engine waits for at Close.
 	Go func(func())
+	// Claim claims an import's run for this node among those sharing
+	// the store (nil: every import is this node's).
+	Claim jobs.Claimer
 }
 
 // Imports are the imports of one engine.
 type Imports struct {
 	opts Options
 	log  jobs.Log[Record, *Record]
+	runs jobs.Runs // the imports running on this node
 }
 
 // Open reads the stored imports and runs again the ones a stop
-// interrupted, when their table still exists.
+// interrupted, when their table still exists (those this node can
+// claim).
 func Open(opts Options) (*Imports, error) {
 	m := &Imports{opts: opts}
-	recs, err := m.log.Load(opts.Store, logPrefix)
+	recs, err := m.log.LoadRuns(opts.Store, logPrefix, &m.runs, opts.Claim, func(r *Record) bool {
+		return r.Desc.ImportStatus == InProgress
+	})
 	if err != nil {
 		return nil, err
 	}
+	m.resume(recs)
+	return m, nil
+}
+
+// Adopt reads the records again and runs the imports in progress that no
+// node holds (their node stopped or died). Callers may start background
+// work (the engine's ddl lock).
+func (m *Imports) Adopt() error {
+	recs, err := m.log.Reload()
+	if err == nil {
+		m.resume(recs)
+	}
+	return err
+}
+
+func (m *Imports) resume(recs []*Record) {
 	for _, r := range recs {
 		if r.Desc.ImportStatus != InProgress {
 			continue
 		}
 		c := *r
-		if t, ok := opts.Target(c.TableID); ok {
-			opts.Go(func() { m.run(&c, t) })
+		if t, ok := m.opts.Target(c.TableID); ok {
+			m.runs.Launch(m.opts.Go, c.JobARN(), func() { m.run(&c, t) })
 		}
 	}
-	return m, nil
 }
 
 // ARN names a new import into table, started at `at`.
@@ -120,7 +142,7 @@ func (m *Imports) Start(rec *Record, t Target) (*wire.ImportTableDescription, er
 		return nil, err
 	}
 	d := rec.Desc
-	m.opts.Go(func() { m.run(rec, t) })
+	m.runs.Launch(m.opts.Go, rec.JobARN(), func() { m.run(rec, t) }) // not claimed: a node adopts it later
 	return &d, nil
 }
 

@@ -8,9 +8,17 @@
 // and the ARNs oldest first. It is rebuilt from the store by Load (at the
 // engine's Open): the records are stored as JSON under the log's prefix
 // (an "m" metadata key + ARN) and each Save commits durably before the
-// copy in memory changes, so the store is always the truth. Another node
-// would have to Load again (or re-read a record before trusting it) to
-// see records that node did not save itself.
+// copy in memory changes, so the store is always the truth. Reload reads
+// the records again (another node may have saved some).
+//
+// Runs are the jobs of one kind running on this node, each under its
+// Claim (the engine's lease "job/" + ARN, package internal/lease): a job
+// runs on the node that claims it, and only if its stored record, read
+// again after the claim, still asks for a run; every Save of a running
+// job's record is fenced by its claim in the same transaction, so a node
+// that lost the job to another cannot overwrite its record. The engine
+// calls each kind's Adopt every lease TTL to take over the jobs of a node
+// that stopped or died (their leases lapsed).
 //
 // It never imports internal/engine: the core hands a Log its store.
 package jobs

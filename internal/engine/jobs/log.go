@@ -33,12 +33,70 @@ type Log[T any, P interface {
 	mu     sync.Mutex
 	byID   map[string]P
 	all    []string // ARNs, oldest first
+	runs   *Runs    // fences the saves of the jobs running here (nil: none)
+}
+
+// LoadRuns is Load for a log whose jobs run under claims: runs claims
+// each run with claim (nil: none) and then checks that the job's stored
+// record still asks for a run (live), and every Save of a running job's
+// record is fenced by its claim (FenceWith).
+func (l *Log[T, P]) LoadRuns(store storage.Store, prefix string, runs *Runs, claim Claimer, live func(P) bool) ([]P, error) {
+	runs.SetClaimer(claim, func(arn string) bool {
+		r, ok := l.Stored(arn)
+		return ok && live(r)
+	})
+	l.FenceWith(runs)
+	return l.Load(store, prefix)
+}
+
+// FenceWith makes every Save of a record whose job runs here (in runs)
+// check the job's claim in the same transaction, so that a node that lost
+// a job to another cannot overwrite its record.
+func (l *Log[T, P]) FenceWith(runs *Runs) { l.runs = runs }
+
+// Reload reads the records from the store again (another node may have
+// started or changed some) and returns them, oldest first; the copies in
+// memory of jobs not running here are replaced.
+func (l *Log[T, P]) Reload() ([]P, error) {
+	recs, err := l.read(l.store, l.prefix)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range recs {
+		arn := r.JobARN()
+		if _, known := l.byID[arn]; !known {
+			l.all = append(l.all, arn)
+		} else if l.runs != nil && l.runs.Running(arn) {
+			continue
+		}
+		l.byID[arn] = r
+	}
+	slices.SortStableFunc(l.all, func(a, b string) int { return l.byID[a].JobStart().Compare(l.byID[b].JobStart()) })
+	return recs, nil
 }
 
 // Load reads the records stored under prefix in store (at Open) and
 // returns them, oldest first; later Saves go to store under prefix.
 func (l *Log[T, P]) Load(store storage.Store, prefix string) ([]P, error) {
 	l.store, l.prefix = store, prefix
+	recs, err := l.read(store, prefix)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.byID = map[string]P{}
+	for _, r := range recs {
+		l.byID[r.JobARN()] = r
+		l.all = append(l.all, r.JobARN())
+	}
+	return recs, nil
+}
+
+// read reads the records stored under prefix, oldest first.
+func (l *Log[T, P]) read(store storage.Store, prefix string) ([]P, error) {
 	var recs []P
 	err := ReadAll(store, []byte(prefix), func(v []byte) error {
 		r := P(new(T))
@@ -52,13 +110,6 @@ func (l *Log[T, P]) Load(store storage.Store, prefix string) ([]P, error) {
 		return nil, fmt.Errorf("engine: %s records: %w", prefix, err)
 	}
 	slices.SortFunc(recs, func(a, b P) int { return a.JobStart().Compare(b.JobStart()) })
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.byID = map[string]P{}
-	for _, r := range recs {
-		l.byID[r.JobARN()] = r
-		l.all = append(l.all, r.JobARN())
-	}
 	return recs, nil
 }
 
@@ -70,7 +121,11 @@ func (l *Log[T, P]) Save(rec P) error {
 		return err
 	}
 	arn := rec.JobARN()
-	if err := Set(l.store, []byte(l.prefix+arn), v); err != nil {
+	var fence func(storage.Txn) error
+	if l.runs != nil {
+		fence = func(txn storage.Txn) error { return l.runs.fence(arn, txn) }
+	}
+	if err := set(l.store, []byte(l.prefix+arn), v, fence); err != nil {
 		return err
 	}
 	c := P(new(T))
@@ -90,16 +145,44 @@ func (l *Log[T, P]) Save(rec P) error {
 }
 
 // Set sets key to v in one durable transaction.
-func Set(store storage.Store, key, v []byte) error {
+func Set(store storage.Store, key, v []byte) error { return set(store, key, v, nil) }
+
+// set sets key to v in one durable transaction that fence (nil: none)
+// checks first.
+func set(store storage.Store, key, v []byte, fence func(storage.Txn) error) error {
 	txn, err := store.Begin()
 	if err != nil {
 		return err
 	}
 	defer txn.Rollback()
+	if fence != nil {
+		if err := fence(txn); err != nil {
+			return err
+		}
+	}
 	if err := txn.Set(key, v); err != nil {
 		return err
 	}
 	return txn.Commit(storage.CommitOptions{Sync: true})
+}
+
+// Stored is the record of arn as the store holds it now (another node
+// may have saved it); false when there is none or it cannot be read.
+func (l *Log[T, P]) Stored(arn string) (P, bool) {
+	snap, err := l.store.NewSnapshot()
+	if err != nil {
+		return nil, false
+	}
+	defer snap.Close()
+	v, err := snap.Get([]byte(l.prefix + arn))
+	if err != nil {
+		return nil, false
+	}
+	r := P(new(T))
+	if json.Unmarshal(v, r) != nil {
+		return nil, false
+	}
+	return r, true
 }
 
 // Get is the record of arn (not to be changed: save a copy instead).

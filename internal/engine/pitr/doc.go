@@ -28,6 +28,11 @@
 // flags (from the catalog) and change times that never collide with this
 // node's: today times are unique only within one process.
 //
-// Trimming entries older than a table's recovery window is the engine's
-// (it knows the windows); this package only names the ranges.
+// The window rules are the package's too (window.go): the span a table
+// can be restored to (Window: DynamoDB's default 35 days, five minutes
+// behind the present), DescribeContinuousBackups' description of it and
+// UpdateContinuousBackups' own check (CheckUpdate). Trimming entries older
+// than a table's recovery window is the engine's (it keeps each table's
+// window in its catalog record; one node at a time, the holder of the
+// lease "pitr"); this package only names the ranges.
 package pitr

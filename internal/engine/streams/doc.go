@@ -11,7 +11,8 @@
 // reserved when they commit or roll back. The engine tells the registry of
 // every new version of a table (Observe): a stream is created when a table's
 // description first names it, and disabled when the table disables it or is
-// deleted. A background loop rolls shards over (Config.ShardPeriod) and trims
+// deleted. A background loop (on the one node holding the engine's lease
+// "streams", Config.Hold) rolls shards over (Config.ShardPeriod) and trims
 // records, shards and disabled streams past the retention.
 //
 // Key layout: see store.go ("s" records, "mstream/" metadata and the

@@ -20,6 +20,14 @@ func (reg *Registry) shardPeriod() time.Duration {
 	return defaultShardPeriod
 }
 
+// maintainIfHeld runs a round of upkeep if this node holds the streams'
+// lease (Config.Hold): one node at a time rolls over and trims.
+func (reg *Registry) maintainIfHeld() {
+	if reg.cfg.Hold == nil || reg.cfg.Hold() {
+		reg.maintainStreams()
+	}
+}
+
 // maintainStreams runs one round of stream upkeep: rollover of shards
 // older than the period, trimming of records older than the retention,
 // and removal of shards and disabled streams past it.

@@ -44,6 +44,10 @@ type Config struct {
 	Background func(f func())
 	Sleep      func(d time.Duration) bool
 	Closing    <-chan struct{}
+	// Hold reports whether this node is the one of those sharing the
+	// store that maintains the streams now (the engine's lease "streams");
+	// nil: always.
+	Hold func() bool
 }
 
 // Registry is the in-memory state of every retained stream, and the
@@ -91,10 +95,10 @@ func (reg *Registry) Open(tables []Observed) error {
 	}
 	reg.opened.Store(true)
 	reg.reconcile(tables)
-	reg.maintainStreams()
+	reg.maintainIfHeld()
 	reg.cfg.Background(func() {
 		for reg.cfg.Sleep(streamMaintenanceDur) {
-			reg.maintainStreams()
+			reg.maintainIfHeld()
 		}
 	})
 	return nil

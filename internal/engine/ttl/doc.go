@@ -12,8 +12,14 @@
 // at most. The package never imports internal/engine.
 //
 // State in memory: the lock that keeps passes one at a time and the kick
-// channel. Nothing is stored and nothing needs rebuilding: expiry is a
-// function of the data and the clock, so after a restart (or on another
-// node) a pass simply scans again; two nodes expiring the same table
-// would each delete an item only if it is still expired under its lock.
+// channel. Nothing is stored but the background pass's cursor (in its
+// lease, below) and nothing needs rebuilding: expiry is a function of the
+// data and the clock, so after a restart (or on another
+// node) a pass simply scans again. The background pass takes a Guard
+// (the engine's lease "ttl"): among nodes sharing the store only its
+// holder runs a round, from the cursor the last pass recorded (a table ID
+// and the next page's key, saved after every page), so a node taking the
+// pass over from a dead one resumes where that one stopped. Pass (the
+// admin endpoint) is unguarded: two nodes expiring the same table would
+// each delete an item only if it is still expired under its lock.
 package ttl

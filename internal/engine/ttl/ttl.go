@@ -1,8 +1,11 @@
 package ttl
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -47,6 +50,18 @@ type Live interface {
 	Expire(ctx context.Context, key attr.Item) (bool, error)
 }
 
+// Guard keeps the background pass to one node at a time among the nodes
+// sharing a store (the engine's lease "ttl", package lease).
+type Guard interface {
+	// Hold reports whether this node may run a pass now, and the cursor
+	// where the last pass (this node's or another's) stopped: nil when it
+	// finished.
+	Hold() (cursor []byte, ok bool)
+	// Save records the cursor a pass reached (nil: finished); an error
+	// means the guard was lost and the pass stops.
+	Save(cursor []byte) error
+}
+
 // Expirer runs expiry passes.
 type Expirer struct {
 	core    Core
@@ -62,8 +77,10 @@ func New(core Core, now func() time.Time, closing <-chan struct{}) *Expirer {
 }
 
 // Background runs a pass every interval (0: DefaultInterval; negative:
-// none) and when kicked, until closing; run it in its own goroutine.
-func (x *Expirer) Background(interval time.Duration) {
+// none) and when kicked, until closing; run it in its own goroutine. With
+// a guard, a round runs only while guard holds, from where the last pass
+// stopped, and records its cursor page by page.
+func (x *Expirer) Background(interval time.Duration, guard Guard) {
 	if interval == 0 {
 		interval = DefaultInterval
 	}
@@ -80,9 +97,24 @@ func (x *Expirer) Background(interval time.Duration) {
 		case <-x.kick:
 			tm.Stop()
 		}
-		x.Pass(context.Background()) //nolint:errcheck // retried next period
+		x.Round(context.Background(), guard) //nolint:errcheck // retried next period
 		tm.Reset(interval)
 	}
+}
+
+// Round is one round of the background pass: a pass, or with a guard a
+// pass from the guard's cursor when it holds (ran false otherwise).
+func (x *Expirer) Round(ctx context.Context, guard Guard) (deleted int, ran bool, err error) {
+	if guard == nil {
+		deleted, err = x.Pass(ctx)
+		return deleted, true, err
+	}
+	cursor, ok := guard.Hold()
+	if !ok {
+		return 0, false, nil
+	}
+	deleted, err = x.guardedPass(ctx, cursor, guard)
+	return deleted, true, err
 }
 
 // Kick asks the background pass to run now.
@@ -96,23 +128,67 @@ func (x *Expirer) Kick() {
 // Pass runs one expiry pass over every table with TTL enabled and
 // returns how many items it deleted.
 func (x *Expirer) Pass(ctx context.Context) (int, error) {
+	return x.guardedPass(ctx, nil, nil)
+}
+
+// guardedPass is a pass that starts at cursor (tables in ID order; nil:
+// the first) and, with a guard, saves its cursor after every page and nil
+// at the end. A table whose ID the cursor passed is left to the next pass.
+func (x *Expirer) guardedPass(ctx context.Context, cursor []byte, guard Guard) (int, error) {
 	x.run.Lock()
 	defer x.run.Unlock()
+	startID, startKey := decodeCursor(cursor)
+	tables := x.core.Tables()
+	slices.SortFunc(tables, func(a, b Table) int { return cmp.Compare(a.ID, b.ID) })
 	total := 0
-	for _, t := range x.core.Tables() {
-		n, err := x.expireTable(ctx, t)
+	for _, t := range tables {
+		if t.ID < startID {
+			continue
+		}
+		var from []byte
+		if t.ID == startID {
+			from = startKey
+		}
+		n, err := x.expireTable(ctx, t, from, guard)
 		total += n
 		if err != nil {
 			return total, err
 		}
 	}
+	if guard != nil && !x.stopping() {
+		return total, guard.Save(nil)
+	}
 	return total, nil
 }
 
-// expireTable scans one table in pages and deletes its expired items.
-func (x *Expirer) expireTable(ctx context.Context, t Table) (int, error) {
+func (x *Expirer) stopping() bool {
+	select {
+	case <-x.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// encodeCursor is where a pass got to: a table ID and the storage key of
+// its next page.
+func encodeCursor(id uint64, from []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, id), from...)
+}
+
+// decodeCursor splits a cursor; a nil or unreadable one is the start.
+func decodeCursor(c []byte) (uint64, []byte) {
+	if len(c) < 8 {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint64(c), c[8:]
+}
+
+// expireTable scans one table in pages from the storage key from (nil:
+// its first) and deletes its expired items; with a guard, the cursor is
+// saved after each page.
+func (x *Expirer) expireTable(ctx context.Context, t Table, from []byte, guard Guard) (int, error) {
 	deleted := 0
-	var from []byte
 	for {
 		select {
 		case <-x.closing:
@@ -143,6 +219,11 @@ func (x *Expirer) expireTable(ctx context.Context, t Table) (int, error) {
 		}
 		if next == nil {
 			return deleted, nil
+		}
+		if guard != nil {
+			if err := guard.Save(encodeCursor(t.ID, next)); err != nil {
+				return deleted, err
+			}
 		}
 		from = next
 		runtime.Gosched()

@@ -164,7 +164,7 @@ func TestKickRunsBackgroundPass(t *testing.T) {
 	closing := make(chan struct{})
 	x := New(c, func() time.Time { return now }, closing)
 	done := make(chan struct{})
-	go func() { x.Background(time.Hour); close(done) }()
+	go func() { x.Background(time.Hour, nil); close(done) }()
 	x.Kick()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -181,4 +181,61 @@ func TestKickRunsBackgroundPass(t *testing.T) {
 	}
 	close(closing)
 	<-done
+}
+
+// guard is a Guard that records the cursors saved, and fails the save
+// number failAt (counting from 1) as a lost lease would.
+type guard struct {
+	cursor []byte
+	saves  int
+	failAt int
+}
+
+func (g *guard) Hold() ([]byte, bool) { return g.cursor, true }
+
+func (g *guard) Save(c []byte) error {
+	g.saves++
+	if g.saves == g.failAt {
+		return errors.New("lost")
+	}
+	g.cursor = c
+	return nil
+}
+
+// TestGuardedPassResumes: a guarded pass records its cursor page by page;
+// a pass stopped by a lost guard is resumed (here, or by another node)
+// from the last cursor, not from the start, and a finished pass records
+// that the next one starts afresh.
+func TestGuardedPassResumes(t *testing.T) {
+	now := time.Unix(2_000_000_000, 0)
+	a, b := Table{Name: "a", ID: 1}, Table{Name: "b", ID: 2}
+	c := &core{tables: map[Table]map[string]attr.Item{
+		a: items("1999999990", "1999999991", "1999999992", "1999999993", "1999999994"),
+		b: items("1999999990", "1999999991", "1999999992"),
+	}}
+	x := New(c, func() time.Time { return now }, make(chan struct{}))
+	g := &guard{failAt: 2}
+	n, err := x.guardedPass(context.Background(), nil, g)
+	if err == nil || n != 4 {
+		t.Fatalf("first pass = %d %v, want 4 deleted and the lost guard's error", n, err)
+	}
+	id, key := decodeCursor(g.cursor)
+	if id != a.ID || string(key) != "c" {
+		t.Fatalf("cursor after the first page = table %d key %q, want table 1 key \"c\"", id, key)
+	}
+	// Put an expired item back before the cursor: the resumed pass must
+	// not go back to it.
+	c.tables[a]["a"] = attr.Item{"exp": num("1999999990")}
+	c.pages = 0
+	g.failAt = 0
+	n, err = x.guardedPass(context.Background(), g.cursor, g)
+	if err != nil || n != 4 {
+		t.Fatalf("resumed pass = %d %v, want the 4 expired items after the cursor", n, err)
+	}
+	if _, ok := c.tables[a]["a"]; !ok {
+		t.Fatal("the resumed pass went back before its cursor")
+	}
+	if g.cursor != nil {
+		t.Fatalf("finished pass left cursor %q, want nil", g.cursor)
+	}
 }

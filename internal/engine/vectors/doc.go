@@ -47,5 +47,7 @@
 // are unique only within one process. It would need to learn of other
 // nodes' changes (the dirty marks are in the store, and could be tailed),
 // to allocate IDs from a shared counter, and to coordinate snapshots,
-// whose mark clearing assumes one writer of the index.
+// whose mark clearing assumes one writer of the index. A backfill runs
+// through Options.Exclusive: on the node holding the engine's lease
+// "backfill/<table ID>/<index ID>", and on another once it lapses.
 package vectors

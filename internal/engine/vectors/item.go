@@ -107,7 +107,7 @@ func checkSchemaValue(vx *Index, k KeyAttr, hash bool, v attr.Value) error {
 	return nil
 }
 
-// checkVectorWrite validates the vector-index attributes a write changes
+// checkWrite validates the vector-index attributes a write changes
 // (DynamoDB validates what a write changes, not values already stored; a
 // Put changes every attribute it holds: re-putting an item stored before
 // the index with an invalid vector is refused, eu-west-2 and us-east-1,
@@ -159,7 +159,7 @@ func filterValue(v attr.Value) vector.Value {
 	return vector.String(v.Str)
 }
 
-// vectorEntry is what the index holds for an item: its float32 vector and
+// entry is what the index holds for an item: its float32 vector and
 // filter attributes; ok is false when the item is not in the index (no
 // valid vector, no valid HASH value when the schema has one, or an
 // INLINE_FILTER attribute of another type: only items written before the

@@ -12,7 +12,7 @@ import (
 	"github.com/kura-db/kura/internal/vector"
 )
 
-// loadVectorIndex restores rt from storage.
+// load restores rt from storage.
 func (r *Registry) load(vx *Index, rt *liveIndex) error {
 	snap, err := r.opt.Store.NewSnapshot()
 	if err != nil {

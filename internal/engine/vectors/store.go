@@ -111,6 +111,10 @@ type Options struct {
 	Closing <-chan struct{}
 	Go      func(func())
 	Sleep   func(time.Duration) bool
+	// Exclusive runs an index's backfill (run) on the one node of those
+	// sharing the store that holds the backfill's lease (the engine's),
+	// while still reports it is wanted; nil: run here.
+	Exclusive func(tableID uint64, indexID uint32, still func() bool, run func())
 }
 
 // liveIndex is the live state of one vector index.
@@ -234,10 +238,28 @@ func (r *Registry) Start(t, prev Table) {
 			continue
 		}
 		if vx.Backfilling != nil {
-			name, id, ix := def.Name, def.ID, vx.ID
-			r.opt.Go(func() { r.backfill(name, id, ix) })
+			r.startBackfill(def.Name, def.ID, vx.ID)
 		}
 	}
+}
+
+// startBackfill runs an index's backfill in the background, through
+// Options.Exclusive when there is one.
+func (r *Registry) startBackfill(table string, tableID uint64, indexID uint32) {
+	run := func() { r.backfill(table, tableID, indexID) }
+	if r.opt.Exclusive == nil {
+		r.opt.Go(run)
+		return
+	}
+	still := func() bool {
+		t, ok := r.opt.Host.Table(table, tableID)
+		if !ok {
+			return false
+		}
+		vx := byID(t.VectorIndexes(), indexID)
+		return vx != nil && vx.Backfilling != nil && r.runtime(tableID, indexID) != nil
+	}
+	r.opt.Go(func() { r.opt.Exclusive(tableID, indexID, still, run) })
 }
 
 // Drop forgets a deleted vector index and purges its storage in the
@@ -310,8 +332,7 @@ func (r *Registry) Open(tables []Table) error {
 				return fmt.Errorf("engine: vector index %s of %s: %w", vx.Name, def.Name, err)
 			}
 			if vx.Backfilling != nil {
-				name, id, ix := def.Name, def.ID, vx.ID
-				r.opt.Go(func() { r.backfill(name, id, ix) })
+				r.startBackfill(def.Name, def.ID, vx.ID)
 			}
 		}
 	}

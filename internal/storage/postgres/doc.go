@@ -127,5 +127,8 @@
 // Files: cluster.go (the pool, shared by the stores of its namespaces),
 // schema.go, store.go (storage.Store, snapshots), txn.go and commit.go
 // (transactions), iter.go, rangeread.go, park.go, lease.go, gc.go (the
-// tombstone sweep), clock.go.
+// tombstone sweep: one Kura server of those on the database at a time,
+// the holder of the lease "sweep" (package internal/lease) kept under the
+// database's own "/gc/" keys, taken over within its TTL and one sweep
+// interval after that server stops), clock.go.
 package postgres

@@ -23,7 +23,9 @@
 // namespace: the engine keeps table metadata, statistics and cached items
 // in its own memory, so a store holds a renewed lease on its namespace),
 // gc.go (moving the cluster's GC safe point, held back by the open
-// transactions), logging.go (client-go's warnings into Kura's slog
+// transactions: every server keeps its own barrier, one at a time, the
+// holder of the lease "safe-point" (package internal/lease) under
+// "kura-gc/", moves the point), logging.go (client-go's warnings into Kura's slog
 // logger), mock.go (client-go's in-process mock cluster, in builds with the
 // tikvmock tag).
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/tikv/client-go/v2/oracle"
 	"github.com/tikv/pd/client/constants"
 
+	leases "github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage/internal/holder"
 )
 
@@ -82,14 +83,35 @@ func gcSafePoint(now uint64, lifetime time.Duration, oldest uint64) uint64 {
 	return min(oracle.ComposeTS(oracle.ExtractPhysical(now)-lifetime.Milliseconds(), 0), oldest)
 }
 
+// Several Kura servers on one cluster each keep their barrier (their own
+// open transactions), but only one at a time moves the safe point: the
+// holder of the lease gcLease (package internal/lease), kept under
+// gcPrefix, outside every namespace's keys. Another server takes it over
+// within the lease's TTL and one gcInterval after the holder stops.
+const (
+	gcPrefix = "kura-gc/"
+	gcLease  = "safe-point"
+)
+
+// gcLeases is a lease manager over the cluster's own keys (gcPrefix), on
+// clock (nil: the system clock).
+func (c *Cluster) gcLeases(clock leases.Clock) *leases.Manager {
+	end := []byte(gcPrefix)
+	end[len(end)-1]++
+	s := &Store{kv: c.kv, active: &c.active, prefix: []byte(gcPrefix), end: end} // no namespace lease: never closed
+	return leases.New(leases.Config{Store: s, Clock: clock})
+}
+
 // StartGC runs the GC every gcInterval, keeping versions for lifetime,
 // until Close.
 func (c *Cluster) StartGC(lifetime time.Duration) {
 	me := holder.Me()
 	c.gcBarrier = fmt.Sprintf("kura-%s-%d-%s", me.Host, me.PID, me.Owner[:8])
 	c.gcStop, c.gcDone = make(chan struct{}), make(chan struct{})
+	m := c.gcLeases(nil)
 	go func() {
 		defer close(c.gcDone)
+		defer m.Serve(c.gcStop)() // renews the lease through a long GC
 		t := time.NewTicker(gcInterval)
 		defer t.Stop()
 		for {
@@ -98,16 +120,37 @@ func (c *Cluster) StartGC(lifetime time.Duration) {
 				return
 			case <-t.C:
 			}
-			if _, err := c.gcOnce(context.Background(), lifetime); err != nil {
+			if _, _, err := c.gcRound(context.Background(), m, lifetime); err != nil {
 				slog.Warn("TiKV garbage collection", "err", err)
 			}
 		}
 	}()
 }
 
+// gcRound moves this server's barrier and, if it holds (or now takes) the
+// GC lease, the safe point too; moved reports whether it did.
+func (c *Cluster) gcRound(ctx context.Context, m *leases.Manager, lifetime time.Duration) (moved bool, safe uint64, err error) {
+	if _, ok := m.Hold(gcLease); !ok {
+		_, err := c.setBarrier(ctx, lifetime)
+		return false, 0, err
+	}
+	safe, err = c.gcOnce(ctx, lifetime)
+	return true, safe, err
+}
+
 // gcOnce moves the barrier and the GC safe point, and returns the safe
 // point the cluster reached (another service's barrier can hold it lower).
 func (c *Cluster) gcOnce(ctx context.Context, lifetime time.Duration) (uint64, error) {
+	safe, err := c.setBarrier(ctx, lifetime)
+	if err != nil {
+		return 0, err
+	}
+	return c.kv.GC(ctx, safe)
+}
+
+// setBarrier moves this server's GC barrier to where a GC now may move
+// the safe point, and returns that point.
+func (c *Cluster) setBarrier(ctx context.Context, lifetime time.Duration) (uint64, error) {
 	now, err := c.kv.CurrentTimestamp(oracle.GlobalTxnScope)
 	if err != nil {
 		return 0, err
@@ -121,7 +164,7 @@ func (c *Cluster) gcOnce(ctx context.Context, lifetime time.Duration) (uint64, e
 	if _, err := gc.SetGCBarrier(ctx, c.gcBarrier, safe, 3*gcInterval); err != nil {
 		return 0, fmt.Errorf("setting the GC barrier: %w", err)
 	}
-	return c.kv.GC(ctx, safe)
+	return safe, nil
 }
 
 // stopGC ends the GC loop and removes this server's barrier.

@@ -3,11 +3,13 @@ package tikv
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tikv/client-go/v2/oracle"
 
+	leases "github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -83,5 +85,42 @@ func TestGCHeldBackByOpenSnapshot(t *testing.T) {
 	}
 	if txTS := tx.(*txn).t.StartTS(); safe <= txTS {
 		t.Fatalf("safe point %d did not move past the ended transaction's %d", safe, txTS)
+	}
+}
+
+type testClock struct{ ms atomic.Int64 }
+
+func (c *testClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
+
+// TestGCOneServerAtATime: two Kura servers on one cluster each keep their
+// barrier, but only the holder of the GC lease moves the safe point; the
+// other takes over once the holder stops renewing, and at once when it
+// releases.
+func TestGCOneServerAtATime(t *testing.T) {
+	kvs := mockCluster(t)
+	a, b := NewCluster(kvs), NewCluster(kvs)
+	a.gcBarrier, b.gcBarrier = "kura-test-a", "kura-test-b"
+	clock := &testClock{}
+	clock.ms.Store(time.Now().UnixMilli())
+	la, lb := a.gcLeases(clock), b.gcLeases(clock)
+	ctx := context.Background()
+	round := func(c *Cluster, m *leases.Manager) bool {
+		t.Helper()
+		moved, _, err := c.gcRound(ctx, m, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return moved
+	}
+	if !round(a, la) || round(b, lb) {
+		t.Fatal("want a, the first, to move the safe point and b not")
+	}
+	clock.ms.Add((la.TTL() + time.Second).Milliseconds()) // a stopped renewing
+	if !round(b, lb) || round(a, la) {
+		t.Fatal("want b to take the GC over once a's lease lapsed, and a to stop")
+	}
+	lb.ReleaseAll()
+	if !round(a, la) {
+		t.Fatal("a did not take the GC over at once when b released it")
 	}
 }

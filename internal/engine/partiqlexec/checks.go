@@ -1,4 +1,4 @@
-package engine
+package partiqlexec
 
 import (
 	"slices"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/partiql"
 )
 
@@ -132,20 +131,19 @@ func orderedType(t attr.Type) bool { return t == attr.S || t == attr.N || t == a
 // equality or IN on it among the WHERE clause's top-level conjuncts) may
 // filter only on attributes the index projects; unkeyed, the read is a
 // scan of the index and such a filter simply matches nothing.
-func (p *plan) checkPQIndexRead() (*Index, error) {
+func (p *plan) checkPQIndexRead() (Index, error) {
 	// A vector index answers as a Scan of it does (PartiQL reads one as a
 	// scan whatever its WHERE clause).
-	if err := vectors.CheckRead(p.table.Vectors, p.st.Index, false); err != nil {
-		return nil, err
+	if err := p.table.CheckScanIndex(p.st.Index); err != nil {
+		return Index{}, err
 	}
 	ix, ok := p.table.Index(p.st.Index)
 	if !ok {
-		return nil, ddberr.Validation("The table does not have the specified index")
+		return Index{}, ddberr.Validation("The table does not have the specified index")
 	}
-	t := p.table
 	if !ix.Local {
-		if missing := unprojected(t, ix, p.st.Projection); len(missing) > 0 {
-			return nil, ddberr.InvalidParam("Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
+		if missing := unprojected(ix, p.st.Projection); len(missing) > 0 {
+			return Index{}, ddberr.InvalidParam("Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
 		}
 	}
 	if !pqKeyedOn(p.st.Where, ix) {
@@ -153,15 +151,15 @@ func (p *plan) checkPQIndexRead() (*Index, error) {
 	}
 	var filtered []partiql.Path
 	pqWalkPaths(p.st.Where, func(q partiql.Path) { filtered = append(filtered, q) })
-	if missing := unprojected(t, ix, filtered); len(missing) > 0 {
-		return nil, ddberr.InvalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
+	if missing := unprojected(ix, filtered); len(missing) > 0 {
+		return Index{}, ddberr.InvalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
 	}
 	return ix, nil
 }
 
 // pqKeyedOn reports whether a top-level conjunct of where is an equality or
 // IN on a partition key attribute of ix.
-func pqKeyedOn(where partiql.Expr, ix *Index) bool {
+func pqKeyedOn(where partiql.Expr, ix Index) bool {
 	isHash := func(e partiql.Expr) bool {
 		pr, ok := e.(*partiql.PathRef)
 		if !ok || len(pr.Path) != 1 {
@@ -191,13 +189,13 @@ func pqKeyedOn(where partiql.Expr, ix *Index) bool {
 
 // unprojected lists, once each and in order, the top-level attributes of
 // paths that index ix does not project.
-func unprojected(t *Table, ix *Index, paths []partiql.Path) []string {
+func unprojected(ix Index, paths []partiql.Path) []string {
 	var out []string
 	for _, q := range paths {
 		if len(q) == 0 {
 			continue
 		}
-		if n := q[0].Name; !t.projects(ix, n) && !slices.Contains(out, n) {
+		if n := q[0].Name; !ix.Projects(n) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}

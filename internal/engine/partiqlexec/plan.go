@@ -1,9 +1,12 @@
-package engine
+package partiqlexec
 
 import (
 	"errors"
+	"strings"
+
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/partiql"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -11,7 +14,8 @@ import (
 // plan is a lowered statement: exactly one of the inputs is set.
 type plan struct {
 	st     *partiql.Statement
-	table  *Table
+	table  Table
+	def    *change.Table // table's
 	query  *wire.QueryInput
 	scan   *wire.ScanInput
 	put    *wire.PutItemInput
@@ -54,7 +58,7 @@ func (s pqSurface) existsRefused() error {
 }
 
 // lowerStatement parses and lowers one statement for its surface.
-func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, surface pqSurface) (*plan, error) {
+func lowerStatement(c Core, src *string, params []attr.Value, rvccf string, surface pqSurface) (*plan, error) {
 	if src == nil {
 		return nil, ddberr.Validation("Statement wasn't well formed, can't be processed: Expected data manipulation")
 	}
@@ -83,7 +87,7 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if st.Index != "" && st.Kind != partiql.Select {
 		return nil, ddberr.Validation("This operation is not supported on an index")
 	}
-	t, err := e.activeTable(&st.Table)
+	t, err := c.Table(&st.Table)
 	if err != nil {
 		if st.ProjectionFault != nil && errors.Is(err, ddberr.TableNotFound()) {
 			return nil, st.ProjectionFault
@@ -99,7 +103,7 @@ func (e *Engine) lowerStatement(src *string, params []attr.Value, rvccf string, 
 	if st.ProjectionFault != nil {
 		return nil, st.ProjectionFault
 	}
-	p := &plan{st: st, table: t}
+	p := &plan{st: st, table: t, def: t.Def()}
 	b := newExprBuilder(st, params)
 	switch st.Kind {
 	case partiql.Select:
@@ -142,9 +146,9 @@ func (p *plan) projection(b *exprBuilder) *string {
 // index's) partition key with an equality, a Scan otherwise. A sort-key
 // comparison joins the key condition; every other conjunct is the filter.
 func (p *plan) lowerSelect(b *exprBuilder) error {
-	hash, rng := p.table.Hash.Name, ""
-	if p.table.Range != nil {
-		rng = p.table.Range.Name
+	hash, rng := p.def.Hash.Name, ""
+	if p.def.Range != nil {
+		rng = p.def.Range.Name
 	}
 	var index *string
 	if p.st.Index != "" {
@@ -153,10 +157,7 @@ func (p *plan) lowerSelect(b *exprBuilder) error {
 			return err
 		}
 		index = &p.st.Index
-		hash, rng = ix.Hash.Name, ""
-		if ix.Range != nil {
-			rng = ix.Range.Name
-		}
+		hash, rng = ix.hash(), ix.rng()
 	}
 	var keyConds, rest []partiql.Expr
 	hashFound := false
@@ -247,7 +248,7 @@ func (p *plan) lowerGet(b *exprBuilder, surface pqSurface) error {
 	if p.st.Index != "" { // a transaction refused it already (checkPQTransactStatement)
 		return surface.keyRequired()
 	}
-	key, rest, err := b.fullKey(p.table, p.st.Where)
+	key, rest, err := b.fullKey(p.def, p.st.Where)
 	if err != nil {
 		if err.Error() == ddberr.Validation(msgPQIncompleteKey).Error() {
 			return surface.keyRequired()
@@ -269,11 +270,11 @@ func (p *plan) lowerGet(b *exprBuilder, surface pqSurface) error {
 // conformance suite run against DynamoDB, us-east-1 and eu-west-2, 2026-10:
 // 'EXISTS(SELECT * FROM t WHERE pk = ...)').
 func (p *plan) lowerExists(b *exprBuilder, rvccf string, surface pqSurface) error {
-	key, rest, err := b.fullKey(p.table, p.st.Where)
+	key, rest, err := b.fullKey(p.def, p.st.Where)
 	if err != nil || surface.inTx && len(rest) == 0 {
 		return surface.existsRefused()
 	}
-	cond := "attribute_exists(" + b.name(p.table.Hash.Name) + ")"
+	cond := "attribute_exists(" + b.name(p.def.Hash.Name) + ")"
 	if len(rest) > 0 {
 		s, err := b.andAll(rest)
 		if err != nil {
@@ -301,7 +302,7 @@ func (p *plan) lowerInsert(b *exprBuilder, rvccf string) error {
 	if v.T != attr.M {
 		return ddberr.Validation(msgPQInsertItem)
 	}
-	cond := "attribute_not_exists(" + b.name(p.table.Hash.Name) + ")"
+	cond := "attribute_not_exists(" + b.name(p.def.Hash.Name) + ")"
 	p.put = &wire.PutItemInput{TableName: &p.st.Table, Item: attr.Item(v.Map), ConditionExpression: &cond,
 		ExpressionAttributeNames: b.namesOrNil(), ReturnValuesOnConditionCheckFailure: rvccf}
 	if p.st.Returning != "" {
@@ -313,7 +314,7 @@ func (p *plan) lowerInsert(b *exprBuilder, rvccf string) error {
 // lowerUpdate is an UpdateItem of an existing item (a missing one fails
 // the condition, as in DynamoDB).
 func (p *plan) lowerUpdate(b *exprBuilder, rvccf string) error {
-	key, rest, err := b.fullKey(p.table, p.st.Where)
+	key, rest, err := b.fullKey(p.def, p.st.Where)
 	if err != nil {
 		return err
 	}
@@ -347,10 +348,10 @@ func (p *plan) lowerUpdate(b *exprBuilder, rvccf string) error {
 		parts []string
 	}{{"SET", set}, {"ADD", add}, {"DELETE", del}, {"REMOVE", remove}} {
 		if len(clause.parts) > 0 {
-			upd += clause.kw + " " + joinComma(clause.parts) + " "
+			upd += clause.kw + " " + strings.Join(clause.parts, ", ") + " "
 		}
 	}
-	cond := "attribute_exists(" + b.name(p.table.Hash.Name) + ")"
+	cond := "attribute_exists(" + b.name(p.def.Hash.Name) + ")"
 	if len(rest) > 0 {
 		s, err := b.andAll(rest)
 		if err != nil {
@@ -399,7 +400,7 @@ func setFuncArg(b *exprBuilder, c *partiql.Call, target partiql.Path) (string, e
 // lowerDelete is a DeleteItem; extra conjuncts must hold when the item
 // exists (deleting a missing item is a no-op, as in DynamoDB).
 func (p *plan) lowerDelete(b *exprBuilder, rvccf string) error {
-	key, rest, err := b.fullKey(p.table, p.st.Where)
+	key, rest, err := b.fullKey(p.def, p.st.Where)
 	if err != nil {
 		return err
 	}
@@ -413,7 +414,7 @@ func (p *plan) lowerDelete(b *exprBuilder, rvccf string) error {
 		if err != nil {
 			return err
 		}
-		cond := "attribute_not_exists(" + b.name(p.table.Hash.Name) + ") OR " + s
+		cond := "attribute_not_exists(" + b.name(p.def.Hash.Name) + ") OR " + s
 		p.del.ConditionExpression = &cond
 		p.del.ExpressionAttributeNames, p.del.ExpressionAttributeValues = b.namesOrNil(), b.valuesOrNil()
 	}
@@ -425,17 +426,6 @@ func returningValues(r string, isDelete bool) (string, error) {
 	if isDelete && r != "" && r != "ALL OLD" {
 		return "", ddberr.Validationf("Invalid returning clause: RETURNING %s *. Only RETURNING ALL OLD * is allowed in DELETE statements.", r)
 	}
-	return map[string]string{"": "", "ALL OLD": rvAllOld, "MODIFIED OLD": rvUpdatedOld,
-		"ALL NEW": rvAllNew, "MODIFIED NEW": rvUpdatedNew}[r], nil
-}
-
-func joinComma(parts []string) string {
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
+	return map[string]string{"": "", "ALL OLD": "ALL_OLD", "MODIFIED OLD": "UPDATED_OLD",
+		"ALL NEW": "ALL_NEW", "MODIFIED NEW": "UPDATED_NEW"}[r], nil
 }

@@ -1,4 +1,4 @@
-package engine
+package partiqlexec
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/partiql"
 )
 
@@ -416,11 +417,11 @@ func isConstant(e partiql.Expr) bool {
 // fullKey extracts the table's whole primary key from a WHERE clause's
 // equalities; the other conjuncts come back as the rest. It fails with
 // DynamoDB's "mandatory equality" text when a key attribute is missing.
-func (b *exprBuilder) fullKey(t *Table, where partiql.Expr) (attr.Item, []partiql.Expr, error) {
+func (b *exprBuilder) fullKey(t *change.Table, where partiql.Expr) (attr.Item, []partiql.Expr, error) {
 	key := attr.Item{}
 	var rest []partiql.Expr
 	for _, c := range conjuncts(where, nil) {
-		if name, v, ok := keyEquality(c); ok && t.isKeyAttr(name) {
+		if name, v, ok := keyEquality(c); ok && isKeyAttr(t, name) {
 			if _, dup := key[name]; !dup {
 				val, err := b.literal(v)
 				if err != nil {
@@ -433,7 +434,7 @@ func (b *exprBuilder) fullKey(t *Table, where partiql.Expr) (attr.Item, []partiq
 		}
 		rest = append(rest, c)
 	}
-	for _, ka := range t.keyAttrs() {
+	for _, ka := range keyAttrs(t) {
 		if _, ok := key[ka.Name]; !ok {
 			return nil, nil, ddberr.Validation(msgPQIncompleteKey)
 		}

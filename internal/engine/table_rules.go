@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
+	"github.com/kura-db/kura/internal/engine/vectors"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// The table control plane's rules live in internal/engine/tables; this
+// file wires them: the account they name, and the secondary- and
+// vector-index rules they ask of the core (tables.Indexes).
+
+// account is the region and account this engine answers for.
+func (e *Engine) account() tables.Account {
+	return tables.Account{Region: e.cfg.Region, AccountID: e.cfg.AccountID}
+}
+
+// tableARN is the ARN of a table in this engine's region and account.
+func (e *Engine) tableARN(name string) string { return e.account().TableARN(name) }
+
+// sseDescription describes an enabled SSESpecification (KMS).
+func (e *Engine) sseDescription(s *wire.SSESpecification) *wire.SSEDescription {
+	return e.account().SSEDescription(s)
+}
+
+// inUse is the ResourceInUseException for a table in a transitional state.
+func inUse(t *Table) *ddberr.Error { return tables.InUse(t.Name, t.Status) }
+
+// tableIndexes answers the table rules' questions about indexes with the
+// index and vector-index code's own rules.
+type tableIndexes struct{}
+
+func (tableIndexes) CheckGSIKeySchema(ks []wire.KeySchemaElement, defined map[string]bool, defNames []string) *ddberr.Error {
+	return checkGSIKeySchema(ks, defined, defNames)
+}
+
+func (tableIndexes) CheckGSIKeySchemaShape(ks []wire.KeySchemaElement) *ddberr.Error {
+	return checkGSIKeySchemaShape(ks)
+}
+
+func (tableIndexes) CheckNonKeyTotal(projections ...*wire.Projection) *ddberr.Error {
+	return checkNonKeyTotal(projections...)
+}
+
+func (tableIndexes) VectorKeys(in []wire.VectorIndex, defined map[string]bool) []wire.KeySchemaElement {
+	return vectors.SearchSchemaKeys(in, defined)
+}
+
+func (tableIndexes) VectorAttrDefined(name string) *ddberr.Error { return vectors.AttrDefined(name) }
+
+// OnlineChangeRunning: a vector index being built counts as the one
+// online index change too, as a GSI's does for a vector index
+// (applyVectorUpdates).
+func (tableIndexes) OnlineChangeRunning(d *wire.TableDescription) bool {
+	return onlineIndexChangeRunning(d) || vectors.Building(d)
+}
+
+func (tableIndexes) DeletesBackfilling(d *wire.TableDescription, del *wire.DeleteGlobalSecondaryIndexAction) bool {
+	return deletesBackfilling(d, del)
+}
+
+func (tableIndexes) AllProjections(d *wire.TableDescription) []*wire.Projection {
+	return allProjections(d)
+}
+
+func (tableIndexes) VectorIndex(d *wire.TableDescription, name string) bool {
+	return vectors.Desc(d, name) != nil
+}
+
+func (tableIndexes) VectorOfAttr(d *wire.TableDescription, name string) *wire.VectorIndexDescription {
+	return vectors.OfAttr(d, name)
+}
+
+func (tableIndexes) PruneDefinitions(d *wire.TableDescription) { pruneVectorDefinitions(d) }

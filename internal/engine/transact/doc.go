@@ -1,0 +1,35 @@
+// Package transact owns DynamoDB's transactions as the engine runs them
+// (TransactWriteItems, TransactGetItems, and ExecuteTransaction through
+// them):
+//   - the order in which a write transaction is validated and refused
+//     (Prepare: every action's request-phase checks, then tables and keys,
+//     then two actions on one item and the 4 MB limit, then a key of the
+//     wrong type as a cancellation reason), and a read transaction
+//     (PrepareGets);
+//   - the all-or-nothing run (Run): hold the items, lock them, stage every
+//     action in one attempt, collect the actions' failures as cancellation
+//     reasons in request order, commit once, try again on a storage
+//     conflict;
+//   - the items in-flight write transactions hold (held.go), which make a
+//     single-item write on one fail with TransactionConflictException and
+//     cancel another transaction, and which readers wait on briefly;
+//   - the ClientRequestTokens of recent requests (tokens.go);
+//   - TransactionCanceledException and its reasons (cancel.go);
+//   - a transaction's ConsumedCapacity, reads and writes apart per table
+//     and index (Tally; the core works out the units).
+//
+// The core gives it what only the core can do, through small interfaces
+// (Actions, Gets, Write, Attempt): validate one action against its table, lock
+// items in the core's one global order, and, inside one storage
+// transaction, read an item, check its condition and stage its write
+// through the write path's subsystems. The package never imports
+// internal/engine; the item semantics (conditions, updates, sizes,
+// capacity) stay in the core.
+//
+// State in memory (State, made at Open): the held items and the tokens.
+// Neither is stored nor rebuilt: no transaction survives a restart, and a
+// token repeated after one is applied again (DynamoDB keeps tokens for ten
+// minutes; Kura for ten minutes of one process's life). Another node
+// sharing the store would need both shared (a held item, or a token, is
+// known only to the process that took it; issue #28).
+package transact
