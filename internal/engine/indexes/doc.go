@@ -5,6 +5,8 @@
 // wires at Open), the index key rules of a write (Live.CheckKeys), the
 // write capacity an index charges (WriteUnits), the indexes' statistics
 // (Stats), the LSI item-collection sizes and their locks (Collections), and
+// the GSI rules the table control plane asks of it (multi-attribute key
+// schemas, the INCLUDE total, one online change at a time: schema.go), and
 // the storage side of online index changes: backfill chunks over the one
 // exported snapshot reader (Backfill), entry counts (Count), purge markers.
 // It never imports internal/engine: the core hands it its tables through
