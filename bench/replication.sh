@@ -10,7 +10,9 @@
 #               eu-west-1 during the preload and probes the lag to it;
 #   2 replicas: the same with replicas in eu-west-1 and us-east-2.
 # It prints one JSON line per run: ddbbench's result, and replag's (lag
-# percentiles, backlog at the end) under "replag".
+# percentiles, backlog at the end) under "replag". ddbbench keeps its
+# table (--keep-table), so that replag can finish a replica whose
+# backfill outlasts the run; the server is stopped after each run.
 #
 #   KURA=/tmp/kura REPLAG=/tmp/replag DDBBENCH=/tmp/ddbbench bench/replication.sh 2
 #   KURA_FLAGS=--sync=false ... bench/replication.sh 1   # extra server flags
@@ -21,6 +23,10 @@ KURA=${KURA:?KURA: a built kura}
 REPLAG=${REPLAG:?REPLAG: a built bench/replag}
 DDBBENCH=${DDBBENCH:-/tmp/bench/ddbbench-bin}
 DURATION=${DURATION:-20s}
+# A short preload and a long warm-up: the replicas' backfills (one after
+# the other) are done before the measured window starts.
+ITEMS=${ITEMS:-2000}
+WARMUP=${WARMUP:-8s}
 PORT=${PORT:-8300}
 KURA_FLAGS=${KURA_FLAGS:-}
 
@@ -37,11 +43,11 @@ for _ in $(seq 1 "$REPEATS"); do
 		sleep 0.5
 		RPID=
 		if [ -n "$replicas" ]; then
-			"$REPLAG" --endpoint http://127.0.0.1:$PORT --replicas "$replicas" >"$WORK/replag" &
+			"$REPLAG" --endpoint http://127.0.0.1:$PORT --replicas "$replicas" --probe-after 1s >"$WORK/replag" &
 			RPID=$!
 		fi
 		"$DDBBENCH" --endpoint http://127.0.0.1:$PORT --workload put --concurrency 16 \
-			--duration "$DURATION" --server-pid $PID --json --label "replicas=${replicas:-none}" >"$WORK/out" || true
+			--items "$ITEMS" --warmup "$WARMUP" --duration "$DURATION" --server-pid $PID --keep-table --json --label "replicas=${replicas:-none}" >"$WORK/out" || true
 		if [ -n "$RPID" ]; then
 			wait "$RPID" || true
 		fi

@@ -144,8 +144,10 @@ func addReplica(ctx context.Context, c *dynamodb.Client, table, region string) e
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for !active(ctx, c, table, region) {
-		time.Sleep(20 * time.Millisecond)
+	for deadline := time.Now().Add(2 * time.Minute); !active(ctx, c, table, region); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the replica in %s was not ACTIVE after 2 minutes", region)
+		}
 	}
 	return nil
 }

@@ -56,12 +56,22 @@ func ttlRound(t *testing.T, e *Engine) (int, bool) {
 	return n, ran
 }
 
-// TestLeasedBackgroundWorkOneNodeAtATime: two engines on one store. The
-// TTL pass, stream upkeep and PITR trimming run on one of them only; when
-// that node stops renewing (it hangs or dies) the other takes the work
-// over once its leases expire, and when it closes, at once.
+// TestLeasedBackgroundWorkOneNodeAtATime: two engines on one store (each
+// backend of the layout tests: memory, Pebble, the TiKV mock and, with
+// KURA_TEST_POSTGRES, PostgreSQL). The TTL pass, stream upkeep and PITR
+// trimming run on one of them only; when that node stops renewing (it
+// hangs or dies) the other takes the work over once its leases expire,
+// and when it closes, at once.
 func TestLeasedBackgroundWorkOneNodeAtATime(t *testing.T) {
-	store := memory.New()
+	for _, b := range layoutBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			store, _ := b.open(t)
+			leasedWorkOneNodeAtATime(t, store)
+		})
+	}
+}
+
+func leasedWorkOneNodeAtATime(t *testing.T, store storage.Store) {
 	clock := &ctlClock{}
 	a := openNode(t, store, "a", clock, nil)
 	ctx := context.Background()

@@ -20,7 +20,7 @@ type txGet struct {
 // TransactGetItems reads up to 100 items, from one or more tables, as of
 // one consistent snapshot. A Get on an item that an in-flight write
 // transaction holds and is still preparing cancels the request with
-// TransactionConflict, as in DynamoDB (transact_state.go: a committing
+// TransactionConflict, as in DynamoDB (package transact: a committing
 // writer does not, and a preparing one is waited for briefly).
 func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItemsInput) (*wire.TransactGetItemsOutput, error) {
 	items, cc, err := e.transactGet(in.TransactItems, in.ReturnConsumedCapacity, true)

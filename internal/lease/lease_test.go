@@ -78,11 +78,17 @@ func forEachBackend(t *testing.T, f func(t *testing.T, s storage.Store)) {
 
 func node(id string) lease.Node { return lease.Node{ID: id, Host: "test", PID: 1} }
 
+// pair is two nodes' managers over s, on one clock, with a 10 s TTL.
+func pair(s storage.Store, clock *fakeClock) (a, b *lease.Manager) {
+	a = lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
+	b = lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+	return a, b
+}
+
 func TestAcquireTakeoverRelease(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s storage.Store) {
 		clock := newClock()
-		a := lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
-		b := lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+		a, b := pair(s, clock)
 
 		la, err := a.Acquire("ttl")
 		if err != nil {
@@ -156,8 +162,7 @@ func TestAcquireTakeoverRelease(t *testing.T) {
 func TestHoldRenews(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s storage.Store) {
 		clock := newClock()
-		a := lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
-		b := lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+		a, b := pair(s, clock)
 		for i := 0; i < 20; i++ {
 			if _, ok := a.Hold("gc"); !ok {
 				t.Fatalf("round %d: a lost its lease while polling", i)
@@ -180,8 +185,7 @@ func TestHoldRenews(t *testing.T) {
 func TestFence(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s storage.Store) {
 		clock := newClock()
-		a := lease.New(lease.Config{Store: s, Node: node("a"), Clock: clock, TTL: 10 * time.Second})
-		b := lease.New(lease.Config{Store: s, Node: node("b"), Clock: clock, TTL: 10 * time.Second})
+		a, b := pair(s, clock)
 		la, err := a.Acquire("job")
 		if err != nil {
 			t.Fatal(err)

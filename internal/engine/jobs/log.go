@@ -34,6 +34,9 @@ type Log[T any, P interface {
 	byID   map[string]P
 	all    []string // ARNs, oldest first
 	runs   *Runs    // fences the saves of the jobs running here (nil: none)
+	// saving is held shared by each Save and exclusively by Reload, so
+	// that Reload never puts back a record older than one saved meanwhile.
+	saving sync.RWMutex
 }
 
 // LoadRuns is Load for a log whose jobs run under claims: runs claims
@@ -58,6 +61,8 @@ func (l *Log[T, P]) FenceWith(runs *Runs) { l.runs = runs }
 // started or changed some) and returns them, oldest first; the copies in
 // memory of jobs not running here are replaced.
 func (l *Log[T, P]) Reload() ([]P, error) {
+	l.saving.Lock()
+	defer l.saving.Unlock()
 	recs, err := l.read(l.store, l.prefix)
 	if err != nil {
 		return nil, err
@@ -121,6 +126,8 @@ func (l *Log[T, P]) Save(rec P) error {
 		return err
 	}
 	arn := rec.JobARN()
+	l.saving.RLock()
+	defer l.saving.RUnlock()
 	var fence func(storage.Txn) error
 	if l.runs != nil {
 		fence = func(txn storage.Txn) error { return l.runs.fence(arn, txn) }

@@ -11,6 +11,7 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/objstore"
+	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 )
 
@@ -208,5 +209,90 @@ func TestFind(t *testing.T) {
 	}
 	if _, err := l.Find("b", notFound); err == nil || err.Error() != "no b" {
 		t.Fatalf("Find(b) = %v", err)
+	}
+}
+
+// claim is a Claim that counts its releases and fails its fence once lost.
+type claim struct {
+	lost     bool
+	released *int
+}
+
+func (c *claim) Fence(storage.Txn) error {
+	if c.lost {
+		return errors.New("lost")
+	}
+	return nil
+}
+func (c *claim) Release() { *c.released++ }
+
+// TestRunsAcrossNodes: two nodes' logs over one store. A job claimed by
+// one is not started by the other; a claimed job whose stored record no
+// longer asks for a run is released unstarted; Reload sees the other
+// node's saves but keeps this node's copy of a job it runs; and a lost
+// claim fences the job's saves off.
+func TestRunsAcrossNodes(t *testing.T) {
+	s := memory.New()
+	held := map[string]bool{}
+	released := 0
+	var claims []*claim
+	claimer := func(arn string) (jobs.Claim, bool) {
+		if held[arn] {
+			return nil, false
+		}
+		c := &claim{released: &released}
+		claims = append(claims, c)
+		return c, true
+	}
+	live := func(r *rec) bool { return r.State == "running" }
+	var a, b log
+	var ra, rb jobs.Runs
+	if _, err := a.LoadRuns(s, "mtest/", &ra, claimer, live); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.LoadRuns(s, "mtest/", &rb, claimer, live); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0).UTC()
+	if err := a.Save(&rec{ARN: "j", Start: t0, State: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	if !ra.Start("j") {
+		t.Fatal("a could not start its job")
+	}
+	held["j"] = true
+	recs, err := b.Reload()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("b's Reload: %v %v, want a's job", recs, err)
+	}
+	if rb.Start("j") {
+		t.Fatal("b started a job a holds")
+	}
+
+	// a's claim is lost: its saves are refused, b's copy stays.
+	claims[0].lost = true
+	if err := a.Save(&rec{ARN: "j", Start: t0, State: "done-by-a"}); err == nil {
+		t.Fatal("a saved a job it lost")
+	}
+	if r, _ := b.Get("j"); r.State != "running" {
+		t.Fatalf("b's copy %q after a's fenced save", r.State)
+	}
+
+	// The job finished elsewhere meanwhile: a later claim releases it
+	// without starting it.
+	ra.Done("j")
+	held["j"] = false
+	if err := b.Save(&rec{ARN: "j", Start: t0, State: "finished"}); err != nil {
+		t.Fatal(err)
+	}
+	before := released
+	if ra.Start("j") || released != before+1 {
+		t.Fatalf("a started a finished job (or kept its claim): released %d, want %d", released, before+1)
+	}
+	if _, err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := a.Get("j"); r.State != "finished" {
+		t.Fatalf("a's copy after Reload %q, want b's save", r.State)
 	}
 }
