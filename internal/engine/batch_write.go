@@ -98,7 +98,7 @@ func (e *Engine) commitBatchWrites(ctx context.Context, writes []batchWrite) ([]
 	for i, w := range writes {
 		tables[i], pks[i] = w.t, w.key
 	}
-	defer e.lockCollections(tables, pks)() // LSI tables (index_collection.go)
+	defer e.lockCollections(tables, pks)() // LSI tables (indexes.go)
 	changed := make([]bool, len(writes))
 	for attempt := 0; ; attempt++ {
 		err := e.tryBatchWrites(iws, keys, results, changed)

@@ -7,6 +7,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/bulk"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -113,13 +114,13 @@ func (b bulkTarget) Put(in *wire.PutItemInput) error {
 
 func (b bulkTarget) IndexEntries(item attr.Item, add func(global bool, index string, size int64)) {
 	for _, ix := range b.t.GSIs {
-		if ix.indexed(item) {
-			add(true, ix.Name, entrySize(b.t.project(ix, item)))
+		if ix.Indexed(item) {
+			add(true, ix.Name, indexes.EntrySize(b.t.project(ix, item)))
 		}
 	}
 	for _, ix := range b.t.LSIs {
-		if ix.indexed(item) {
-			add(false, ix.Name, entrySize(b.t.project(ix, item)))
+		if ix.Indexed(item) {
+			add(false, ix.Name, indexes.EntrySize(b.t.project(ix, item)))
 		}
 	}
 }

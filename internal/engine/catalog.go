@@ -11,6 +11,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/insights"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/policies"
@@ -25,7 +26,7 @@ import (
 //	"m" "next-table-id"        → next table ID (uint64 BE)
 //	"m" "clean"                → present after a clean Close (stats are valid)
 //	"m" "stats/" tableID(8)    → ItemCount(8) TableSizeBytes(8) at last Close
-//	"m" "istats/" tableID(8)   → the table's index statistics at last Close (index_online.go)
+//	"m" "istats/" tableID(8)   → the table's index statistics at last Close (package indexes)
 //	"m" "purge/" tableID(8)    → a deleted table whose items are still being removed
 var (
 	metaNextIDKey = []byte("mnext-table-id")
@@ -224,7 +225,7 @@ func (e *Engine) buildTable(rec *tableRecord) (*Table, error) {
 	if t.Vectors, err = buildVectorIndexes(rec, types); err != nil {
 		return nil, err
 	}
-	t.stats.live.Store(newLiveIndexes(t))
+	t.stats.live.Store(indexes.NewLive(t.LSIs, t.GSIs))
 	e.pitr.SetRecording(rec.ID, rec.PITR.Enabled)
 	return t, nil
 }
@@ -432,7 +433,7 @@ func (e *Engine) loadCatalog() error {
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	restored := map[indexRef]bool{}
+	restored := map[indexes.Ref]bool{}
 	if clean {
 		for _, rec := range recs {
 			v, err := snap.Get(metaStatsKey(rec.ID))
@@ -598,7 +599,7 @@ func (e *Engine) purge(id uint64, keepItems bool) {
 		if err := txn.Delete(metaStatsKey(id)); err != nil {
 			return err
 		}
-		if err := txn.Delete(metaIndexStatsKey(id)); err != nil {
+		if err := txn.Delete(indexes.StatsKey(id)); err != nil {
 			return err
 		}
 		return txn.Delete(metaPurgeKey(id))
@@ -716,7 +717,7 @@ func (e *Engine) saveStats() error {
 			if err := txn.Set(metaStatsKey(t.ID), v); err != nil {
 				return err
 			}
-			if err := txn.Set(metaIndexStatsKey(t.ID), t.indexStatsValue()); err != nil {
+			if err := txn.Set(indexes.StatsKey(t.ID), t.stats.indexes.Encode(t.liveIndexes())); err != nil {
 				return err
 			}
 		}

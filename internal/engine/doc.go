@@ -1,6 +1,7 @@
 // Package engine implements DynamoDB semantics over internal/storage:
-// tables and their catalog, items, conditions, updates, Query/Scan, batches,
-// indexes and capacity accounting (and, when Config.Throttle asks, its
+// tables and their catalog, items, conditions, updates, Query/Scan, batches
+// (on an index too: the entries and checks are package indexes') and
+// capacity accounting (and, when Config.Throttle asks, its
 // enforcement: throttle.go). The control plane's rules (what CreateTable
 // and UpdateTable may ask and the definitions they build) are package
 // tables'; the core's table_*.go look tables up, hold the DDL lock, store
@@ -15,8 +16,9 @@
 //
 //	catalog:  "c" + tableName                         → table metadata (JSON)
 //	item:     "i" + tableID(8) + hash(pk)(8) + key(pk) + key(sk)  → encoded item
-//	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries (index_keys.go);
-//	          vector-index mappings (internal/engine/vectors) and item collection sizes (index ID 0)
+//	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries, and
+//	          item collection sizes under index ID 0 (internal/engine/indexes);
+//	          vector-index mappings (internal/engine/vectors)
 //	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (package backup)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
@@ -36,8 +38,8 @@
 //	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
 //	          key → a key waiting to be rewritten
 //
-// hash(pk) is DynamoDB's partition hash (keys.go: the first 8 bytes of MD5
-// over "Outliers" and the key's bytes), so Scan order is DynamoDB's, not key
+// hash(pk) is DynamoDB's partition hash (package keyhash: the first 8 bytes
+// of MD5 over "Outliers" and the key's bytes), so Scan order is DynamoDB's, not key
 // order, and parallel Scan segments are contiguous hash ranges.
 // key(v) is attr's order-preserving key encoding.
 //
@@ -51,7 +53,7 @@
 // the new item and the writes derived from it commit in one storage
 // transaction. The write path names no subsystem: it offers each change of
 // an item (change.Change) to the subsystems wired at Open (subsystems.go:
-// secondary indexes, internal/engine/vectors, internal/engine/pitr,
+// internal/engine/indexes, internal/engine/vectors, internal/engine/pitr,
 // internal/engine/streams and internal/engine/kinesisdest), which stage their writes into the same
 // transaction and are told once it committed (change.Subsystem).
 // The old item comes from the item cache (itemcache.go) when it holds it:
@@ -61,15 +63,18 @@
 // State the core keeps in memory, and how Open rebuilds it from the store:
 //   - the catalog (tables by name, immutable versions swapped on change):
 //     read from the "c" records; the next table ID from its meta key;
-//   - table and index statistics (ItemCount, sizes): read back from the
-//     "mstats/" keys Close wrote when the last shutdown was clean, else
-//     recounted in the background from a snapshot of the items;
+//   - table statistics (ItemCount, sizes): read back from the "mstats/"
+//     keys Close wrote when the last shutdown was clean, else recounted in
+//     the background from a snapshot of the items; each table's index
+//     statistics (indexes.Stats) and live index set sit next to them, and
+//     are rebuilt as package indexes' doc.go says;
 //   - the item cache: empty at Open, filled by writers and readers holding
 //     the item's stripe lock (so only for a store this process alone
 //     writes);
-//   - the stripe and item-collection locks: not rebuilt;
+//   - the stripe locks and the item-collection locks (indexes.Collections):
+//     not rebuilt;
 //   - each subsystem's own state, which its package's doc.go describes
-//     (vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
+//     (indexes, vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
 //     wires them; the items in-flight transactions hold and the tokens of
 //     recent ones are internal/engine/transact's (not rebuilt).
 //

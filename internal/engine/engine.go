@@ -10,6 +10,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
@@ -143,7 +144,7 @@ type Engine struct {
 
 	vec *vectors.Registry // vector indexes (internal/engine/vectors)
 
-	coll collectionState // item collections of LSI tables (index_collection.go)
+	coll indexes.Collections // item collections of LSI tables (package indexes)
 
 	bk   backup.Registry[tableRecord] // on-demand backups (backup_store.go)
 	pitr *pitr.Log                    // the point-in-time recovery history (internal/engine/pitr)

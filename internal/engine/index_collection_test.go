@@ -11,6 +11,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -69,7 +70,7 @@ func scanCollectionSize(t testing.TB, e *Engine, tb *Table, pk attr.Value) int64
 	}
 	sum(partitionPrefix(tb.ID, pk), 0)
 	for _, ix := range tb.LSIs {
-		sum(ix.partitionPrefix(tb.ID, []attr.Value{pk}), indexOverhead)
+		sum(ix.PartitionPrefix(tb.ID, []attr.Value{pk}), indexes.Overhead)
 	}
 	return total
 }
@@ -145,7 +146,7 @@ func TestCollectionCounterExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	if _, err := snap.Get(collectionKey(tb.ID, dpS("a"))); err != storage.ErrNotFound {
+	if _, err := snap.Get(indexes.CollectionKey(tb.ID, dpS("a"))); err != storage.ErrNotFound {
 		t.Errorf("counter of an empty collection: %v", err)
 	}
 }
@@ -217,7 +218,7 @@ func TestCollectionCounterConcurrent(t *testing.T) {
 
 func TestCollectionSizeLimit(t *testing.T) {
 	e := dpEngine(t)
-	e.coll.max = 2000
+	e.coll.Max = 2000
 	tb := lsiTable(t, e, "c")
 	big := strings.Repeat("x", 300)
 	n := 0
@@ -282,7 +283,7 @@ func TestCollectionMetrics(t *testing.T) {
 	}
 	// A collection of 3.5 GB (its counter set directly) is reported as [3, 4].
 	if err := e.commit(false, func(txn storage.Txn) error {
-		return txn.Set(collectionKey(tb.ID, dpS("big")), binary.BigEndian.AppendUint64(nil, 7<<29))
+		return txn.Set(indexes.CollectionKey(tb.ID, dpS("big")), binary.BigEndian.AppendUint64(nil, 7<<29))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -320,5 +321,45 @@ func TestCollectionMetrics(t *testing.T) {
 		"c": {{PutRequest: &wire.PutRequest{Item: attr.Item{"pk": dpS("a"), "sk": dpS("3")}}}}}})
 	if err != nil || bw.ItemCollectionMetrics != nil {
 		t.Fatalf("metrics not asked for: %+v %v", bw.ItemCollectionMetrics, err)
+	}
+}
+
+// TestCollectionOfRecreatedTable: a table deleted and created again under
+// the same name is another table (another ID): its item collections start
+// empty, whatever the old table's counters still hold, and fill to the
+// limit on their own.
+func TestCollectionOfRecreatedTable(t *testing.T) {
+	e := dpEngine(t)
+	e.coll.Max = 2000
+	old := lsiTable(t, e, "c")
+	big := strings.Repeat("x", 300)
+	fill := func() int {
+		t.Helper()
+		for n := 0; n < 20; n++ {
+			_, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("c"), Item: attr.Item{"pk": dpS("a"), "sk": dpS(fmt.Sprint(n)), "l": dpS("l"), "v": dpS(big)}})
+			if err != nil {
+				dpWantErr(t, err, "ItemCollectionSizeLimitExceededException", "Collection size exceeded")
+				return n
+			}
+		}
+		t.Fatal("the collection never filled")
+		return 0
+	}
+	first := fill()
+	if _, err := e.DeleteTable(dpCtx, &wire.DeleteTableInput{TableName: dpStr("c")}); err != nil {
+		t.Fatal(err)
+	}
+	again := lsiTable(t, e, "c")
+	if again.ID == old.ID {
+		t.Fatal("the recreated table reuses the old ID")
+	}
+	if n := counterOf(t, e, again, "a"); n != 0 {
+		t.Fatalf("the recreated table's collection starts at %d bytes", n)
+	}
+	if second := fill(); second != first {
+		t.Fatalf("the recreated table's collection took %d items, the old one %d", second, first)
+	}
+	if got, want := counterOf(t, e, again, "a"), scanCollectionSize(t, e, again, dpS("a")); got != want {
+		t.Fatalf("counter %d, scan %d", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
@@ -181,7 +182,7 @@ func TestIndexStatsPersisted(t *testing.T) {
 	// Doctor the saved figures of G: a restart that restores them shows
 	// them; one that recounted would show 3.
 	if err := commitTo(store, func(txn storage.Txn) error {
-		v, err := txn.Get(metaIndexStatsKey(tb.ID))
+		v, err := txn.Get(indexes.StatsKey(tb.ID))
 		if err != nil {
 			return err
 		}
@@ -190,7 +191,7 @@ func TestIndexStatsPersisted(t *testing.T) {
 				binary.BigEndian.PutUint64(v[i+4:], 1000)
 			}
 		}
-		return txn.Set(metaIndexStatsKey(tb.ID), v)
+		return txn.Set(indexes.StatsKey(tb.ID), v)
 	}); err != nil {
 		t.Fatal(err)
 	}

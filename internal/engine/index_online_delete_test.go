@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
@@ -75,7 +76,7 @@ func TestDeleteGSIWhileBackfilling(t *testing.T) {
 	t.Cleanup(func() { backfillChunkHook = nil })
 	e := dpEngine(t)
 	dpTable(t, e, "t", "pk:S")
-	for i := range 3 * backfillChunk {
+	for i := range 3 * indexes.ChunkSize {
 		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint("p", i)), "g": dpS(fmt.Sprint("g", i%7))})
 	}
 	started, release := make(chan struct{}), make(chan struct{})
@@ -122,7 +123,7 @@ func TestDeleteGSIWhileBackfilling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cpDeref(out.Count) != int32(3*backfillChunk) {
+	if cpDeref(out.Count) != int32(3*indexes.ChunkSize) {
 		t.Fatalf("new index holds %d items", cpDeref(out.Count))
 	}
 }
@@ -132,7 +133,7 @@ func TestDeleteGSIWhileBackfilling(t *testing.T) {
 func TestDeleteGSIRacingBackfill(t *testing.T) {
 	e := dpEngine(t)
 	dpTable(t, e, "t", "pk:S")
-	for i := range 4 * backfillChunk {
+	for i := range 4 * indexes.ChunkSize {
 		dpPut(t, e, "t", attr.Item{"pk": dpS(fmt.Sprint("p", i)), "g": dpS("x")})
 	}
 	for round := range 5 {

@@ -258,7 +258,7 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 	mu := e.lockFor(key)
 	mu.Lock()
 	defer mu.Unlock()
-	defer e.lockCollection(w.table, w.key)() // LSI tables (index_collection.go)
+	defer e.lockCollection(w.table, w.key)() // LSI tables (indexes.go)
 	for attempt := 0; ; attempt++ {
 		res, err := e.tryWrite(w, key)
 		if !errors.Is(err, storage.ErrConflict) {

@@ -85,12 +85,12 @@ func (k *keyPathCheck) condition(c *expr.Condition) {
 // table's GSIs or LSIs.
 func (t *Table) isIndexKeyAttr(name string) bool {
 	for _, ix := range t.GSIs {
-		if ix.isKeyAttr(name) {
+		if ix.IsKeyAttr(name) {
 			return true
 		}
 	}
 	for _, ix := range t.LSIs {
-		if ix.isKeyAttr(name) {
+		if ix.IsKeyAttr(name) {
 			return true
 		}
 	}

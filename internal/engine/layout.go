@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/storage"
@@ -21,7 +22,7 @@ import (
 // item keys inside point-in-time entries) changed with it:
 //
 //	1: hash(pk) is 2 bytes, FNV-1a of the key encodings folded to 16 bits
-//	2: hash(pk) is 8 bytes of DynamoDB's hash (keys.go partitionHash)
+//	2: hash(pk) is 8 bytes of DynamoDB's hash (package keyhash)
 //
 // A store records its version under metaLayoutKey (one byte). One without
 // it is new (empty: it gets the current version) or was written in layout 1,
@@ -485,14 +486,14 @@ func (rw *rekeyer) pitrValue(t *keySchema, v []byte) ([]byte, error) {
 }
 
 // indexKey rewrites an index entry or a vector-index mapping, and keeps
-// an item collection's size counter (index_collection.go) as it is.
+// an item collection's size counter (package indexes) as it is.
 func (rw *rekeyer) indexKey(t *keySchema, k, v []byte) ([]byte, []byte, bool, error) {
 	if t == nil || len(k) < 13 {
 		rw.dropped++
 		return nil, nil, false, nil
 	}
 	id := binary.BigEndian.Uint32(k[9:13])
-	if id == collectionIndexID {
+	if id == indexes.CollectionIndexID {
 		return k, v, true, nil // item collection sizes: keyed by key(pk), no hash
 	}
 	if hashes, ok := t.indexes[id]; ok {

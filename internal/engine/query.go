@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
@@ -171,7 +172,7 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 		// A multi-attribute GSI key takes a condition per attribute; the
 		// old limit of two applies to any other key once the table and
 		// index are known (checkLegacyKeyCount).
-		if n := len(in.KeyConditions); n < 1 || n > maxIndexHashAttrs+maxIndexRangeAttrs {
+		if n := len(in.KeyConditions); n < 1 || n > indexes.MaxHashAttrs+indexes.MaxRangeAttrs {
 			return x, errKeyConditionsLength
 		}
 		x.legacyKey = true

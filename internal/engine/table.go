@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -34,27 +34,8 @@ const (
 	ProjectInclude  = tables.ProjectInclude
 )
 
-// Index is one secondary index of a table, parsed from its description.
-// Index entries live under "x" + tableID(8) + ID(4) (see doc.go).
-type Index struct {
-	Name  string
-	ID    uint32
-	Local bool // LSI (same partition key as the table) vs GSI
-	Hash  KeyAttr
-	Range *KeyAttr // nil when the index has no sort key
-	// Projection is ALL, KEYS_ONLY or INCLUDE; NonKey lists the INCLUDE
-	// attributes (nil otherwise).
-	Projection string
-	NonKey     []string
-	// Hashes and Ranges are every key attribute in key-schema order: one
-	// each for tables' LSIs and classic GSIs, up to four each for
-	// multi-attribute GSI keys (Hash and Range are their first elements).
-	Hashes, Ranges []KeyAttr
-	// Status is the GSI's IndexStatus (LSIs are always ACTIVE); Backfilling
-	// is set while an index added by UpdateTable is being filled.
-	Status      string
-	Backfilling bool
-}
+// Index is one secondary index of a table (package indexes).
+type Index = indexes.Index
 
 // Table is the in-memory form of one table's metadata. Tables are immutable
 // values: a change (UpdateTable, status transition) stores a new *Table in
@@ -114,10 +95,10 @@ func (t *Table) ARN() string { return cpDeref(t.Desc.TableArn) }
 type tableStats struct {
 	items atomic.Int64
 	bytes atomic.Int64
-	// live is the set of indexes every write maintains (index_keys.go);
+	// live is the set of indexes every write maintains (indexes.go);
 	// indexes holds each index's statistics by index ID.
-	live    atomic.Pointer[liveIndexes]
-	indexes sync.Map
+	live    atomic.Pointer[indexes.Live]
+	indexes indexes.Stats
 	// capacity counts consumed capacity (capacity_meter.go).
 	capacity capacityMeters
 }

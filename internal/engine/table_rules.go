@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
@@ -37,15 +38,15 @@ func inUse(t *Table) *ddberr.Error { return tables.InUse(t.Name, t.Status) }
 type tableIndexes struct{}
 
 func (tableIndexes) CheckGSIKeySchema(ks []wire.KeySchemaElement, defined map[string]bool, defNames []string) *ddberr.Error {
-	return checkGSIKeySchema(ks, defined, defNames)
+	return indexes.CheckGSIKeySchema(ks, defined, defNames)
 }
 
 func (tableIndexes) CheckGSIKeySchemaShape(ks []wire.KeySchemaElement) *ddberr.Error {
-	return checkGSIKeySchemaShape(ks)
+	return indexes.CheckGSIKeySchemaShape(ks)
 }
 
 func (tableIndexes) CheckNonKeyTotal(projections ...*wire.Projection) *ddberr.Error {
-	return checkNonKeyTotal(projections...)
+	return indexes.CheckNonKeyTotal(projections...)
 }
 
 func (tableIndexes) VectorKeys(in []wire.VectorIndex, defined map[string]bool) []wire.KeySchemaElement {
@@ -58,15 +59,15 @@ func (tableIndexes) VectorAttrDefined(name string) *ddberr.Error { return vector
 // online index change too, as a GSI's does for a vector index
 // (applyVectorUpdates).
 func (tableIndexes) OnlineChangeRunning(d *wire.TableDescription) bool {
-	return onlineIndexChangeRunning(d) || vectors.Building(d)
+	return indexes.OnlineChangeRunning(d) || vectors.Building(d)
 }
 
 func (tableIndexes) DeletesBackfilling(d *wire.TableDescription, del *wire.DeleteGlobalSecondaryIndexAction) bool {
-	return deletesBackfilling(d, del)
+	return indexes.DeletesBackfilling(d, del)
 }
 
 func (tableIndexes) AllProjections(d *wire.TableDescription) []*wire.Projection {
-	return allProjections(d)
+	return indexes.AllProjections(d)
 }
 
 func (tableIndexes) VectorIndex(d *wire.TableDescription, name string) bool {

@@ -39,5 +39,5 @@ func indexChangeWhileAllocating(t *Table, in *wire.UpdateTableInput) *ddberr.Err
 			return err
 		}
 	}
-	return ddberr.LimitExceeded(msgOnlineIndexLimit)
+	return ddberr.LimitExceeded(tables.MsgOnlineIndexLimit)
 }

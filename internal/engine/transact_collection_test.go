@@ -72,7 +72,7 @@ func TestTransactCollectionMetrics(t *testing.T) {
 // cancellation reasons name it), writing none of its actions.
 func TestTransactCollectionLimit(t *testing.T) {
 	e := dpEngine(t)
-	e.coll.max = 2000
+	e.coll.Max = 2000
 	tb := lsiTable(t, e, "c")
 	big := strings.Repeat("x", 600)
 	for i := 0; i < 3; i++ {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
@@ -86,12 +87,12 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 	}
 	d := &rec.Desc
 	u := ups[0]
-	if len(ups) > 1 || len(in.GlobalSecondaryIndexUpdates) > 0 || onlineIndexChangeRunning(d) ||
+	if len(ups) > 1 || len(in.GlobalSecondaryIndexUpdates) > 0 || indexes.OnlineChangeRunning(d) ||
 		vectors.Building(d) && !vectors.CancelsBuild(d, u.Delete) {
 		if err := vectorDeleteAllocating(d, rec.Name, u.Delete); err != nil && len(ups) == 1 {
 			return false, err
 		}
-		return false, ddberr.LimitExceeded(msgOnlineIndexLimit)
+		return false, ddberr.LimitExceeded(tables.MsgOnlineIndexLimit)
 	}
 	if u.Delete != nil {
 		n := cpDeref(u.Delete.IndexName)

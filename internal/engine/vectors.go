@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
@@ -280,6 +281,6 @@ func (e *Engine) describeVectors(t *Table, d *wire.TableDescription) {
 		}
 		n := int64(e.vec.Len(t.ID, vx.ID))
 		v.ItemCount = cpPtr(n)
-		v.IndexSizeBytes = cpPtr(n * int64(4*vx.Dims+indexOverhead))
+		v.IndexSizeBytes = cpPtr(n * int64(4*vx.Dims+indexes.Overhead))
 	}
 }

@@ -5,76 +5,52 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// indexRead is one Query or Scan of a secondary index.
+// indexRead is one Query or Scan of a secondary index of t (the checks
+// and the capacity it records: indexes.Read).
 type indexRead struct {
-	t          *Table
-	ix         *Index
-	consistent bool
-	// fetch: an LSI read that needs attributes its entries lack reads the
-	// item from the table (and pays for it).
-	fetch bool
-
-	indexBytes int     // size of the entries read
-	tableUnits float64 // capacity of the table reads (LSI fetches)
+	t *Table
+	*indexes.Read
 }
 
 // openIndexRead resolves IndexName for a read and applies DynamoDB's
-// checks, in its order: the index exists, no consistent reads on a GSI, the
-// GSI is not being backfilled, and Select=ALL_ATTRIBUTES only where the
-// whole item is available.
+// checks (indexes.OpenRead); the read needs of each entry the attributes
+// of the filter (unless entriesOnly) and of the projection.
 func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Condition, proj *expr.Projection, entriesOnly bool) (*indexRead, error) {
-	ix, ok := t.Index(name)
-	if !ok || ix.Status == StatusDeleting {
-		return nil, ddberr.Validation("The table does not have the specified index: " + name)
-	}
-	r := &indexRead{t: t, ix: ix, consistent: isTrue(consistent)}
-	if !ix.Local {
-		if r.consistent {
-			return nil, ddberr.Validation("Consistent reads are not supported on global secondary indexes")
-		}
-		if ix.Status != StatusActive || ix.Backfilling {
-			return nil, ddberr.Validation("Cannot read from backfilling global secondary index: " + name)
-		}
-	}
-	if sel == selectAll && !ix.projectAll() {
-		// Every form of Query and Scan, with or without a filter (dynalite's
-		// tests, run against DynamoDB; TestSelectAllAttributesOnPartialGSI).
-		if !ix.Local {
-			return nil, ddberr.InvalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", name)
-		}
-		r.fetch = true
-	}
-	if ix.Local && !ix.projectAll() && !r.fetch {
-		need := func(p expr.Path) {
-			if !t.projects(ix, p[0].Name) {
-				r.fetch = true
+	ix, _ := t.Index(name)
+	req := indexes.ReadRequest{Name: name, Select: sel, Consistent: isTrue(consistent)}
+	if filter != nil && !entriesOnly || proj != nil {
+		req.Needs = func(need func(string)) {
+			if filter != nil && !entriesOnly {
+				walkConditionPaths(filter, func(p expr.Path) { need(p[0].Name) })
 			}
-		}
-		if filter != nil && !entriesOnly {
-			walkConditionPaths(filter, need)
-		}
-		if proj != nil {
-			for _, p := range proj.Paths {
-				need(p)
+			if proj != nil {
+				for _, p := range proj.Paths {
+					need(p[0].Name)
+				}
 			}
 		}
 	}
-	return r, nil
+	r, err := indexes.OpenRead(t.Def(), ix, req)
+	if err != nil {
+		return nil, err
+	}
+	return &indexRead{t: t, Read: r}, nil
 }
 
 // fill reads entries within opts from src into p until the range ends or p
-// is full. table is where non-projected attributes are fetched from (r.fetch:
+// is full. table is where non-projected attributes are fetched from (r.Fetch:
 // the same snapshot as src); nil when r does not fetch.
 func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page, opts storage.IterOptions) error {
 	if p.enc.on {
 		// Every entry goes out whole: transcode it as stored.
 		err := p.fillEncoded(src, opts)
-		r.indexBytes += p.bytes
+		r.EntryBytes += p.bytes
 		return err
 	}
 	it, err := src.NewIterator(opts)
@@ -88,16 +64,16 @@ func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page,
 			return err
 		}
 		size := attr.ItemSize(entry)
-		r.indexBytes += size
+		r.EntryBytes += size
 		item := entry
-		if r.fetch {
+		if r.Fetch {
 			full, err := readItem(table, r.t.storageKey(r.t.primaryKeyOf(entry)))
 			if err != nil {
 				return err
 			}
 			if full != nil {
 				item = full
-				r.tableUnits += readUnits(attr.ItemSize(full), r.consistent)
+				r.TableUnits += readUnits(attr.ItemSize(full), r.Consistent)
 			}
 		}
 		full, err := p.add(item)
@@ -113,9 +89,9 @@ func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page,
 // units is the read capacity of the read: the entries read from the index
 // and any items fetched from the table.
 func (r *indexRead) units() indexUnits {
-	u := indexUnits{table: r.tableUnits}
-	m := map[string]float64{r.ix.Name: readUnits(r.indexBytes, r.consistent)}
-	if r.ix.Local {
+	u := indexUnits{table: r.TableUnits}
+	m := map[string]float64{r.Index.Name: readUnits(r.EntryBytes, r.Consistent)}
+	if r.Index.Local {
 		u.lsi = m
 	} else {
 		u.gsi = m
@@ -129,7 +105,7 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 	if !p.full {
 		return nil
 	}
-	return r.t.indexKeyItem(r.ix, p.lastScanned())
+	return indexes.KeyItem(r.t.Def(), r.Index, p.lastScanned())
 }
 
 // validateStartKey checks an ExclusiveStartKey of an index read, in the
@@ -140,7 +116,7 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 // missing or mistyped one: the long text), then the key value rules.
 func (r *indexRead) validateStartKey(esk attr.Item) error {
 	attrs := r.t.keyAttrs()
-	for _, k := range r.ix.keyAttrs() {
+	for _, k := range r.Index.KeyAttrs() {
 		if !r.t.isKeyAttr(k.Name) {
 			attrs = append(attrs, k)
 		}
@@ -148,7 +124,7 @@ func (r *indexRead) validateStartKey(esk attr.Item) error {
 	if len(esk) != len(attrs) {
 		return ddberr.Validation(msgStartKeyInvalid)
 	}
-	for _, ka := range r.ix.keyAttrs() {
+	for _, ka := range r.Index.KeyAttrs() {
 		switch v, ok := esk[ka.Name]; {
 		case !ok:
 			return ddberr.Validation(msgStartKeyInvalid)
@@ -175,18 +151,18 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	if err != nil {
 		return nil, nil, err
 	}
-	ix := r.ix
+	ix := r.Index
 	if err := checkLegacyKeyCount(in, x, len(ix.Hashes)+len(ix.Ranges)); err != nil {
 		return nil, nil, err
 	}
-	kc, err := analyzeIndexKeyCondition(ix, x.key)
+	kc, err := indexes.AnalyzeKeyCondition(ix, x.key)
 	if err != nil {
 		return nil, nil, err
 	}
 	if x.filter != nil {
 		var bad string
 		walkConditionPaths(x.filter, func(p expr.Path) {
-			if bad == "" && ix.isKeyAttr(p[0].Name) {
+			if bad == "" && ix.IsKeyAttr(p[0].Name) {
 				bad = p[0].Name
 			}
 		})
@@ -198,7 +174,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	for i, h := range kc.Hash {
 		hashVals[i] = h.Values[0]
 	}
-	opts := indexQueryBounds(t.ID, ix, hashVals, kc.Range, in.ScanIndexForward == nil || *in.ScanIndexForward)
+	opts := indexes.QueryBounds(t.ID, ix, hashVals, kc.Range, in.ScanIndexForward == nil || *in.ScanIndexForward)
 	if esk := in.ExclusiveStartKey; esk != nil {
 		if err := r.validateStartKey(esk); err != nil {
 			return nil, nil, err
@@ -215,24 +191,9 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		}
 		startAfter(&opts, t.entryKey(ix, esk))
 	}
-	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
+	p, items, units, err := e.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
+	if err != nil {
 		return nil, nil, err
-	}
-	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	if encode != nil && p.canEncode() && !r.fetch {
-		p.enc = encodedPage{on: true, json: encode}
-	}
-	if err := e.admitRead(t, r.ix.Name); err != nil {
-		return nil, nil, err
-	}
-	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, nil, err
-	}
-	units := r.units()
-	e.chargeRead(t, r.ix.Name, units.total())
-	var items []attr.Item
-	if !p.enc.on {
-		items = p.resultItems()
 	}
 	return &wire.QueryOutput{
 		Items:            items,
@@ -243,10 +204,37 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	}, p, nil
 }
 
+// readIndexPage reads a page of r's entries within opts, after checking the
+// filter's and projection's key paths and admitting the read, and charges
+// it: with encode, a page of entries that all go out
+// whole (no filter, projection, COUNT or fetch from the table) keeps them
+// encoded (items is then nil).
+func (e *Engine) readIndexPage(r *indexRead, limit *int32, sel string, filter *expr.Condition, proj *expr.Projection, encode []byte, opts storage.IterOptions) (p *page, items []attr.Item, units indexUnits, err error) {
+	if err := r.t.checkScalarKeyPaths(filter, proj, nil); err != nil {
+		return nil, nil, indexUnits{}, err
+	}
+	p = newPage(limit, sel, filter, proj)
+	if encode != nil && p.canEncode() && !r.Fetch {
+		p.enc = encodedPage{on: true, json: encode}
+	}
+	if err := e.admitRead(r.t, r.Index.Name); err != nil {
+		return nil, nil, indexUnits{}, err
+	}
+	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
+		return nil, nil, indexUnits{}, err
+	}
+	units = r.units()
+	e.chargeRead(r.t, r.Index.Name, units.total())
+	if !p.enc.on {
+		items = p.resultItems()
+	}
+	return p, items, units, nil
+}
+
 // fillIndexFromSnapshot fills p from index entries read in one consistent
 // snapshot (the index counterpart of fillFromSnapshot).
 func (e *Engine) fillIndexFromSnapshot(r *indexRead, p *page, opts storage.IterOptions) error {
-	if e.rng != nil && !r.fetch {
+	if e.rng != nil && !r.Fetch {
 		// One index iterator is the whole read, and a consistent view.
 		return r.fill(e.rng, nil, p, opts)
 	}
@@ -271,83 +259,6 @@ func startAfter(opts *storage.IterOptions, k []byte) {
 	}
 }
 
-// analyzeIndexKeyCondition matches a key condition against an index's key
-// schema and checks the operand types.
-func analyzeIndexKeyCondition(ix *Index, c *expr.Condition) (*expr.KeyCondition, error) {
-	names := func(ks []KeyAttr) []string {
-		out := make([]string, len(ks))
-		for i, k := range ks {
-			out[i] = k.Name
-		}
-		return out
-	}
-	kc, err := expr.AnalyzeKeyCondition(c, names(ix.Hashes), names(ix.Ranges))
-	if err != nil {
-		return nil, err
-	}
-	check := func(parts []expr.KeyPart, ks []KeyAttr) error {
-		for i, p := range parts {
-			for _, v := range p.Values {
-				if v.T != ks[i].Type {
-					return ddberr.InvalidParam("Condition parameter type does not match schema type")
-				}
-			}
-		}
-		return nil
-	}
-	if err := check(kc.Hash, ix.Hashes); err != nil {
-		return nil, err
-	}
-	if err := check(kc.Range, ix.Ranges); err != nil {
-		return nil, err
-	}
-	for i, h := range kc.Hash {
-		if err := attr.ValidateKeyValue(ix.Hashes[i].Name, h.Values[0], ix.Hashes[i].Type, true); err != nil {
-			return nil, err
-		}
-	}
-	return kc, nil
-}
-
-// indexQueryBounds is the storage range of an index key condition: the
-// index partition, narrowed by equalities on leading range attributes and
-// the last range condition. Entries carry more key components after the
-// range attributes, so upper bounds are prefix ends.
-func indexQueryBounds(tableID uint64, ix *Index, hashVals []attr.Value, rng []expr.KeyPart, forward bool) storage.IterOptions {
-	part := ix.partitionPrefix(tableID, hashVals)
-	for i := 0; i+1 < len(rng); i++ {
-		part = attr.AppendKey(part, rng[i].Values[0])
-	}
-	opts := storage.IterOptions{Lower: part, Upper: attr.PrefixEnd(part), Reverse: !forward}
-	if len(rng) == 0 {
-		return opts
-	}
-	r := rng[len(rng)-1]
-	at := func(v attr.Value) []byte { return attr.AppendKey(bytes.Clone(part), v) }
-	switch r.Op {
-	case expr.OpEQ:
-		opts.Lower = at(r.Values[0])
-		opts.Upper = attr.PrefixEnd(opts.Lower)
-	case expr.OpLT:
-		opts.Upper = at(r.Values[0])
-	case expr.OpLE:
-		opts.Upper = attr.PrefixEnd(at(r.Values[0]))
-	case expr.OpGT:
-		opts.Lower = attr.PrefixEnd(at(r.Values[0]))
-	case expr.OpGE:
-		opts.Lower = at(r.Values[0])
-	case expr.OpBetween:
-		opts.Lower, opts.Upper = at(r.Values[0]), attr.PrefixEnd(at(r.Values[1]))
-	case expr.OpBeginsWith:
-		prefix := append(bytes.Clone(part), attr.PrefixKey(r.Values[0])...)
-		opts.Lower = prefix
-		if end := attr.PrefixEnd(prefix); end != nil {
-			opts.Upper = end
-		}
-	}
-	return opts
-}
-
 // scanIndex is Scan with IndexName (parallel segments are ranges of the
 // index's partition hash, as for tables).
 func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []byte) (*wire.ScanOutput, *page, error) {
@@ -355,36 +266,21 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, inSegment := scanSegment(in, indexPrefix(t.ID, r.ix.ID), indexPrefix(t.ID, r.ix.ID+1))
+	opts, inSegment := scanSegment(in, indexPrefix(t.ID, r.Index.ID), indexPrefix(t.ID, r.Index.ID+1))
 	if esk := in.ExclusiveStartKey; esk != nil {
 		// An index Scan answers the short text, as Query does.
 		if err := r.validateStartKey(esk); err != nil {
 			return nil, nil, err
 		}
-		ek := t.entryKey(r.ix, esk)
+		ek := t.entryKey(r.Index, esk)
 		if err := inSegment(ek); err != nil {
 			return nil, nil, err
 		}
 		startAfter(&opts, ek)
 	}
-	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
+	p, items, units, err := e.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
+	if err != nil {
 		return nil, nil, err
-	}
-	p := newPage(in.Limit, in.Select, x.filter, x.proj)
-	if encode != nil && p.canEncode() && !r.fetch {
-		p.enc = encodedPage{on: true, json: encode}
-	}
-	if err := e.admitRead(t, r.ix.Name); err != nil {
-		return nil, nil, err
-	}
-	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, nil, err
-	}
-	units := r.units()
-	e.chargeRead(t, r.ix.Name, units.total())
-	var items []attr.Item
-	if !p.enc.on {
-		items = p.resultItems()
 	}
 	return &wire.ScanOutput{
 		Items:            items,

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/vectors"
+	"github.com/kura-db/kura/internal/expr"
+	"github.com/kura-db/kura/internal/wire"
+)
+
+// The core's side of secondary indexes (internal/engine/indexes): the
+// table's live set and statistics as the package reads them, and the
+// item-collection locks and metrics of the write paths.
+
+// liveIndexes returns the indexes writes to t maintain now. It is read
+// inside the item's lock, so an index added by UpdateTable is seen by
+// every write that takes its lock after the backfill's barrier.
+func (t *Table) liveIndexes() *indexes.Live {
+	if t.stats != nil {
+		if l := t.stats.live.Load(); l != nil {
+			return l
+		}
+	}
+	return indexes.NewLive(t.LSIs, t.GSIs)
+}
+
+// Indexes is liveIndexes (indexes.Table).
+func (t *Table) Indexes() *indexes.Live { return t.liveIndexes() }
+
+// IndexStats is the statistics of t's indexes (indexes.Table).
+func (t *Table) IndexStats() *indexes.Stats {
+	if t.stats == nil {
+		return nil
+	}
+	return &t.stats.indexes
+}
+
+// indexStatsFor returns the statistics of one index of t.
+func (t *Table) indexStatsFor(id uint32) *indexes.Figures { return t.stats.indexes.Of(id) }
+
+// indexPrefix is the common prefix of every entry of one index.
+func indexPrefix(tableID uint64, indexID uint32) []byte { return indexes.Prefix(tableID, indexID) }
+
+// entryKey is the storage key of it's entry in ix (it must be indexed).
+func (t *Table) entryKey(ix *Index, it attr.Item) []byte { return indexes.EntryKey(t.Def(), ix, it) }
+
+// project is the entry of it in ix.
+func (t *Table) project(ix *Index, it attr.Item) attr.Item { return indexes.Project(t.Def(), ix, it) }
+
+// projects reports whether attribute name is in ix's entries.
+func (t *Table) projects(ix *Index, name string) bool { return indexes.Projects(t.Def(), ix, name) }
+
+// checkIndexKeys, checkIndexKeyTypes and checkIndexKeyValues apply the
+// index key rules to an item about to be written (indexes.Live).
+func (t *Table) checkIndexKeys(it attr.Item, fromUpdate bool) error {
+	return t.liveIndexes().CheckKeys(it, fromUpdate)
+}
+
+func (t *Table) checkIndexKeyTypes(it attr.Item) error { return t.liveIndexes().CheckKeyTypes(it) }
+
+func (t *Table) checkIndexKeyValues(it attr.Item, fromUpdate bool) error {
+	return t.liveIndexes().CheckKeyValues(it, fromUpdate)
+}
+
+// checkUpdateIndexValues refuses an update that SETs a secondary or vector
+// index key attribute to an empty string or binary.
+func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
+	return indexes.CheckUpdateValues(u, func(n string) bool { return t.isIndexKeyAttr(n) || vectors.IsHashAttr(t.Vectors, n) })
+}
+
+// indexWriteUnits is the write capacity one item change consumes in each
+// index it touches.
+func (t *Table) indexWriteUnits(old, new attr.Item) (gsi, lsi map[string]float64) {
+	return indexes.WriteUnits(t, old, new, writeUnits)
+}
+
+// collectionWriteOf names the item collection of a write to t.
+func collectionWriteOf(t *Table, k primaryKey) indexes.CollectionWrite {
+	return indexes.CollectionWrite{TableID: t.ID, HasLSI: len(t.LSIs) > 0, PK: k.pk}
+}
+
+// lockCollection takes the collection lock of one write (writeItem) when
+// t has LSIs; callers hold the item's stripe lock and call the returned
+// function when the write is over.
+func (e *Engine) lockCollection(t *Table, k primaryKey) func() {
+	return e.coll.Lock(collectionWriteOf(t, k))
+}
+
+// lockCollections takes the collection locks of several writes (a batch, a
+// transaction; tables[i] and keys[i] are one write) in stripe order, after
+// their item stripe locks.
+func (e *Engine) lockCollections(tables []*Table, keys []primaryKey) func() {
+	ws := make([]indexes.CollectionWrite, len(tables))
+	for i, t := range tables {
+		ws[i] = collectionWriteOf(t, keys[i])
+	}
+	return e.coll.LockAll(ws)
+}
+
+// collectionSize is the current size of one item collection, from its
+// counter (one point read).
+func (e *Engine) collectionSize(t *Table, pk attr.Value) (int64, error) {
+	if e.point != nil {
+		return indexes.CollectionSize(e.point, t.ID, pk)
+	}
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return 0, err
+	}
+	defer snap.Close()
+	return indexes.CollectionSize(snap, t.ID, pk)
+}
+
+// collectionMetrics is the ItemCollectionMetrics of a write to a table with
+// LSIs when ReturnItemCollectionMetrics is SIZE (nil otherwise): the
+// collection's partition key and its size estimate range in GB.
+func (e *Engine) collectionMetrics(mode string, t *Table, key attr.Item) *wire.ItemCollectionMetrics {
+	if mode != "SIZE" || len(t.LSIs) == 0 {
+		return nil
+	}
+	pk := key[t.Hash.Name]
+	size, err := e.collectionSize(t, pk)
+	if err != nil {
+		return nil
+	}
+	return &wire.ItemCollectionMetrics{
+		ItemCollectionKey:   attr.Item{t.Hash.Name: pk},
+		SizeEstimateRangeGB: indexes.SizeEstimateRangeGB(size),
+	}
+}
+
+// batchCollectionMetrics is BatchWriteItem's ItemCollectionMetrics when
+// ReturnItemCollectionMetrics is SIZE: per table with LSIs, one entry per
+// item collection the batch wrote to, in request order.
+func (e *Engine) batchCollectionMetrics(mode string, writes []batchWrite) map[string][]wire.ItemCollectionMetrics {
+	if mode != "SIZE" {
+		return nil
+	}
+	names, tables, keys := make([]string, len(writes)), make([]*Table, len(writes)), make([]primaryKey, len(writes))
+	for i, w := range writes {
+		names[i], tables[i], keys[i] = w.name, w.t, w.key
+	}
+	return e.collectionMetricsPerTable(mode, names, tables, keys)
+}
+
+// collectionMetricsPerTable is the per-table ItemCollectionMetrics of a
+// multi-item write (BatchWriteItem, TransactWriteItems; names[i],
+// tables[i] and keys[i] are one written item, names[i] its table as the
+// request names it, name or ARN, which keys the answer as it keys
+// BatchGetItem's) when mode is SIZE: per table with LSIs,
+// one entry per item collection written to, in request order, each with
+// the collection's size after the write.
+func (e *Engine) collectionMetricsPerTable(mode string, names []string, tables []*Table, keys []primaryKey) map[string][]wire.ItemCollectionMetrics {
+	if mode != "SIZE" {
+		return nil
+	}
+	var out map[string][]wire.ItemCollectionMetrics
+	seen := map[string]bool{}
+	for i, t := range tables {
+		if len(t.LSIs) == 0 {
+			continue
+		}
+		id := string(indexes.CollectionKey(t.ID, keys[i].pk))
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		m := e.collectionMetrics(mode, t, attr.Item{t.Hash.Name: keys[i].pk})
+		if m == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][]wire.ItemCollectionMetrics{}
+		}
+		out[names[i]] = append(out[names[i]], *m)
+	}
+	return out
+}
