@@ -203,7 +203,23 @@ func (t txAttempt) Stage(i int) error {
 	return err
 }
 
-func (t txAttempt) Commit() error { return t.txn.Commit(storage.CommitOptions{Sync: t.w.e.cfg.Sync}) }
+// Commit commits the attempt and, once it committed, records its writes
+// (writeStats: statistics, the item cache, the subsystems' Committed)
+// while transact.State.Run still holds the items' stripe locks: only a
+// holder of an item's lock may fill its cache entry, or an older image put
+// after another writer's newer one would be read back by the next writer
+// (a lost update; TestItemCacheConcurrentWriters).
+func (t txAttempt) Commit() error {
+	if err := t.txn.Commit(storage.CommitOptions{Sync: t.w.e.cfg.Sync}); err != nil {
+		return err
+	}
+	for i, a := range t.w.acts {
+		if t.w.changed[i] {
+			t.w.e.writeStats(a.table, t.w.res[i])
+		}
+	}
+	return nil
+}
 
 func (t txAttempt) Rollback() { t.txn.Rollback() }
 
@@ -343,11 +359,6 @@ func (e *Engine) runTransaction(ctx context.Context, w *txWrite) ([]writeResult,
 	}
 	if err := e.tx.Run(ctx, w, w.keys); err != nil {
 		return nil, err
-	}
-	for i, a := range w.acts {
-		if w.changed[i] {
-			e.writeStats(a.table, w.res[i])
-		}
 	}
 	e.chargeTxWrites(w.acts, w.res)
 	return w.res, nil

@@ -182,7 +182,9 @@ func CollectionSize(r Getter, tableID uint64, pk attr.Value) (int64, error) {
 
 // Getter is a point reader: a storage snapshot, a transaction, a store's
 // storage.PointReader.
-type Getter interface{ Get(key []byte) ([]byte, error) }
+type Getter interface {
+	Get(key []byte) ([]byte, error)
+}
 
 // readCounter reads an int64 counter; a missing key is 0.
 func readCounter(r Getter, key []byte) (int64, error) {

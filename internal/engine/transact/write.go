@@ -144,7 +144,9 @@ type Attempt interface {
 	// is a DynamoDB error (its cancellation reason, Reason); any other
 	// fails the transaction as it is.
 	Stage(i int) error
-	// Commit commits everything staged, once.
+	// Commit commits everything staged, once. It is called with the
+	// items still locked (Write.Lock), so the core records what committed
+	// there, before another writer of the items may run.
 	Commit() error
 	Rollback()
 }
