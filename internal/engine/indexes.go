@@ -35,9 +35,6 @@ func (t *Table) IndexStats() *indexes.Stats {
 	return &t.stats.indexes
 }
 
-// indexStatsFor returns the statistics of one index of t.
-func (t *Table) indexStatsFor(id uint32) *indexes.Figures { return t.stats.indexes.Of(id) }
-
 // indexPrefix is the common prefix of every entry of one index.
 func indexPrefix(tableID uint64, indexID uint32) []byte { return indexes.Prefix(tableID, indexID) }
 

@@ -17,18 +17,10 @@ func (e *Engine) account() tables.Account {
 	return tables.Account{Region: e.cfg.Region, AccountID: e.cfg.AccountID}
 }
 
-// tableARN is the ARN of a table in this engine's region and account.
-func (e *Engine) tableARN(name string) string { return e.account().TableARN(name) }
-
 // AWSManagedKeyARN is the ARN of DynamoDB's AWS managed key in the
 // engine's region and account (what a KMS SSESpecification without a key
 // uses): global tables tell it from a customer managed key.
 func (e *Engine) AWSManagedKeyARN() string { return e.account().KMSKeyARN("") }
-
-// sseDescription describes an enabled SSESpecification (KMS).
-func (e *Engine) sseDescription(s *wire.SSESpecification) *wire.SSEDescription {
-	return e.account().SSEDescription(s)
-}
 
 // inUse is the ResourceInUseException for a table in a transitional state.
 func inUse(t *Table) *ddberr.Error { return tables.InUse(t.Name, t.Status) }

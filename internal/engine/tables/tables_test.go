@@ -210,7 +210,8 @@ func TestKMSKeyARN(t *testing.T) {
 	if got := acct.KMSKeyARN("1234"); got != "arn:aws:kms:us-east-1:000000000000:key/1234" {
 		t.Fatal(got)
 	}
-	if acct.KMSKeyARN("alias/a") != acct.KMSKeyARN("alias/a") || acct.KMSKeyARN("alias/a") == acct.KMSKeyARN("alias/b") ||
+	a1, a2 := acct.KMSKeyARN("alias/a"), acct.KMSKeyARN("alias/a")
+	if a1 != a2 || a1 == acct.KMSKeyARN("alias/b") ||
 		acct.KMSKeyARN("") != acct.KMSKeyARN("alias/aws/dynamodb") {
 		t.Fatal("an alias does not stand for one key")
 	}
