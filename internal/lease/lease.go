@@ -423,11 +423,17 @@ func (l *Lease) markLost(gen uint64) {
 // running.
 func (m *Manager) gone(n Node) bool {
 	me := m.cfg.Node
-	return n.Host == me.Host && n.PID != me.PID && n.PID > 0 && !alive(n.PID)
+	return n.Host == me.Host && n.PID != me.PID && n.PID > 0 && !Alive(n.PID)
 }
 
-// alive reports whether a process with this ID runs on this host.
-func alive(pid int) bool {
+// Alive reports whether a process with this ID runs on this host (the
+// check every lease of Kura's uses to take over at once from a holder of
+// this host that crashed: these leases, the stores' namespace leases,
+// membership).
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return false

@@ -2,16 +2,14 @@ package membership
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -61,12 +59,9 @@ func Join(store storage.Store, address string, clock Clock) (*Member, error) {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	host, _ := os.Hostname()
-	now := clock.Now()
+	n, now := lease.Me(), clock.Now()
 	m := &Member{store: store, clock: clock, stop: make(chan struct{}), done: make(chan struct{}),
-		me: Node{ID: hex.EncodeToString(id[:]), Host: host, PID: os.Getpid(), Address: address, Started: now, Heartbeat: now}}
+		me: Node{ID: n.ID, Host: n.Host, PID: n.PID, Address: address, Started: now, Heartbeat: now}}
 	if err := m.write(true); err != nil {
 		return nil, fmt.Errorf("membership: joining: %w", err)
 	}

@@ -1,7 +1,3 @@
-// Package keyhash is DynamoDB's partition hash, the order of Scan and the
-// ranges of parallel Scan segments: item keys and secondary-index entry
-// keys both begin with it (the engine's keys.go, package indexes). It keeps
-// no state.
 package keyhash
 
 import (

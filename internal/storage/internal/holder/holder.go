@@ -1,16 +1,12 @@
 package holder
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -31,12 +27,11 @@ type Record struct {
 	PID   int
 }
 
-// Me is a new Record for a store of this process.
+// Me is a new Record for a store of this process (lease.Me's random ID,
+// host and process ID).
 func Me() Record {
-	host, _ := os.Hostname()
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return Record{Owner: hex.EncodeToString(b[:]), Host: host, PID: os.Getpid()}
+	n := lease.Me()
+	return Record{Owner: n.ID, Host: n.Host, PID: n.PID}
 }
 
 // SharedOwner is the owner of a lease that Kura nodes in cluster mode
@@ -68,18 +63,9 @@ func Held(namespace string, cur Record, shared bool) string {
 	return fmt.Sprintf("%q is held by the server on host %s (pid %d); a namespace serves one Kura server at a time", namespace, cur.Host, cur.PID)
 }
 
-// Alive reports whether a process with this ID runs on this host.
-func Alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+// Alive reports whether a process with this ID runs on this host
+// (lease.Alive).
+func Alive(pid int) bool { return lease.Alive(pid) }
 
 // Closing is the closed state of a store that holds a lease: closed by
 // Close, or by losing the lease to another server, after which the store
