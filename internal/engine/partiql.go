@@ -6,6 +6,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/partiqlexec"
+	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -96,8 +97,8 @@ func (c pqCore) TransactWrite(ctx context.Context, items []wire.TransactWriteIte
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.tx.Idempotent(token, in, func() (any, error) {
-		res, err := e.runTransaction(ctx, w)
+	out, err := e.tx.Idempotent(token, in, func(tok *transact.Token) (any, error) {
+		res, err := e.runTransaction(ctx, w, tok)
 		if err != nil {
 			return nil, err
 		}

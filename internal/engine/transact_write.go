@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -72,8 +73,8 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteI
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.tx.Idempotent(in.ClientRequestToken, in, func() (any, error) {
-		res, err := e.runTransaction(ctx, w)
+	out, err := e.tx.Idempotent(in.ClientRequestToken, in, func(tok *transact.Token) (any, error) {
+		res, err := e.runTransaction(ctx, w, tok)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,14 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteI
 			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, w.acts),
 		}, nil
 	}, func(first any) (any, error) {
-		out := *first.(*wire.TransactWriteItemsOutput)
+		var out wire.TransactWriteItemsOutput
+		if first != nil {
+			out = *first.(*wire.TransactWriteItemsOutput)
+		} else {
+			// First applied through another node (cluster mode): the
+			// collections' sizes as they are now.
+			out.ItemCollectionMetrics = e.txCollectionMetrics(in.ReturnItemCollectionMetrics, w.acts)
+		}
 		cc, err := e.txReplayCapacity(w.acts, in.ReturnConsumedCapacity)
 		out.ConsumedCapacity = cc
 		return &out, err
@@ -223,6 +231,8 @@ func (t txAttempt) Commit() error {
 
 func (t txAttempt) Rollback() { t.txn.Rollback() }
 
+func (t txAttempt) Txn() storage.Txn { return t.txn }
+
 // CheckTransactWriteItem runs the request-phase checks of one
 // TransactWriteItems action, touching no table (api.TransactActionChecker).
 func (e *Engine) CheckTransactWriteItem(it wire.TransactWriteItem) error {
@@ -352,12 +362,13 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 // (transact.State.Run: conflicts with other transactions, locks, one
 // storage transaction, cancellation reasons in request order). Admission
 // comes first; statistics are recorded, and the capacity paid
-// (throttle.go), after the commit.
-func (e *Engine) runTransaction(ctx context.Context, w *txWrite) ([]writeResult, error) {
+// (throttle.go), after the commit. A non-nil tok is the request's
+// ClientRequestToken, recorded in the commit (cluster mode).
+func (e *Engine) runTransaction(ctx context.Context, w *txWrite, tok *transact.Token) ([]writeResult, error) {
 	if err := e.admitTxWrites(w.acts); err != nil {
 		return nil, err
 	}
-	if err := e.tx.Run(ctx, w, w.keys); err != nil {
+	if err := e.tx.Run(ctx, w, w.keys, tok); err != nil {
 		return nil, err
 	}
 	e.chargeTxWrites(w.acts, w.res)
@@ -450,4 +461,27 @@ func (e *Engine) txReplayCapacity(acts []*txAction, mode string) ([]wire.Consume
 		c.Add(a.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
 	}
 	return c.List(mode), nil
+}
+
+// leaseTokenSweep is the lease of the sweep of expired shared tokens.
+const leaseTokenSweep = "txtokens"
+
+// shareTokens, in cluster mode, shares the ClientRequestTokens of write
+// transactions with the other nodes through the store (package transact)
+// and starts the sweep of expired ones, on the node holding its lease.
+// Callers are in Open.
+func (e *Engine) shareTokens(store storage.Store) {
+	if !e.cfg.Cluster {
+		return
+	}
+	e.tx.ShareTokens(store)
+	e.goBackground(func() {
+		for e.sleep(transact.SweepEvery) {
+			if e.holds(leaseTokenSweep) {
+				if err := e.tx.SweepTokens(); err != nil {
+					slog.Warn("sweeping expired transaction tokens", "err", err)
+				}
+			}
+		}
+	})
 }
