@@ -27,9 +27,18 @@
 // capacity) stay in the core.
 //
 // State in memory (State, made at Open): the held items and the tokens.
-// Neither is stored nor rebuilt: no transaction survives a restart, and a
-// token repeated after one is applied again (DynamoDB keeps tokens for ten
-// minutes; Kura for ten minutes of one process's life). Another node
-// sharing the store would need both shared (a held item, or a token, is
-// known only to the process that took it; issue #28).
+// Neither is rebuilt: no transaction survives a restart. With one node a
+// token lives only in memory, and one repeated after a restart is applied
+// again (DynamoDB keeps tokens for ten minutes; Kura for ten minutes of
+// one process's life). In cluster mode (ShareTokens, shared_tokens.go)
+// the tokens are shared through the store: a transaction records its
+// token ("mtxtok/" + token → expiry, request hash) inside its own commit,
+// reading the key first, so two nodes racing with one token conflict and
+// only one commits; a token the node's memory does not hold is looked up
+// in the store; expired records are ignored, overwritten, and deleted by
+// SweepTokens on the node holding the engine's token-sweep lease. The
+// memory map stays in front (repeats on one node wait for the first, as
+// with one node). The held items stay per process: a transaction on
+// another node meets this one's items in the store (a storage conflict,
+// retried) rather than as TransactionConflict.
 package transact
