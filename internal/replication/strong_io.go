@@ -240,13 +240,19 @@ func (g *Group) catchUp(ctx context.Context, table, region string) error {
 		if err != nil {
 			return err
 		}
-		for _, q := range batch {
-			if err := g.applyOne(ctx, w, q); err != nil {
-				return err
-			}
-		}
-		if len(batch) < maxApplyRound {
+		n, err := g.applyReady(ctx, w, batch)
+		switch {
+		case err != nil:
+			return err
+		case n == len(batch) && len(batch) < maxApplyRound:
 			return nil
+		case n < len(batch):
+			// Some of the replica's capacity refused: again once it is back.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(g.cfg.Poll):
+			}
 		}
 	}
 }
