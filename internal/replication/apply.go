@@ -45,9 +45,16 @@ func (g *Group) applyQueue(ctx context.Context, w *worker) (int, error) {
 	if g.faults.isPaused(w.region) {
 		return 0, nil
 	}
-	ready, err := g.queuedFor(w.table, w.region, maxApplyRound)
+	from := w.cursor
+	if from == nil || time.Since(w.scanned) >= fullScanEvery {
+		from, w.scanned = nil, time.Now()
+	}
+	ready, err := g.queuedFrom(w.table, w.region, from, maxApplyRound)
 	if err != nil {
 		return 0, err
+	}
+	if len(ready) == 0 && from != nil {
+		w.cursor = nil // a full scan next round
 	}
 	for i, q := range ready {
 		// A delay is timed on the clock of the region the write was made in,
@@ -59,6 +66,7 @@ func (g *Group) applyQueue(ctx context.Context, w *worker) (int, error) {
 		}
 	}
 	n, err := g.applyReady(ctx, w, ready)
+	w.advance(ready, n, err)
 	if throttled(err) {
 		return n, nil // the rest waits for the replica's capacity
 	}
@@ -97,16 +105,55 @@ func byOccurrence(qs []queued) [][]queued {
 	return out
 }
 
+// fullScanEvery is how often a worker reads its queue from the start
+// rather than from its cursor.
+const fullScanEvery = 100 * time.Millisecond
+
+// advance moves w's cursor past the entries ready once all of them were
+// handled (n); when some were not (the replica's capacity refused them:
+// not necessarily the last ones, since batches take items in turn), the
+// next round starts at the first of them again. With an error other than
+// a refusal for capacity it starts from the queue's start.
+//
+// The cursor spares each round the entries applied before, which the
+// store keeps as deletions until it compacts them (skipping them was most
+// of a round's work under load). An entry can commit after an entry
+// numbered after it (two regions' readers, or a backfill, queueing for one
+// region), so the queue is read from its start too, every fullScanEvery
+// and whenever nothing is found after the cursor: such an entry is
+// applied a little later, and last-writer-wins on its stamp decides as
+// ever.
+func (w *worker) advance(ready []queued, n int, err error) {
+	switch {
+	case err != nil && !throttled(err):
+		w.cursor = nil
+	case n < len(ready):
+		w.cursor = ready[0].k
+	case n > 0:
+		w.cursor = append(slices.Clone(ready[n-1].k), 0)
+	}
+}
+
 // queuedFor reads up to limit entries queued for region's replica of
 // table.
 func (g *Group) queuedFor(table, region string, limit int) ([]queued, error) {
+	return g.queuedFrom(table, region, nil, limit)
+}
+
+// queuedFrom reads up to limit entries queued for region's replica of
+// table, from the key from on (nil: from the first).
+func (g *Group) queuedFrom(table, region string, from []byte, limit int) ([]queued, error) {
 	snap, err := g.cfg.Store.NewSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
 	p := append(key('q', table, region), 0)
-	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
+	lower := p
+	if from != nil {
+		lower = from
+	}
+	it, err := snap.NewIterator(storage.IterOptions{Lower: lower, Upper: prefixEnd(p)})
 	if err != nil {
 		return nil, err
 	}
