@@ -121,3 +121,62 @@ func TestGlobalTableLocalRegionRefused(t *testing.T) {
 		ReplicaUpdates: []types.ReplicationGroupUpdate{{Delete: &types.DeleteReplicationGroupMemberAction{RegionName: aws.String("us-east-1")}}}})
 	wantAPIError(t, err, "ValidationException", msg)
 }
+
+// A table with a local secondary index becomes a global table with the
+// index in every replica, as DynamoDB's replicas have the same LSIs (its
+// documented rule: same names and keys; none can be added or removed
+// later): the replica's DescribeTable shows it, and items written in
+// either region are found through it in the other.
+func TestGlobalTableLocalSecondaryIndex(t *testing.T) {
+	k := startKura(t, "--in-memory", "--regions", "us-east-1,eu-west-1")
+	east, west := keyClient(k, "AKID", "us-east-1"), keyClient(k, "AKID", "eu-west-1")
+	_, err := east.CreateTable(bg, &dynamodb.CreateTableInput{
+		TableName:   aws.String("Threads"),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("at"), AttributeType: types.ScalarAttributeTypeN}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("ByTime"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("at"), KeyType: types.KeyTypeRange}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"title"}}}},
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(c *dynamodb.Client, sk, at string) {
+		t.Helper()
+		if _, err := c.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("Threads"), Item: map[string]types.AttributeValue{
+			"pk": S("forum"), "sk": S(sk), "at": N(at), "title": S("t-" + sk), "body": S("b")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(east, "a", "3")
+	if _, err := addReplica(east, "Threads", "eu-west-1"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the replica to be ACTIVE", func() bool { return replicaStatus(t, east, "Threads", "eu-west-1") == "ACTIVE" })
+	d := describeTable(t, west, "Threads")
+	if len(d.LocalSecondaryIndexes) != 1 || aws.ToString(d.LocalSecondaryIndexes[0].IndexName) != "ByTime" ||
+		d.LocalSecondaryIndexes[0].Projection.ProjectionType != types.ProjectionTypeInclude || len(d.LocalSecondaryIndexes[0].Projection.NonKeyAttributes) != 1 {
+		t.Fatalf("eu-west-1's LSIs: %+v", d.LocalSecondaryIndexes)
+	}
+	put(west, "b", "1")
+	put(east, "c", "2")
+	byTime := func(c *dynamodb.Client) string {
+		out, err := c.Query(bg, &dynamodb.QueryInput{TableName: aws.String("Threads"), IndexName: aws.String("ByTime"),
+			KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: map[string]types.AttributeValue{":p": S("forum")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ""
+		for _, it := range out.Items {
+			if _, ok := it["body"]; ok {
+				t.Fatalf("an attribute the index does not project: %v", it)
+			}
+			s += it["sk"].(*types.AttributeValueMemberS).Value
+		}
+		return s
+	}
+	eventually(t, "every item through the index in both regions", func() bool { return byTime(east) == "bca" && byTime(west) == "bca" })
+}
