@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"errors"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -173,4 +174,83 @@ func (r *rig) streamOf(region, pk string) string {
 		}
 	}
 	return out
+}
+
+// failingStore fails every commit while fail is set.
+type failingStore struct {
+	storage.Store
+	fail atomic.Bool
+}
+
+type failingTxn struct {
+	storage.Txn
+	s *failingStore
+}
+
+func (s *failingStore) Begin() (storage.Txn, error) {
+	t, err := s.Store.Begin()
+	if err != nil {
+		return nil, err
+	}
+	return &failingTxn{t, s}, nil
+}
+
+func (t *failingTxn) Commit(o storage.CommitOptions) error {
+	if t.s.fail.Load() {
+		return errors.New("injected commit failure")
+	}
+	return t.Txn.Commit(o)
+}
+
+// A replica creation that fails once it has made the replica's table (here
+// recording the replica fails) is rolled back: the UpdateTable fails, the
+// table made in the new region is deleted and the source's table is left a
+// table of its region alone, so the creation can be asked again.
+//
+// Seen failing before the rollback: eu-west-1 kept the table, and asking
+// again was refused ("one or more replicas already existed as tables").
+func TestReplicaCreationRolledBack(t *testing.T) {
+	store := &failingStore{Store: memory.New()}
+	r := &rig{t: t, store: store, engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
+	for _, name := range []string{east, west} {
+		c := &clock{engine.AdminClock{Base: fixedClock(t0)}}
+		e, err := engine.Open(memory.New(), engine.Config{Region: name, Clock: c, TTLInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.engines[name], r.clocks[name] = e, c
+		t.Cleanup(func() { e.Close() })
+	}
+	r.open()
+	t.Cleanup(func() { r.g.Close() })
+	_, err := r.g.Region(east).CreateTable(bg, &wire.CreateTableInput{TableName: ptr("T"), BillingMode: "PAY_PER_REQUEST",
+		AttributeDefinitions: []wire.AttributeDefinition{{AttributeName: ptr("pk"), AttributeType: "S"}},
+		KeySchema:            []wire.KeySchemaElement{{AttributeName: ptr("pk"), KeyType: "HASH"}},
+		StreamSpecification:  &wire.StreamSpecification{StreamEnabled: ptr(true), StreamViewType: "NEW_AND_OLD_IMAGES"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func() error {
+		_, err := r.g.Region(east).UpdateTable(bg, &wire.UpdateTableInput{TableName: ptr("T"),
+			ReplicaUpdates: []wire.ReplicationGroupUpdate{{Create: &wire.CreateReplicationGroupMemberAction{RegionName: ptr(west)}}}})
+		return err
+	}
+	store.fail.Store(true)
+	if err := create(); err == nil {
+		t.Fatal("the creation succeeded with the replication store failing")
+	}
+	store.fail.Store(false)
+	if _, err := r.engines[west].DescribeTable(bg, &wire.DescribeTableInput{TableName: ptr("T")}); !isType(err, "ResourceNotFoundException") {
+		t.Fatalf("eu-west-1's table after the failed creation: %v", err)
+	}
+	if d := r.describe(east); d.GlobalTableVersion != nil || len(d.Replicas) != 0 {
+		t.Fatalf("us-east-1's table after the failed creation: %+v", d)
+	}
+	if err := create(); err != nil {
+		t.Fatalf("asking again: %v", err)
+	}
+	r.waitFor("the replica to be ACTIVE", func() bool {
+		d := r.describe(east)
+		return len(d.Replicas) == 1 && d.Replicas[0].ReplicaStatus == statusActive
+	})
 }

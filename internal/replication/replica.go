@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
@@ -196,31 +197,44 @@ func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableD
 	settings := createSettings(d, a)
 	settings.KMSMasterKeyArn = kmsKeyOf(ctx, g.cfg.Regions[target], name)
 	if err := g.copyTTL(ctx, source, target, name); err != nil {
-		return err
+		return g.undoCreate(ctx, target, name, err)
 	}
 
 	g.mu.Lock()
-	fresh := g.tables[name] == nil
+	prev := g.tables[name]
+	fresh := prev == nil
+	var next *tableState
 	if fresh {
-		t = &tableState{Name: name, Replicas: []replicaState{{Region: source, Status: statusActive}}}
+		next = &tableState{Name: name, Replicas: []replicaState{{Region: source, Status: statusActive}}}
+		next.Replicas[0].settingsOf().KMSMasterKeyArn = kmsKeyOf(ctx, g.cfg.Regions[source], name)
 	} else {
-		t = g.tables[name]
+		c := *prev
+		c.Replicas = slices.Clone(prev.Replicas)
+		next = &c
 	}
-	if fresh {
-		t.Replicas[0].settingsOf().KMSMasterKeyArn = kmsKeyOf(ctx, g.cfg.Regions[source], name)
+	next.Replicas = append(next.Replicas, replicaState{Region: target, Status: statusCreating, Settings: settings})
+	err := g.saveTable(name, next)
+	if err == nil {
+		g.tables[name] = next
 	}
-	t.Replicas = append(t.Replicas, replicaState{Region: target, Status: statusCreating, Settings: settings})
-	g.tables[name] = t
-	err := g.saveTable(name, t)
 	g.mu.Unlock()
 	if err != nil {
-		return err
+		return g.undoCreate(ctx, target, name, err)
 	}
 	if fresh {
 		// The source's stream so far is in its items, which the backfill
 		// copies: its reader starts at the end.
 		if _, err := g.readStream(ctx, &worker{table: name, region: source}, true); err != nil {
-			return err
+			g.mu.Lock()
+			restored := g.saveTable(name, nil) == nil
+			if restored {
+				delete(g.tables, name)
+			}
+			g.mu.Unlock()
+			if !restored {
+				return err // the replica stays CREATING: the next Open resumes it
+			}
+			return g.undoCreate(ctx, target, name, err)
 		}
 	}
 	g.mu.Lock()
@@ -229,6 +243,17 @@ func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableD
 	g.goBackfill(name, target, source)
 	g.mu.Unlock()
 	return nil
+}
+
+// undoCreate deletes the table a replica's creation made in target, which
+// failed with err after making it (nothing else of it was recorded), and
+// returns err: the UpdateTable fails and changes nothing.
+func (g *Group) undoCreate(ctx context.Context, target, table string, err error) error {
+	ctx = context.WithoutCancel(ctx)
+	if _, derr := g.cfg.Regions[target].DeleteTable(ctx, &wire.DeleteTableInput{TableName: &table}); derr != nil && !isType(derr, "ResourceNotFoundException") {
+		g.cfg.Logger.Warn("replication: deleting a replica's table after its creation failed", "table", table, "region", target, "err", derr)
+	}
+	return err
 }
 
 // Texts of a replica's key refusals: DynamoDB's (ack-api-quirks lab,
