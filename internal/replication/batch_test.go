@@ -7,54 +7,46 @@ import (
 	"testing"
 
 	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/engine"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 	sw "github.com/kura-db/kura/internal/wire/streamswire"
 )
 
-// countingStore counts the commits made in a store.
-type countingStore struct {
+// hookStore counts the commits made in a store, and fails them while
+// fail is set.
+type hookStore struct {
 	storage.Store
 	commits atomic.Int64
+	fail    atomic.Bool
 }
 
-type countingTxn struct {
+type hookTxn struct {
 	storage.Txn
-	s *countingStore
+	s *hookStore
 }
 
-func (s *countingStore) Begin() (storage.Txn, error) {
+func (s *hookStore) Begin() (storage.Txn, error) {
 	t, err := s.Store.Begin()
 	if err != nil {
 		return nil, err
 	}
-	return &countingTxn{t, s}, nil
+	return &hookTxn{t, s}, nil
 }
 
-func (t *countingTxn) Commit(o storage.CommitOptions) error {
+func (t *hookTxn) Commit(o storage.CommitOptions) error {
 	t.s.commits.Add(1)
+	if t.s.fail.Load() {
+		return errors.New("injected commit failure")
+	}
 	return t.Txn.Commit(o)
 }
 
 // newCountingRig is a rig whose replication store and eu-west-1 engine
 // store count their commits.
-func newCountingRig(t *testing.T) (r *rig, repl, west *countingStore) {
-	repl, west = &countingStore{Store: memory.New()}, &countingStore{Store: memory.New()}
-	r = &rig{t: t, store: repl, engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
-	for name, store := range map[string]storage.Store{east: memory.New(), "eu-west-1": west} {
-		c := &clock{engine.AdminClock{Base: fixedClock(t0)}}
-		e, err := engine.Open(store, engine.Config{Region: name, Clock: c, TTLInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.engines[name], r.clocks[name] = e, c
-		t.Cleanup(func() { e.Close() })
-	}
-	r.open()
-	t.Cleanup(func() { r.g.Close() })
-	return r, repl, west
+func newCountingRig(t *testing.T) (r *rig, repl, west *hookStore) {
+	repl, west = &hookStore{Store: memory.New()}, &hookStore{Store: memory.New()}
+	return newRigOn(t, repl, map[string]storage.Store{east: memory.New(), "eu-west-1": west}), repl, west
 }
 
 // putMany writes pk-0 … pk-(n-1) with n = v in region, 25 to a request.
@@ -176,32 +168,6 @@ func (r *rig) streamOf(region, pk string) string {
 	return out
 }
 
-// failingStore fails every commit while fail is set.
-type failingStore struct {
-	storage.Store
-	fail atomic.Bool
-}
-
-type failingTxn struct {
-	storage.Txn
-	s *failingStore
-}
-
-func (s *failingStore) Begin() (storage.Txn, error) {
-	t, err := s.Store.Begin()
-	if err != nil {
-		return nil, err
-	}
-	return &failingTxn{t, s}, nil
-}
-
-func (t *failingTxn) Commit(o storage.CommitOptions) error {
-	if t.s.fail.Load() {
-		return errors.New("injected commit failure")
-	}
-	return t.Txn.Commit(o)
-}
-
 // A replica creation that fails once it has made the replica's table (here
 // recording the replica fails) is rolled back: the UpdateTable fails, the
 // table made in the new region is deleted and the source's table is left a
@@ -210,19 +176,8 @@ func (t *failingTxn) Commit(o storage.CommitOptions) error {
 // Seen failing before the rollback: eu-west-1 kept the table, and asking
 // again was refused ("one or more replicas already existed as tables").
 func TestReplicaCreationRolledBack(t *testing.T) {
-	store := &failingStore{Store: memory.New()}
-	r := &rig{t: t, store: store, engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
-	for _, name := range []string{east, west} {
-		c := &clock{engine.AdminClock{Base: fixedClock(t0)}}
-		e, err := engine.Open(memory.New(), engine.Config{Region: name, Clock: c, TTLInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.engines[name], r.clocks[name] = e, c
-		t.Cleanup(func() { e.Close() })
-	}
-	r.open()
-	t.Cleanup(func() { r.g.Close() })
+	store := &hookStore{Store: memory.New()}
+	r := newRigOn(t, store, map[string]storage.Store{east: memory.New(), west: memory.New()})
 	_, err := r.g.Region(east).CreateTable(bg, &wire.CreateTableInput{TableName: ptr("T"), BillingMode: "PAY_PER_REQUEST",
 		AttributeDefinitions: []wire.AttributeDefinition{{AttributeName: ptr("pk"), AttributeType: "S"}},
 		KeySchema:            []wire.KeySchemaElement{{AttributeName: ptr("pk"), KeyType: "HASH"}},

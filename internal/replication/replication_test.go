@@ -47,10 +47,20 @@ func newRig(t *testing.T) *rig { return newRigIn(t, east, west) }
 
 // newRigIn is a rig of the regions named.
 func newRigIn(t *testing.T, regions ...string) *rig {
-	r := &rig{t: t, store: memory.New(), engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
+	stores := map[string]storage.Store{}
 	for _, name := range regions {
+		stores[name] = memory.New()
+	}
+	return newRigOn(t, memory.New(), stores)
+}
+
+// newRigOn is a rig with the replication store repl and each region's
+// engine on its store.
+func newRigOn(t *testing.T, repl storage.Store, stores map[string]storage.Store) *rig {
+	r := &rig{t: t, store: repl, engines: map[string]*engine.Engine{}, clocks: map[string]*clock{}}
+	for name, store := range stores {
 		c := &clock{engine.AdminClock{Base: fixedClock(t0)}}
-		e, err := engine.Open(memory.New(), engine.Config{Region: name, Clock: c, TTLInterval: -1})
+		e, err := engine.Open(store, engine.Config{Region: name, Clock: c, TTLInterval: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
