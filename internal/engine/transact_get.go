@@ -48,7 +48,11 @@ func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize b
 		return nil, nil, err
 	}
 	if limitSize {
-		if err := checkTxReadSize(items); err != nil {
+		size := 0
+		for _, it := range items {
+			size += itemSize(it)
+		}
+		if err := transact.CheckReadSize(size); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -60,23 +64,6 @@ func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize b
 		}
 	}
 	return items, c.List(mode), nil
-}
-
-// checkTxReadSize refuses a read transaction whose items add up to more
-// than 4 MB, as DynamoDB does ("The aggregate size of the items in the
-// transaction cannot exceed 4 MB", TransactGetItems API reference): the
-// items are measured whole, as stored, before any projection. The text is
-// the write transactions' (transact.MsgTooLarge); no DynamoDB answer recording
-// the read side's text was found.
-func checkTxReadSize(items []attr.Item) error {
-	size := 0
-	for _, it := range items {
-		size += itemSize(it)
-	}
-	if size > transact.MaxBytes {
-		return ddberr.Validation(transact.MsgTooLarge)
-	}
-	return nil
 }
 
 // prepareTransactGet validates the Gets (transact.PrepareGets:
@@ -135,8 +122,8 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 	for i, g := range gets {
 		keys[i] = g.skey
 	}
-	if held, any := e.tx.Preparing(keys); any {
-		return nil, transact.ConflictCancel(held)
+	if err := e.tx.CheckReads(keys); err != nil {
+		return nil, err
 	}
 	if err := e.admitTxReads(gets); err != nil {
 		return nil, err

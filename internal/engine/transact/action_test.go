@@ -107,3 +107,33 @@ func TestWriteItems(t *testing.T) {
 		t.Fatalf("%d runs, %d collection metrics", p.runs, p.collections)
 	}
 }
+
+func TestCheckReadSize(t *testing.T) {
+	if err := CheckReadSize(MaxBytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckReadSize(MaxBytes + 1); ddberr.As(err).Message != MsgTooLarge {
+		t.Fatalf("%v", err)
+	}
+}
+
+// TestCheckReads: a read of an item a write transaction holds while
+// preparing is cancelled with TransactionConflict on that item; once the
+// writer commits, the read goes ahead.
+func TestCheckReads(t *testing.T) {
+	s := newState()
+	held := [][]byte{[]byte("b")}
+	if _, ok := s.Hold(held); !ok {
+		t.Fatal("not held")
+	}
+	reasons := wantCanceled(t, s.CheckReads([][]byte{[]byte("a"), []byte("b")}),
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]")
+	if reasons[1].Code != "TransactionConflict" {
+		t.Fatalf("%+v", reasons)
+	}
+	s.SetCommitting(held, true)
+	if err := s.CheckReads([][]byte{[]byte("b")}); err != nil {
+		t.Fatal(err)
+	}
+	s.Release(held)
+}

@@ -60,3 +60,26 @@ func PrepareGets(gets Gets) ([][]byte, error) {
 	}
 	return keys, nil
 }
+
+// CheckReadSize refuses a read transaction whose items add up to more
+// than MaxBytes, as DynamoDB does ("The aggregate size of the items in the
+// transaction cannot exceed 4 MB", TransactGetItems API reference): size
+// is the items' measured whole, as stored, before any projection. The
+// text is the write transactions' (MsgTooLarge); no DynamoDB answer
+// recording the read side's text was found.
+func CheckReadSize(size int) error {
+	if size > MaxBytes {
+		return ddberr.Validation(MsgTooLarge)
+	}
+	return nil
+}
+
+// CheckReads cancels a read transaction of the items at keys when a
+// write transaction holds any of them and is still preparing after
+// ReadWait (Preparing): reason TransactionConflict on those items.
+func (s *State) CheckReads(keys [][]byte) error {
+	if held, any := s.Preparing(keys); any {
+		return ConflictCancel(held)
+	}
+	return nil
+}
