@@ -43,6 +43,12 @@ type Indexes interface {
 	// PruneDefinitions drops the attribute definitions no key (nor
 	// vector index) of d uses any more.
 	PruneDefinitions(d *wire.TableDescription)
+	// VectorBuilding reports whether a vector index of d is being built.
+	VectorBuilding(d *wire.TableDescription) bool
+	// VectorDeleteAllocating is the refusal of del when it deletes a
+	// vector index of d (of table) still in resource allocation; nil
+	// otherwise.
+	VectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.DeleteVectorIndexAction) *ddberr.Error
 }
 
 // ValidateCreate performs CreateTable's semantic validation in

@@ -33,6 +33,10 @@ func (noIndexes) VectorOfAttr(*wire.TableDescription, string) *wire.VectorIndexD
 func (noIndexes) DeletesBackfilling(*wire.TableDescription, *wire.DeleteGlobalSecondaryIndexAction) bool {
 	return false
 }
+func (noIndexes) VectorBuilding(*wire.TableDescription) bool { return false }
+func (noIndexes) VectorDeleteAllocating(*wire.TableDescription, string, *wire.DeleteVectorIndexAction) *ddberr.Error {
+	return nil
+}
 
 const ip = "One or more parameter values were invalid: "
 
