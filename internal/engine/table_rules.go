@@ -74,6 +74,10 @@ func (tableIndexes) PruneDefinitions(d *wire.TableDescription) { pruneVectorDefi
 
 func (tableIndexes) VectorBuilding(d *wire.TableDescription) bool { return vectors.Building(d) }
 
+func (tableIndexes) CheckCreateVectors(in *wire.CreateTableInput, billing string) *ddberr.Error {
+	return validateCreateVectors(in, billing)
+}
+
 func (tableIndexes) VectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.DeleteVectorIndexAction) *ddberr.Error {
 	return vectorDeleteAllocating(d, table, del)
 }
