@@ -108,4 +108,13 @@
 // all-or-nothing run and its cancellation reasons. PartiQL is lowered onto
 // the core's item operations by internal/engine/partiqlexec (partiql.go
 // implements its Core).
+//
+// The APIs over what a table record keeps besides its definition are
+// their packages': tags, resource-based policies, Contributor Insights
+// and Time to Live (internal/engine/tags, policies, insights, ttl), each
+// over a Core interface that metaCore implements (table_meta.go: the DDL
+// lock, the clock, a view of a table's record and the storing of its
+// part of it; for the TTL expirer also a snapshot and a TTL deletion
+// through the write path); which answer an ARN gets is
+// internal/engine/arns'.
 package engine
