@@ -44,8 +44,16 @@ func (c metaCore) setRecord(name string, change func(*tableRecord)) error {
 	return err
 }
 
-// viewTable is the named table as view shows it.
+// viewTable is the named table as view shows it. In cluster mode it is
+// read from the store first: another node may have changed its record
+// within this node's recheck period (catalog_nodes.go), and a change built
+// on the cached record would fail its generation check. (Should that read
+// fail, the cached version is shown; a change built on it is still
+// refused rather than lost.)
 func viewTable[T any](e *Engine, name string, view func(*Table) T) (T, bool) {
+	if e.cfg.Cluster {
+		e.reloadTable(name) //nolint:errcheck // see above
+	}
 	t, ok := e.lookupTable(name)
 	if !ok {
 		var none T
@@ -54,13 +62,19 @@ func viewTable[T any](e *Engine, name string, view func(*Table) T) (T, bool) {
 	return view(t), true
 }
 
-// viewTables are all the tables as view shows them.
-func viewTables[T any](e *Engine, view func(*Table) T) []T {
+// viewTables are all the tables as view shows them; in cluster mode
+// those other nodes created or changed too.
+func viewTables[T any](e *Engine, view func(*Table) T) ([]T, error) {
+	if e.cfg.Cluster {
+		if err := e.syncCatalog(); err != nil {
+			return nil, err
+		}
+	}
 	var out []T
 	for _, t := range e.snapshotTables() {
 		out = append(out, view(t))
 	}
-	return out
+	return out, nil
 }
 
 func tagsView(t *Table) tags.Table { return tags.Table{Status: t.Status, Tags: t.rec.Tags} }
@@ -91,7 +105,7 @@ func (c metaCore) InsightsTable(name string) (insights.Table, bool) {
 	return viewTable(c.e, name, insightsView)
 }
 
-func (c metaCore) InsightsTables() []insights.Table { return viewTables(c.e, insightsView) }
+func (c metaCore) InsightsTables() ([]insights.Table, error) { return viewTables(c.e, insightsView) }
 
 func (c metaCore) SetInsights(name, index string, ir *insights.Record) error {
 	return c.setRecord(name, func(r *tableRecord) {
@@ -106,7 +120,7 @@ func ttlView(t *Table) ttl.Table { return ttl.Table{Def: &t.Table, Status: t.Sta
 
 func (c metaCore) TTLTable(name string) (ttl.Table, bool) { return viewTable(c.e, name, ttlView) }
 
-func (c metaCore) TTLTables() []ttl.Table { return viewTables(c.e, ttlView) }
+func (c metaCore) TTLTables() ([]ttl.Table, error) { return viewTables(c.e, ttlView) }
 
 func (c metaCore) SetTTL(name string, tr *ttl.Record) error {
 	return c.setRecord(name, func(r *tableRecord) { r.TTL = tr })

@@ -19,7 +19,7 @@ type Core interface {
 	// InsightsTable is the named table now, ok false when there is none.
 	InsightsTable(name string) (t Table, ok bool)
 	// InsightsTables are all the tables, in no order.
-	InsightsTables() []Table
+	InsightsTables() ([]Table, error)
 	// SetInsights stores the Record of a table ("") or of one of its GSIs
 	// in the table's record (the caller holds DDL).
 	SetInsights(table, index string, r *Record) error
@@ -154,7 +154,10 @@ func ListContributorInsights(c Core, in *wire.ListContributorInsightsInput) (*wi
 		}
 		list = []Table{t}
 	} else {
-		list = c.InsightsTables()
+		var err error
+		if list, err = c.InsightsTables(); err != nil {
+			return nil, err
+		}
 		slices.SortFunc(list, func(a, b Table) int { return strings.Compare(a.Name, b.Name) })
 	}
 	after, err := ParseToken(in.NextToken)

@@ -25,12 +25,12 @@ func (c *core) InsightsTable(name string) (Table, bool) {
 	return t, ok
 }
 
-func (c *core) InsightsTables() []Table {
+func (c *core) InsightsTables() ([]Table, error) {
 	var out []Table
 	for _, t := range c.tables {
 		out = append(out, t)
 	}
-	return out
+	return out, nil
 }
 
 func (c *core) SetInsights(table, index string, r *Record) error {

@@ -38,7 +38,7 @@ type Core interface {
 	// TTLTable is the named table now, ok false when there is none.
 	TTLTable(name string) (t Table, ok bool)
 	// TTLTables are all the tables, in no order.
-	TTLTables() []Table
+	TTLTables() ([]Table, error)
 	// SetTTL stores the named table's setting in its record (the caller
 	// holds DDL).
 	SetTTL(name string, r *Record) error
@@ -161,8 +161,12 @@ func (x *Expirer) guardedPass(ctx context.Context, cursor []byte, guard Guard) (
 	x.run.Lock()
 	defer x.run.Unlock()
 	startID, startKey := decodeCursor(cursor)
+	all, err := x.core.TTLTables()
+	if err != nil {
+		return 0, err
+	}
 	var tables []Table
-	for _, t := range x.core.TTLTables() {
+	for _, t := range all {
 		if t.attribute() != "" {
 			tables = append(tables, t)
 		}

@@ -113,12 +113,12 @@ func (c *core) TTLTable(name string) (Table, bool) {
 	return t, ok
 }
 
-func (c *core) TTLTables() []Table {
+func (c *core) TTLTables() ([]Table, error) {
 	var out []Table
 	for _, t := range c.tables {
 		out = append(out, t)
 	}
-	return out
+	return out, nil
 }
 
 func (c *core) SetTTL(name string, r *Record) error {
