@@ -96,7 +96,8 @@
 // makes the write conflict (or, for a definition, reload it) and retry;
 // the stripe locks and in-flight sets above only order this process's
 // writers. A table this node does not know is looked up in the store;
-// DescribeTable and ListTables read the store, and so does a read of an
+// DescribeTable and ListTables read the store (and so do UpdateTable,
+// DeleteTable and the APIs of table_meta.go: freshTable), and so does a read of an
 // index the cached definition lacks or has still filling; other lookups
 // recheck a cached definition once a second. Statistics are recounted from the
 // store every Config.ClusterRecount and not saved at Close. What is still

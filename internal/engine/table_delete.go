@@ -20,7 +20,7 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	name := cpDeref(in.TableName)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	t, ok := e.lookupTable(name)
+	t, ok := e.freshTable(name)
 	if !ok {
 		return nil, tableNotFound(name)
 	}

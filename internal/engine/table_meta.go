@@ -44,22 +44,27 @@ func (c metaCore) setRecord(name string, change func(*tableRecord)) error {
 	return err
 }
 
-// viewTable is the named table as view shows it. In cluster mode it is
-// read from the store first: another node may have changed its record
-// within this node's recheck period (catalog_nodes.go), and a change built
-// on the cached record would fail its generation check. (Should that read
-// fail, the cached version is shown; a change built on it is still
-// refused rather than lost.)
+// viewTable is the named table as view shows it (freshTable).
 func viewTable[T any](e *Engine, name string, view func(*Table) T) (T, bool) {
-	if e.cfg.Cluster {
-		e.reloadTable(name) //nolint:errcheck // see above
-	}
-	t, ok := e.lookupTable(name)
+	t, ok := e.freshTable(name)
 	if !ok {
 		var none T
 		return none, false
 	}
 	return view(t), true
+}
+
+// freshTable is the named table for a control-plane request. In cluster
+// mode it is read from the store first: another node may have changed its
+// record within this node's recheck period (catalog_nodes.go), and a
+// change built on the cached record would fail its generation check.
+// (Should that read fail, the cached version is used; a change built on
+// it is still refused rather than lost.)
+func (e *Engine) freshTable(name string) (*Table, bool) {
+	if e.cfg.Cluster {
+		e.reloadTable(name) //nolint:errcheck // see above
+	}
+	return e.lookupTable(name)
 }
 
 // viewTables are all the tables as view shows them; in cluster mode

@@ -80,3 +80,30 @@ func TestClusterTableMetaAcrossNodes(t *testing.T) {
 		}
 	})
 }
+
+// TestClusterTableChangesAcrossNodes: an UpdateTable and a DeleteTable
+// through a node that had the table cached build on the table as another
+// node left it, rather than fail on their cached record.
+func TestClusterTableChangesAcrossNodes(t *testing.T) {
+	forEachCluster(t, 2, func(t *testing.T, nodes []*Engine) {
+		a, b := nodes[0], nodes[1]
+		if _, err := a.CreateTable(dpCtx, ctlProvisioned("tput", 1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("tput")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.UpdateTable(dpCtx, &wire.UpdateTableInput{TableName: dpStr("tput"), ProvisionedThroughput: ctlPT(2, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.UpdateTable(dpCtx, &wire.UpdateTableInput{TableName: dpStr("tput"), ProvisionedThroughput: ctlPT(3, 3)}); err != nil {
+			t.Fatalf("UpdateTable through the other node: %v", err)
+		}
+		if _, err := a.UpdateTable(dpCtx, &wire.UpdateTableInput{TableName: dpStr("tput"), DeletionProtectionEnabled: cpPtr(false)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.DeleteTable(dpCtx, &wire.DeleteTableInput{TableName: dpStr("tput")}); err != nil {
+			t.Fatalf("DeleteTable through the other node: %v", err)
+		}
+	})
+}

@@ -21,7 +21,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	t, ok := e.lookupTable(name)
+	t, ok := e.freshTable(name)
 	if !ok {
 		return nil, tableNotFound(name)
 	}
