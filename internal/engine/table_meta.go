@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/engine/arns"
 	"github.com/kura-db/kura/internal/engine/insights"
 	"github.com/kura-db/kura/internal/engine/policies"
 	"github.com/kura-db/kura/internal/engine/snapshot"
@@ -27,9 +26,8 @@ type metaCore struct{ e *Engine }
 // ttlRecord is a table's TTL setting in its record (catalog.go).
 type ttlRecord = ttl.Record
 
-func (c metaCore) Scope() arns.Scope { return c.e.arnScope() }
-func (c metaCore) DDL() sync.Locker  { return &c.e.ddl }
-func (c metaCore) Now() time.Time    { return c.e.clock.Now() }
+func (c metaCore) DDL() sync.Locker { return &c.e.ddl }
+func (c metaCore) Now() time.Time   { return c.e.clock.Now() }
 
 // setRecord stores the named table's record as change makes it (callers
 // hold e.ddl).

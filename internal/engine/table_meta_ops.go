@@ -15,39 +15,39 @@ import (
 
 // TagResource adds or overwrites tags of a table.
 func (e *Engine) TagResource(_ context.Context, in *wire.TagResourceInput) (*wire.TagResourceOutput, error) {
-	return tags.TagResource(metaCore{e}, in)
+	return tags.TagResource(metaCore{e}, e.arnScope(), in)
 }
 
 // UntagResource removes tags (absent keys are ignored).
 func (e *Engine) UntagResource(_ context.Context, in *wire.UntagResourceInput) (*wire.UntagResourceOutput, error) {
-	return tags.UntagResource(metaCore{e}, in)
+	return tags.UntagResource(metaCore{e}, e.arnScope(), in)
 }
 
 // ListTagsOfResource lists a table's tags.
 func (e *Engine) ListTagsOfResource(_ context.Context, in *wire.ListTagsOfResourceInput) (*wire.ListTagsOfResourceOutput, error) {
-	return tags.ListTagsOfResource(metaCore{e}, in)
+	return tags.ListTagsOfResource(metaCore{e}, e.arnScope(), in)
 }
 
 // ResourcePolicyDocument is the policy document GetResourcePolicy would
 // answer for arn, if it would answer one (api's authorizer asks it for
 // every request: policies.Lookup).
 func (e *Engine) ResourcePolicyDocument(_ context.Context, arn string) (string, bool) {
-	return policies.Lookup(metaCore{e}, arn)
+	return policies.Lookup(metaCore{e}, e.arnScope(), arn)
 }
 
 // PutResourcePolicy attaches a policy to a table or stream, or replaces it.
 func (e *Engine) PutResourcePolicy(_ context.Context, in *wire.PutResourcePolicyInput) (*wire.PutResourcePolicyOutput, error) {
-	return policies.PutResourcePolicy(metaCore{e}, in)
+	return policies.PutResourcePolicy(metaCore{e}, e.arnScope(), in)
 }
 
 // GetResourcePolicy returns a table's or stream's policy.
 func (e *Engine) GetResourcePolicy(_ context.Context, in *wire.GetResourcePolicyInput) (*wire.GetResourcePolicyOutput, error) {
-	return policies.GetResourcePolicy(metaCore{e}, in)
+	return policies.GetResourcePolicy(metaCore{e}, e.arnScope(), in)
 }
 
 // DeleteResourcePolicy removes a table's or stream's policy.
 func (e *Engine) DeleteResourcePolicy(_ context.Context, in *wire.DeleteResourcePolicyInput) (*wire.DeleteResourcePolicyOutput, error) {
-	return policies.DeleteResourcePolicy(metaCore{e}, in)
+	return policies.DeleteResourcePolicy(metaCore{e}, e.arnScope(), in)
 }
 
 // DescribeContributorInsights describes a table's or GSI's Contributor

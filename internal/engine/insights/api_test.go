@@ -2,47 +2,27 @@ package insights
 
 import (
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/ddberr/ddberrtest"
+	"github.com/kura-db/kura/internal/engine/metatest"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // core is a Core over tables in memory.
-type core struct {
-	mu     sync.Mutex
-	now    time.Time
-	tables map[string]Table
-}
+type core struct{ *metatest.Catalog[Table] }
 
-func (c *core) DDL() sync.Locker { return &c.mu }
-func (c *core) Now() time.Time   { return c.now }
+func (c core) InsightsTable(name string) (Table, bool) { return c.Table(name) }
+func (c core) InsightsTables() ([]Table, error)        { return c.All(), nil }
 
-func (c *core) InsightsTable(name string) (Table, bool) {
-	t, ok := c.tables[name]
-	return t, ok
-}
-
-func (c *core) InsightsTables() ([]Table, error) {
-	var out []Table
-	for _, t := range c.tables {
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func (c *core) SetInsights(table, index string, r *Record) error {
-	if c.mu.TryLock() {
-		panic("SetInsights without the control-plane lock")
-	}
-	t := c.tables[table]
-	if t.Records == nil {
-		t.Records = map[string]*Record{}
-	}
-	t.Records[index] = r
-	c.tables[table] = t
+func (c core) SetInsights(table, index string, r *Record) error {
+	c.Change(table, func(t *Table) {
+		if t.Records == nil {
+			t.Records = map[string]*Record{}
+		}
+		t.Records[index] = r
+	})
 	return nil
 }
 
@@ -62,14 +42,6 @@ func gsi(name, status string) wire.GlobalSecondaryIndexDescription {
 	return wire.GlobalSecondaryIndexDescription{IndexName: wire.Ptr(name), IndexStatus: status, KeySchema: key("g", "s")}
 }
 
-func wantAPIErr(t *testing.T, what string, err error, typ, msg string) {
-	t.Helper()
-	de, ok := err.(*ddberr.Error)
-	if !ok || de.Type != typ || de.Message != msg {
-		t.Errorf("%s: %v, want %s %q", what, err, typ, msg)
-	}
-}
-
 func enable(c Core, table string, index *string) (*wire.UpdateContributorInsightsOutput, error) {
 	return UpdateContributorInsights(c, &wire.UpdateContributorInsightsInput{TableName: wire.Ptr(table), IndexName: index, ContributorInsightsAction: "ENABLE"})
 }
@@ -78,11 +50,11 @@ func enable(c Core, table string, index *string) (*wire.UpdateContributorInsight
 // through the Core, describing them with their rules, listing them in
 // pages; the refusals of what does not exist or is not ACTIVE yet.
 func TestInsightsAPIs(t *testing.T) {
-	c := &core{now: time.UnixMilli(5000), tables: map[string]Table{
+	c := core{metatest.New(time.UnixMilli(5000), map[string]Table{
 		"b":   table("b", "ACTIVE", gsi("gsi2", "ACTIVE"), gsi("gsi1", "ACTIVE"), gsi("new", "CREATING")),
 		"a":   table("a", "ACTIVE"),
 		"cre": table("cre", "CREATING"),
-	}}
+	})}
 	for _, r := range []struct {
 		table string
 		index *string
@@ -119,13 +91,13 @@ func TestInsightsAPIs(t *testing.T) {
 		t.Fatalf("listed %v", listed)
 	}
 	_, err = enable(c, "cre", nil)
-	wantAPIErr(t, "a CREATING table", err, "ValidationException", "Table or Index is not in a valid state to update Key Access Insights: TableStatus must be ACTIVE to enable ContributorInsights.")
+	ddberrtest.Want(t, "a CREATING table", err, "ValidationException", "Table or Index is not in a valid state to update Key Access Insights: TableStatus must be ACTIVE to enable ContributorInsights.")
 	_, err = enable(c, "b", wire.Ptr("new"))
-	wantAPIErr(t, "a CREATING GSI", err, "ValidationException", "Table or Index is not in a valid state to update Key Access Insights: IndexStatus must be ACTIVE to enable ContributorInsights.")
+	ddberrtest.Want(t, "a CREATING GSI", err, "ValidationException", "Table or Index is not in a valid state to update Key Access Insights: IndexStatus must be ACTIVE to enable ContributorInsights.")
 	_, err = enable(c, "b", wire.Ptr("nope"))
-	wantAPIErr(t, "no GSI", err, "ResourceNotFoundException", "Requested resource not found: Index: nope not found for table: b")
+	ddberrtest.Want(t, "no GSI", err, "ResourceNotFoundException", "Requested resource not found: Index: nope not found for table: b")
 	_, err = enable(c, "nope", nil)
-	wantAPIErr(t, "no table", err, "ResourceNotFoundException", "Requested resource not found: Table: nope not found")
+	ddberrtest.Want(t, "no table", err, "ResourceNotFoundException", "Requested resource not found: Table: nope not found")
 	_, err = enable(c, "b", wire.Ptr("x"))
-	wantAPIErr(t, "a short index name", err, "ValidationException", "IndexName must be at least 3 characters long and at most 255 characters long")
+	ddberrtest.Want(t, "a short index name", err, "ValidationException", "IndexName must be at least 3 characters long and at most 255 characters long")
 }

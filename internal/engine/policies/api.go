@@ -9,11 +9,10 @@ import (
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Core is what the resource-policy APIs need of the core: the account the
-// server answers for, its clock, its tables and their records.
+// Core is what the resource-policy APIs need of the core: its clock, its
+// tables and their records. (The region and account the server answers
+// for come with each request, as an arns.Scope.)
 type Core interface {
-	// Scope is the region and account the server answers for.
-	Scope() arns.Scope
 	// DDL is the control-plane lock: table records change holding it.
 	DDL() sync.Locker
 	Now() time.Time
@@ -35,8 +34,7 @@ type Table struct {
 
 // target resolves a ResourceArn: the table, and the key of its policy in
 // the table's Set ("" for the table, the stream's ARN for a stream).
-func target(c Core, action, arn string) (Table, string, error) {
-	scope := c.Scope()
+func target(c Core, scope arns.Scope, action, arn string) (Table, string, error) {
 	r, err := scope.Parse(arn)
 	if err != nil {
 		return Table{}, "", err
@@ -60,8 +58,8 @@ func target(c Core, action, arn string) (Table, string, error) {
 // Lookup is the policy document GetResourcePolicy would answer for arn,
 // if it would answer one: api's authorizer asks it for every request, and
 // for the many resources with no policy it builds no error.
-func Lookup(c Core, arn string) (string, bool) {
-	t, key, err := target(c, "GetResourcePolicy", arn)
+func Lookup(c Core, scope arns.Scope, arn string) (string, bool) {
+	t, key, err := target(c, scope, "GetResourcePolicy", arn)
 	if err != nil {
 		return "", false
 	}
@@ -70,12 +68,12 @@ func Lookup(c Core, arn string) (string, bool) {
 
 // PutResourcePolicy attaches a policy to a table or stream, or replaces
 // it; attaching the same document again keeps its revision.
-func PutResourcePolicy(c Core, in *wire.PutResourcePolicyInput) (*wire.PutResourcePolicyOutput, error) {
+func PutResourcePolicy(c Core, scope arns.Scope, in *wire.PutResourcePolicyInput) (*wire.PutResourcePolicyOutput, error) {
 	arn, doc := wire.Deref(in.ResourceArn), wire.Deref(in.Policy)
 	ddl := c.DDL()
 	ddl.Lock()
 	defer ddl.Unlock()
-	t, key, err := target(c, "PutResourcePolicy", arn)
+	t, key, err := target(c, scope, "PutResourcePolicy", arn)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +99,9 @@ func PutResourcePolicy(c Core, in *wire.PutResourcePolicyInput) (*wire.PutResour
 }
 
 // GetResourcePolicy returns a table's or stream's policy.
-func GetResourcePolicy(c Core, in *wire.GetResourcePolicyInput) (*wire.GetResourcePolicyOutput, error) {
+func GetResourcePolicy(c Core, scope arns.Scope, in *wire.GetResourcePolicyInput) (*wire.GetResourcePolicyOutput, error) {
 	arn := wire.Deref(in.ResourceArn)
-	t, key, err := target(c, "GetResourcePolicy", arn)
+	t, key, err := target(c, scope, "GetResourcePolicy", arn)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +114,12 @@ func GetResourcePolicy(c Core, in *wire.GetResourcePolicyInput) (*wire.GetResour
 
 // DeleteResourcePolicy removes a table's or stream's policy; without an
 // ExpectedRevisionId, deleting none succeeds with no RevisionId.
-func DeleteResourcePolicy(c Core, in *wire.DeleteResourcePolicyInput) (*wire.DeleteResourcePolicyOutput, error) {
+func DeleteResourcePolicy(c Core, scope arns.Scope, in *wire.DeleteResourcePolicyInput) (*wire.DeleteResourcePolicyOutput, error) {
 	arn := wire.Deref(in.ResourceArn)
 	ddl := c.DDL()
 	ddl.Lock()
 	defer ddl.Unlock()
-	t, key, err := target(c, "DeleteResourcePolicy", arn)
+	t, key, err := target(c, scope, "DeleteResourcePolicy", arn)
 	if err != nil {
 		return nil, err
 	}

@@ -8,11 +8,10 @@ import (
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Core is what the tag APIs need of the core: the account the server
-// answers for, its tables and their records.
+// Core is what the tag APIs need of the core: its tables and their
+// records. (The region and account the server answers for come with each
+// request, as an arns.Scope.)
 type Core interface {
-	// Scope is the region and account the server answers for.
-	Scope() arns.Scope
 	// DDL is the control-plane lock: table records change holding it.
 	DDL() sync.Locker
 	// TagTable is the named table now, ok false when there is none.
@@ -36,9 +35,8 @@ func (t Table) found(ok bool) bool {
 }
 
 // TagResource adds or overwrites tags of a table.
-func TagResource(c Core, in *wire.TagResourceInput) (*wire.TagResourceOutput, error) {
+func TagResource(c Core, scope arns.Scope, in *wire.TagResourceInput) (*wire.TagResourceOutput, error) {
 	arn := wire.Deref(in.ResourceArn)
-	scope := c.Scope()
 	name, verr := scope.ParseTable(arn)
 	if verr != nil {
 		return nil, verr
@@ -69,9 +67,8 @@ func TagResource(c Core, in *wire.TagResourceInput) (*wire.TagResourceOutput, er
 }
 
 // UntagResource removes tags (absent keys are ignored).
-func UntagResource(c Core, in *wire.UntagResourceInput) (*wire.UntagResourceOutput, error) {
+func UntagResource(c Core, scope arns.Scope, in *wire.UntagResourceInput) (*wire.UntagResourceOutput, error) {
 	arn := wire.Deref(in.ResourceArn)
-	scope := c.Scope()
 	name, verr := scope.ParseTable(arn)
 	if verr != nil {
 		return nil, verr
@@ -120,9 +117,8 @@ func change(c Core, name, arn string, f func(cur []wire.Tag) ([]wire.Tag, error)
 // ListTagsOfResource lists a table's tags (at most 50, so one page). An
 // ARN of this account naming no table is refused as unauthorized
 // (package arns).
-func ListTagsOfResource(c Core, in *wire.ListTagsOfResourceInput) (*wire.ListTagsOfResourceOutput, error) {
+func ListTagsOfResource(c Core, scope arns.Scope, in *wire.ListTagsOfResourceInput) (*wire.ListTagsOfResourceOutput, error) {
 	arn := wire.Deref(in.ResourceArn)
-	scope := c.Scope()
 	name, verr := scope.ParseTable(arn)
 	if verr != nil {
 		return nil, verr

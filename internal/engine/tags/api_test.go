@@ -1,83 +1,66 @@
 package tags
 
 import (
-	"sync"
 	"testing"
+	"time"
 
-	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/ddberr/ddberrtest"
 	"github.com/kura-db/kura/internal/engine/arns"
+	"github.com/kura-db/kura/internal/engine/metatest"
 	"github.com/kura-db/kura/internal/wire"
 )
 
+var scope = arns.Scope{Region: "us-east-1", AccountID: "000000000000"}
+
 // core is a Core over tables in memory.
 type core struct {
-	mu     sync.Mutex
-	tables map[string]Table
-	sets   int
+	*metatest.Catalog[Table]
+	sets int
 }
 
-func (c *core) Scope() arns.Scope { return arns.Scope{Region: "us-east-1", AccountID: "000000000000"} }
-func (c *core) DDL() sync.Locker  { return &c.mu }
-
-func (c *core) TagTable(name string) (Table, bool) {
-	t, ok := c.tables[name]
-	return t, ok
-}
+func (c *core) TagTable(name string) (Table, bool) { return c.Table(name) }
 
 func (c *core) SetTags(name string, tags []wire.Tag) error {
-	if c.mu.TryLock() {
-		panic("SetTags without the control-plane lock")
-	}
-	t := c.tables[name]
-	t.Tags = tags
-	c.tables[name] = t
+	c.Change(name, func(t *Table) { t.Tags = tags })
 	c.sets++
 	return nil
 }
 
 const arn = "arn:aws:dynamodb:us-east-1:000000000000:table/"
 
-func wantErr(t *testing.T, what string, err error, typ, msg string) {
-	t.Helper()
-	de, ok := err.(*ddberr.Error)
-	if !ok || de.Type != typ || de.Message != msg {
-		t.Errorf("%s: %v, want %s %q", what, err, typ, msg)
-	}
-}
-
 // TestTagAPIs: tags are merged, removed and listed through the Core, in
 // DynamoDB's order of refusals: the ARN, the tags, the account, then the
 // table (not found while CREATING or DELETING; ListTagsOfResource of no
 // table is unauthorized).
 func TestTagAPIs(t *testing.T) {
-	c := &core{tables: map[string]Table{"tbl": {Status: "ACTIVE"}, "new": {Status: "CREATING"}}}
-	if _, err := TagResource(c, &wire.TagResourceInput{ResourceArn: wire.Ptr(arn + "tbl"), Tags: []wire.Tag{tag("a", "1"), tag("b", "2")}}); err != nil {
+	c := &core{Catalog: metatest.New(time.Time{}, map[string]Table{"tbl": {Status: "ACTIVE"}, "new": {Status: "CREATING"}})}
+	if _, err := TagResource(c, scope, &wire.TagResourceInput{ResourceArn: wire.Ptr(arn + "tbl"), Tags: []wire.Tag{tag("a", "1"), tag("b", "2")}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UntagResource(c, &wire.UntagResourceInput{ResourceArn: wire.Ptr(arn + "tbl"), TagKeys: []string{"a", "zz"}}); err != nil {
+	if _, err := UntagResource(c, scope, &wire.UntagResourceInput{ResourceArn: wire.Ptr(arn + "tbl"), TagKeys: []string{"a", "zz"}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ListTagsOfResource(c, &wire.ListTagsOfResourceInput{ResourceArn: wire.Ptr(arn + "tbl")})
+	out, err := ListTagsOfResource(c, scope, &wire.ListTagsOfResourceInput{ResourceArn: wire.Ptr(arn + "tbl")})
 	if err != nil || len(out.Tags) != 1 || *out.Tags[0].Key != "b" || c.sets != 2 {
 		t.Fatalf("tags after tag and untag: %v %v (%d stores)", out, err, c.sets)
 	}
 	other := "arn:aws:dynamodb:us-east-1:111111111111:table/tbl"
-	_, err = TagResource(c, &wire.TagResourceInput{ResourceArn: wire.Ptr("tbl")})
-	wantErr(t, "no ARN", err, "ValidationException", "One or more parameter values were invalid: ARNs must start with 'arn:': tbl")
-	_, err = TagResource(c, &wire.TagResourceInput{ResourceArn: wire.Ptr(other)})
-	wantErr(t, "no tags", err, "ValidationException", "Atleast one Tag needs to be provided as Input.")
-	_, err = TagResource(c, &wire.TagResourceInput{ResourceArn: wire.Ptr(other), Tags: []wire.Tag{tag("aws:x", "1")}})
-	wantErr(t, "bad tag before the account", err, "ValidationException", "Tag Key cannot be prefixed with aws:, Key: aws:x")
-	_, err = TagResource(c, &wire.TagResourceInput{ResourceArn: wire.Ptr(other), Tags: []wire.Tag{tag("x", "1")}})
-	wantErr(t, "another account", err, "AccessDeniedException", "User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:TagResource on resource: "+other+" because no resource-based policy allows the dynamodb:TagResource action")
-	_, err = UntagResource(c, &wire.UntagResourceInput{ResourceArn: wire.Ptr(arn + "new"), TagKeys: []string{"x"}})
-	wantErr(t, "a CREATING table", err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+"new not found")
-	_, err = TagResource(c, &wire.TagResourceInput{ResourceArn: wire.Ptr(arn + "nope"), Tags: []wire.Tag{tag("x", "1")}})
-	wantErr(t, "no table", err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+"nope not found")
-	_, err = ListTagsOfResource(c, &wire.ListTagsOfResourceInput{ResourceArn: wire.Ptr(arn + "nope")})
-	wantErr(t, "listing no table", err, "AccessDeniedException", "User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:ListTagsOfResource on resource: "+arn+"nope")
-	_, err = ListTagsOfResource(c, &wire.ListTagsOfResourceInput{ResourceArn: wire.Ptr(arn + "new")})
-	wantErr(t, "listing a CREATING table", err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+"new not found")
+	_, err = TagResource(c, scope, &wire.TagResourceInput{ResourceArn: wire.Ptr("tbl")})
+	ddberrtest.Want(t, "no ARN", err, "ValidationException", "One or more parameter values were invalid: ARNs must start with 'arn:': tbl")
+	_, err = TagResource(c, scope, &wire.TagResourceInput{ResourceArn: wire.Ptr(other)})
+	ddberrtest.Want(t, "no tags", err, "ValidationException", "Atleast one Tag needs to be provided as Input.")
+	_, err = TagResource(c, scope, &wire.TagResourceInput{ResourceArn: wire.Ptr(other), Tags: []wire.Tag{tag("aws:x", "1")}})
+	ddberrtest.Want(t, "bad tag before the account", err, "ValidationException", "Tag Key cannot be prefixed with aws:, Key: aws:x")
+	_, err = TagResource(c, scope, &wire.TagResourceInput{ResourceArn: wire.Ptr(other), Tags: []wire.Tag{tag("x", "1")}})
+	ddberrtest.Want(t, "another account", err, "AccessDeniedException", "User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:TagResource on resource: "+other+" because no resource-based policy allows the dynamodb:TagResource action")
+	_, err = UntagResource(c, scope, &wire.UntagResourceInput{ResourceArn: wire.Ptr(arn + "new"), TagKeys: []string{"x"}})
+	ddberrtest.Want(t, "a CREATING table", err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+"new not found")
+	_, err = TagResource(c, scope, &wire.TagResourceInput{ResourceArn: wire.Ptr(arn + "nope"), Tags: []wire.Tag{tag("x", "1")}})
+	ddberrtest.Want(t, "no table", err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+"nope not found")
+	_, err = ListTagsOfResource(c, scope, &wire.ListTagsOfResourceInput{ResourceArn: wire.Ptr(arn + "nope")})
+	ddberrtest.Want(t, "listing no table", err, "AccessDeniedException", "User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:ListTagsOfResource on resource: "+arn+"nope")
+	_, err = ListTagsOfResource(c, scope, &wire.ListTagsOfResourceInput{ResourceArn: wire.Ptr(arn + "new")})
+	ddberrtest.Want(t, "listing a CREATING table", err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+"new not found")
 	if c.sets != 2 {
 		t.Fatalf("refused requests stored tags (%d stores)", c.sets)
 	}

@@ -3,12 +3,12 @@ package ttl
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/metatest"
 	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
@@ -49,17 +49,15 @@ var layout = &snapshot.Layout{
 // core is a Core over a memory store: tables keyed by a string "pk",
 // items stored under layout's keys, deletions that check keep.
 type core struct {
-	mu      sync.Mutex
+	*metatest.Catalog[Table]
 	store   *memory.Store
-	now     time.Time
-	tables  map[string]Table
 	snaps   int
 	disable string // TTLTable says "disabled" for it after the first page
 	fail    error
 }
 
 func newCore(t *testing.T, now time.Time) *core {
-	return &core{store: memory.New(), now: now, tables: map[string]Table{}}
+	return &core{Catalog: metatest.New(now, map[string]Table{}), store: memory.New()}
 }
 
 // add makes a table with TTL on "exp" and items a, b, c, ... expiring at
@@ -68,7 +66,7 @@ func (c *core) add(t *testing.T, name string, id uint64, exp ...string) Table {
 	t.Helper()
 	tb := Table{Def: &change.Table{Name: name, ID: id, Hash: change.KeyAttr{Name: "pk", Type: attr.S}},
 		Status: "ACTIVE", TTL: &Record{Attribute: "exp", Enabled: true}}
-	c.tables[name] = tb
+	c.Tables[name] = tb
 	for i, e := range exp {
 		c.put(t, tb, string(rune('a'+i)), attr.Item{"pk": {T: attr.S, Str: string(rune('a' + i))}, "exp": num(e)})
 	}
@@ -90,7 +88,7 @@ func (c *core) put(t *testing.T, tb Table, pk string, it attr.Item) {
 // left counts the items of a table still stored.
 func (c *core) left(t *testing.T, tb Table) int {
 	t.Helper()
-	r, err := c.Snapshot()
+	r, err := snapshot.Open(c.store, layout) // not counted in snaps
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,29 +100,18 @@ func (c *core) left(t *testing.T, tb Table) int {
 	return n
 }
 
-func (c *core) Now() time.Time   { return c.now }
-func (c *core) DDL() sync.Locker { return &c.mu }
-
 func (c *core) TTLTable(name string) (Table, bool) {
-	t, ok := c.tables[name]
+	t, ok := c.Table(name)
 	if ok && name == c.disable && c.snaps > 0 {
 		t.TTL = &Record{}
 	}
 	return t, ok
 }
 
-func (c *core) TTLTables() ([]Table, error) {
-	var out []Table
-	for _, t := range c.tables {
-		out = append(out, t)
-	}
-	return out, nil
-}
+func (c *core) TTLTables() ([]Table, error) { return c.All(), nil }
 
 func (c *core) SetTTL(name string, r *Record) error {
-	t := c.tables[name]
-	t.TTL = r
-	c.tables[name] = t
+	c.Change(name, func(t *Table) { t.TTL = r })
 	return nil
 }
 
@@ -173,10 +160,11 @@ func TestPassDeletesExpiredAcrossPages(t *testing.T) {
 	a := c.add(t, "a", 1, "1999999990", "2100000000", "1999999991", "1999999992", "2100000000")
 	b := c.add(t, "b", 2, "1999999990")
 	off := c.add(t, "off", 3, "1999999990")
-	c.SetTTL("off", &Record{Attribute: "exp"})
+	off.TTL = &Record{Attribute: "exp"}
+	c.Tables["off"] = off
 	creating := c.add(t, "creating", 4, "1999999990")
 	creating.Status = "CREATING"
-	c.tables["creating"] = creating
+	c.Tables["creating"] = creating
 	n, err := newExpirer(c, make(chan struct{})).Pass(context.Background())
 	if err != nil || n != 4 || c.left(t, a) != 2 || c.left(t, b) != 0 || c.left(t, off) != 1 || c.left(t, creating) != 1 {
 		t.Fatalf("Pass = %d %v; left %d %d %d %d", n, err, c.left(t, a), c.left(t, b), c.left(t, off), c.left(t, creating))
