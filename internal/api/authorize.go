@@ -95,7 +95,7 @@ func authorize(ctx context.Context, b Backend, in any) error {
 
 // asCaller names the caller in ctx in an AccessDeniedException of the
 // backend's. The engine refuses some ARNs itself (internal/engine/
-// arn_access.go: another account's resource, which no resource-based
+// arns: another account's resource, which no resource-based
 // policy of this server's can grant; ListTagsOfResource of no table) and
 // names the account's root user, who signs every request without
 // --iam-file. With it DynamoDB names the signing principal, the user or

@@ -3,7 +3,7 @@ package api
 import "github.com/kura-db/kura/internal/wire"
 
 // PutResourcePolicy's member checks; the document itself is checked by the
-// backend (engine/resource_policy.go).
+// backend (engine/policies).
 var putResourcePolicy = op(Backend.PutResourcePolicy, func(in *wire.PutResourcePolicyInput) error {
 	var v validator
 	v.resourceArn(in.ResourceArn)

@@ -286,7 +286,7 @@ func Service(typ, msg string) *Error {
 // (namespace com.amazon.coral.service#, HTTP 400; the type and namespace
 // as dynalite's DynamoDB-verified tests assert them).
 //
-// Source of the texts: engine/arn_access.go.
+// Source of the texts: engine/arns.
 func AccessDenied(msg string) *Error {
 	return newErr(nsService, "AccessDeniedException", 400, msg)
 }

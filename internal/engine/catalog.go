@@ -77,21 +77,21 @@ type tableRecord struct {
 	PITR        pitrRecord            `json:"pitr"`
 	Indexes     []indexRecord         `json:"indexes,omitempty"`
 	NextIndexID uint32                `json:"nextIndexId"`
-	TTL         *ttlRecord            `json:"ttl,omitempty"` // ttl_update.go
+	TTL         *ttlRecord            `json:"ttl,omitempty"` // package ttl
 	// ClassChanges are the times of the table class changes of the last
 	// 30 days (table_throughput.go).
 	ClassChanges []time.Time `json:"classChanges,omitempty"`
 	// UpdateKind is the kind of update an UPDATING table is going through
-	// (table_updating.go); cleared when it settles.
+	// (tables.Admit); cleared when it settles.
 	UpdateKind string `json:"updateKind,omitempty"`
 	// RestoreSource is the ID of the table a point-in-time restore into
 	// this table reads, while it runs (pitr_restore.go).
 	RestoreSource uint64 `json:"restoreSource,omitempty"`
 	// Insights is the Contributor Insights state of the table ("") and
-	// of its GSIs (by name) once configured (insights.go).
+	// of its GSIs (by name) once configured (package insights).
 	Insights map[string]*insights.Record `json:"insights,omitempty"`
 	// Policies are the resource-based policies attached to the table
-	// ("") and to its stream (by ARN) (package policies, resource_policy.go).
+	// ("") and to its stream (by ARN) (package policies).
 	Policies policies.Set `json:"policies,omitempty"`
 }
 

@@ -99,7 +99,8 @@
 // makes the write conflict (or, for a definition, reload it) and retry;
 // the stripe locks and in-flight sets above only order this process's
 // writers. A table this node does not know is looked up in the store;
-// DescribeTable and ListTables read the store, and so does a read of an
+// DescribeTable and ListTables read the store (and so do UpdateTable,
+// DeleteTable and the APIs of table_meta.go: freshTable), and so does a read of an
 // index the cached definition lacks or has still filling; other lookups
 // recheck a cached definition once a second. Statistics are recounted from the
 // store every Config.ClusterRecount and not saved at Close. What is still
@@ -111,4 +112,13 @@
 // all-or-nothing run and its cancellation reasons. PartiQL is lowered onto
 // the core's item operations by internal/engine/partiqlexec (partiql.go
 // implements its Core).
+//
+// The APIs over what a table record keeps besides its definition are
+// their packages': tags, resource-based policies, Contributor Insights
+// and Time to Live (internal/engine/tags, policies, insights, ttl), each
+// over a Core interface that metaCore implements (table_meta.go: the DDL
+// lock, the clock, a view of a table's record and the storing of its
+// part of it; for the TTL expirer also a snapshot and a TTL deletion
+// through the write path); which answer an ARN gets is
+// internal/engine/arns'.
 package engine

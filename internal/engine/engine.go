@@ -140,7 +140,7 @@ type Engine struct {
 	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
 
 	streams *streams.Registry // DynamoDB Streams (internal/engine/streams)
-	ttl     *ttl.Expirer      // ttl_expire.go, package ttl
+	ttl     *ttl.Expirer      // TTL: its APIs and expirer (package ttl, table_meta.go)
 
 	vec *vectors.Registry // vector indexes (internal/engine/vectors)
 

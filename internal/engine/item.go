@@ -210,7 +210,7 @@ type itemWrite struct {
 	// tooBig is the message when the new item passes maxItemSize.
 	tooBig string
 	// ttl marks the TTL expirer's own delete: its stream record is
-	// labelled as the service's (ttl_expire.go). No other write sets it.
+	// labelled as the service's (package ttl). No other write sets it.
 	ttl bool
 	// whole marks a write of a whole item (a Put): every vector attribute
 	// in it is written, so checked, even one equal to the stored value

@@ -28,7 +28,7 @@ func createTableName(raw string) (string, error) {
 }
 
 // validTableName reports whether s satisfies DynamoDB's table name rules:
-// 3 to 255 characters of [a-zA-Z0-9_.-] (tableNameChars, tags.go).
+// 3 to 255 characters of [a-zA-Z0-9_.-] (tableNameChars: package arns).
 func validTableName(s string) bool {
 	return len(s) >= 3 && len(s) <= 255 && tableNameChars.MatchString(s)
 }

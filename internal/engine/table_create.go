@@ -21,14 +21,8 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		return nil, nerr
 	}
 	in.TableName = &name // from here on, the name a table ARN stood for
-	billing, verr := tables.ValidateCreate(in, tableIndexes{})
+	billing, verr := e.account().ValidateCreateTable(in, tableIndexes{})
 	if verr != nil {
-		return nil, verr
-	}
-	if verr := e.account().CheckCreateCaps(in); verr != nil {
-		return nil, verr
-	}
-	if verr := validateCreateVectors(in, billing); verr != nil {
 		return nil, verr
 	}
 	if in.ResourcePolicy != nil {

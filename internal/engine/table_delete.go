@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/storage"
@@ -21,21 +20,12 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 	name := cpDeref(in.TableName)
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	t, ok := e.lookupTable(name)
+	t, ok := e.freshTable(name)
 	if !ok {
 		return nil, tableNotFound(name)
 	}
-	if t.Status == StatusCreating || t.Status == StatusDeleting {
-		return nil, inUse(t)
-	}
-	if tables.IndexesChanging(&t.Desc) {
-		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")
-	}
-	if t.Status == StatusUpdating {
-		return nil, tables.DeleteWhileUpdating(t.Name, t.rec.UpdateKind)
-	}
-	if cpDeref(t.Desc.DeletionProtectionEnabled) {
-		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	if err := tables.CheckDelete(t.Name, t.Status, t.rec.UpdateKind, &t.Desc); err != nil {
+		return nil, err
 	}
 	d, err := e.dropTable(t)
 	if err != nil {

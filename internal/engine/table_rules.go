@@ -71,3 +71,13 @@ func (tableIndexes) VectorOfAttr(d *wire.TableDescription, name string) *wire.Ve
 }
 
 func (tableIndexes) PruneDefinitions(d *wire.TableDescription) { pruneVectorDefinitions(d) }
+
+func (tableIndexes) VectorBuilding(d *wire.TableDescription) bool { return vectors.Building(d) }
+
+func (tableIndexes) CheckCreateVectors(in *wire.CreateTableInput, billing string) *ddberr.Error {
+	return validateCreateVectors(in, billing)
+}
+
+func (tableIndexes) VectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.DeleteVectorIndexAction) *ddberr.Error {
+	return vectorDeleteAllocating(d, table, del)
+}

@@ -21,7 +21,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	t, ok := e.lookupTable(name)
+	t, ok := e.freshTable(name)
 	if !ok {
 		return nil, tableNotFound(name)
 	}
@@ -29,15 +29,8 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if err := e.account().ReplicaUpdatesFault(in.ReplicaUpdates, e.cfg.NoGlobalTables); err != nil {
 		return nil, err
 	}
-	if t.Status == StatusUpdating {
-		if err := indexChangeWhileAllocating(t, in); err != nil {
-			return nil, err
-		}
-		if err := tables.AdmitWhileUpdating(t.Name, t.rec.UpdateKind, f); err != nil {
-			return nil, err
-		}
-	} else if t.Status != StatusActive {
-		return nil, inUse(t)
+	if err := tables.Admit(name, t.Status, t.rec.UpdateKind, &t.rec.Desc, in, f, tableIndexes{}); err != nil {
+		return nil, err
 	}
 	rec := t.rec.clone()
 	now := e.clock.Now()

@@ -3,7 +3,8 @@
 // table reads through it: backups (the copy of the items), restores from a
 // backup, point-in-time restores and exports (the table as it was at a
 // time in the recovery window), the item recount after an unclean
-// shutdown, and index backfills.
+// shutdown, index backfills, and the TTL expirer (ItemsFrom: a page per
+// snapshot, resumed after the last one).
 //
 // It owns the walk, not the key layout: the core hands it a Layout (where
 // a table's items live, how long their table prefix is, where the table's

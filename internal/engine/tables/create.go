@@ -43,6 +43,33 @@ type Indexes interface {
 	// PruneDefinitions drops the attribute definitions no key (nor
 	// vector index) of d uses any more.
 	PruneDefinitions(d *wire.TableDescription)
+	// VectorBuilding reports whether a vector index of d is being built.
+	VectorBuilding(d *wire.TableDescription) bool
+	// VectorDeleteAllocating is the refusal of del when it deletes a
+	// vector index of d (of table) still in resource allocation; nil
+	// otherwise.
+	VectorDeleteAllocating(d *wire.TableDescription, table string, del *wire.DeleteVectorIndexAction) *ddberr.Error
+	// CheckCreateVectors is CreateTable's validation of the vector
+	// indexes it asks for (billing: its effective billing mode).
+	CheckCreateVectors(in *wire.CreateTableInput, billing string) *ddberr.Error
+}
+
+// ValidateCreateTable is the whole of a CreateTable's (or a restore's)
+// validation of the table it asks for, in DynamoDB's order: the request
+// (ValidateCreate), the account's throughput caps, then its vector
+// indexes. It returns the effective billing mode.
+func (a Account) ValidateCreateTable(in *wire.CreateTableInput, ix Indexes) (string, *ddberr.Error) {
+	billing, err := ValidateCreate(in, ix)
+	if err != nil {
+		return "", err
+	}
+	if err := a.CheckCreateCaps(in); err != nil {
+		return "", err
+	}
+	if err := ix.CheckCreateVectors(in, billing); err != nil {
+		return "", err
+	}
+	return billing, nil
 }
 
 // ValidateCreate performs CreateTable's semantic validation in

@@ -33,6 +33,16 @@ func (noIndexes) VectorOfAttr(*wire.TableDescription, string) *wire.VectorIndexD
 func (noIndexes) DeletesBackfilling(*wire.TableDescription, *wire.DeleteGlobalSecondaryIndexAction) bool {
 	return false
 }
+func (noIndexes) VectorBuilding(*wire.TableDescription) bool { return false }
+func (noIndexes) CheckCreateVectors(in *wire.CreateTableInput, _ string) *ddberr.Error {
+	if len(in.VectorIndexes) > 0 {
+		return ddberr.Validation("no vector indexes here")
+	}
+	return nil
+}
+func (noIndexes) VectorDeleteAllocating(*wire.TableDescription, string, *wire.DeleteVectorIndexAction) *ddberr.Error {
+	return nil
+}
 
 const ip = "One or more parameter values were invalid: "
 
@@ -158,6 +168,25 @@ func TestCreateCaps(t *testing.T) {
 		OnDemandThroughput: &wire.OnDemandThroughput{MaxWriteRequestUnits: wire.Ptr[int64](MaxTableCapacity + 1)}}}
 	wantErr(t, acct.CheckCreateCaps(in), "LimitExceededException",
 		"Subscriber limit exceeded: Requested MaxWriteRequestUnits for OnDemandThroughput for index : g exceeds TableMaxWriteCapacityUnits of the account in region us-east-1")
+}
+
+// TestValidateCreateTable: the request's own checks, then the caps, then
+// the vector indexes, and the billing mode they settle on.
+func TestValidateCreateTable(t *testing.T) {
+	in := ppr()
+	in.BillingMode, in.ProvisionedThroughput = "", pt(MaxTableCapacity+1, 1)
+	in.VectorIndexes = []wire.VectorIndex{{}}
+	_, err := acct.ValidateCreateTable(in, noIndexes{})
+	wantErr(t, err, "LimitExceededException",
+		"The requested ReadCapacityUnits, 40001, is above the per table maximum for the account in us-east-1. Per table maximum: 40000. "+
+			"Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.")
+	in.ProvisionedThroughput = pt(1, 1)
+	_, err = acct.ValidateCreateTable(in, noIndexes{})
+	wantErr(t, err, "ValidationException", "no vector indexes here")
+	in.VectorIndexes = nil
+	if billing, err := acct.ValidateCreateTable(in, noIndexes{}); err != nil || billing != BillingProvisioned {
+		t.Fatalf("billing %q, %v", billing, err)
+	}
 }
 
 // TestNewDescription: the stored definition of a new table and the

@@ -33,6 +33,79 @@ func Kind(f UpdateFlags, switching bool) string {
 
 const msgInUse = "Attempt to change a resource which is still in use: "
 
+// Admit decides whether an UpdateTable (in, with flags f) may change the
+// table name now: its status, the kind of update an UPDATING table is
+// going through, and its stored definition d. nil to go ahead; else the
+// refusal: an online index change while an index is in resource
+// allocation first, then what AdmitWhileUpdating refuses, then a table
+// CREATING or DELETING.
+func Admit(name, status, kind string, d *wire.TableDescription, in *wire.UpdateTableInput, f UpdateFlags, ix Indexes) *ddberr.Error {
+	switch status {
+	case StatusActive:
+		return nil
+	case StatusUpdating:
+		if err := indexChangeWhileAllocating(name, kind, d, in, ix); err != nil {
+			return err
+		}
+		return AdmitWhileUpdating(name, kind, f)
+	}
+	return InUse(name, status)
+}
+
+// indexChangeWhileAllocating answers an online index change (a GSI
+// created or deleted, a vector index update) made while a new GSI or
+// vector index is in resource allocation (the table UPDATING for it):
+// deleting that index is refused in its own words, any other online index
+// change by the one-online-index limit (same suite), rather than as a
+// change to an UPDATING table. nil: no such change, or no allocation.
+func indexChangeWhileAllocating(name, kind string, d *wire.TableDescription, in *wire.UpdateTableInput, ix Indexes) *ddberr.Error {
+	if kind != "" || !GSIAllocating(d) && !ix.VectorBuilding(d) {
+		return nil
+	}
+	var online []wire.GlobalSecondaryIndexUpdate
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Create != nil || u.Delete != nil {
+			online = append(online, u)
+		}
+	}
+	switch {
+	case len(online)+len(in.VectorIndexUpdates) == 0:
+		return nil
+	case len(online) == 1 && len(in.VectorIndexUpdates) == 0 && online[0].Delete != nil:
+		n := wire.Deref(online[0].Delete.IndexName)
+		for _, g := range d.GlobalSecondaryIndexes {
+			if wire.Deref(g.IndexName) == n && g.IndexStatus == StatusCreating {
+				return DeleteAllocating(name, n)
+			}
+		}
+	case len(online) == 0 && len(in.VectorIndexUpdates) == 1:
+		if err := ix.VectorDeleteAllocating(d, name, in.VectorIndexUpdates[0].Delete); err != nil {
+			return err
+		}
+	}
+	return ddberr.LimitExceeded(MsgOnlineIndexLimit)
+}
+
+// CheckDelete decides whether DeleteTable may delete the table name now
+// (its status, the kind of update an UPDATING table is going through,
+// its definition d): nil to go ahead, else the refusal in DynamoDB's
+// order.
+func CheckDelete(name, status, kind string, d *wire.TableDescription) *ddberr.Error {
+	if status == StatusCreating || status == StatusDeleting {
+		return InUse(name, status)
+	}
+	if IndexesChanging(d) {
+		return ddberr.ResourceInUse(msgInUse + "Cannot delete table while indexes are being created, updated, or deleted.")
+	}
+	if status == StatusUpdating {
+		return DeleteWhileUpdating(name, kind)
+	}
+	if wire.Deref(d.DeletionProtectionEnabled) {
+		return ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	return nil
+}
+
 // AdmitWhileUpdating decides an UpdateTable on an UPDATING table named
 // name, going through an update of kind: nil to
 // go ahead (a deletion protection change is admitted during any update),

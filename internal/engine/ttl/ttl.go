@@ -1,9 +1,11 @@
 package ttl
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"runtime"
 	"slices"
 	"strconv"
@@ -11,43 +13,62 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/snapshot"
+	"github.com/kura-db/kura/internal/engine/tables"
 )
 
 const (
 	// DefaultInterval is the period of the background pass.
 	DefaultInterval = 30 * time.Second
+	// DefaultPage is how many items a page of a pass reads.
+	DefaultPage = 256
 	// maxAge: items whose TTL is more than five years in the past are
 	// left alone, as DynamoDB does.
 	maxAge = 5 * 365 * 24 * time.Hour
 )
 
-// Table names one table to scan: a table re-created under the same name
-// has another ID.
-type Table struct {
-	Name string
-	ID   uint64
-}
-
-// Core is what the expirer needs from the core.
+// Core is what TTL needs of the core: its clock, its tables and their
+// records, a snapshot of the store and the write path.
 type Core interface {
-	// Tables are the ACTIVE tables whose TTL is enabled.
-	Tables() []Table
-	// Live is t as it is now; nil when t was deleted (or re-created), is
-	// not ACTIVE or its TTL was disabled meanwhile.
-	Live(t Table) Live
+	Now() time.Time
+	// DDL is the control-plane lock: table records change holding it.
+	DDL() sync.Locker
+	// TTLTable is the named table now, ok false when there is none.
+	TTLTable(name string) (t Table, ok bool)
+	// TTLTables are all the tables, in no order.
+	TTLTables() ([]Table, error)
+	// SetTTL stores the named table's setting in its record (the caller
+	// holds DDL).
+	SetTTL(name string, r *Record) error
+	// Snapshot takes a snapshot of the store now.
+	Snapshot() (*snapshot.Reader, error)
+	// Delete runs the write path on the item of t with key as TTL's own
+	// deletion (its stream record is the service's): keep is asked about
+	// the item as the write finds it under its lock (nil when absent, or
+	// when t is gone) and returns an error to leave it, which Delete
+	// returns; nil deletes it.
+	Delete(ctx context.Context, t Table, key attr.Item, keep func(old attr.Item) error) error
 }
 
-// Live is one table with TTL enabled, as the core has it now.
-type Live interface {
-	// Attribute is its TTL attribute.
-	Attribute() string
-	// ExpiredPage reads one page of its items from one snapshot, from the
-	// storage key from on (nil: the first), and returns the keys of those
-	// expired at now and where the next page starts (nil at the end).
-	ExpiredPage(now time.Time, from []byte) (keys []attr.Item, next []byte, err error)
-	// Expire deletes the item with key if it is still expired (Expired at
-	// the time of the write) and reports whether it did.
-	Expire(ctx context.Context, key attr.Item) (bool, error)
+// Table is a table as TTL sees it.
+type Table struct {
+	// Def is its name, ID and key schema: a table re-created under the
+	// same name has another ID.
+	Def    *change.Table
+	Status string // CREATING, ACTIVE, UPDATING or DELETING
+	// TTL is its setting, nil when TTL was never set.
+	TTL *Record
+}
+
+// attribute is t's TTL attribute when its items may expire now: TTL
+// enabled on a table that serves writes (ACTIVE or UPDATING); "" otherwise.
+func (t Table) attribute() string {
+	if t.Status != tables.StatusActive && t.Status != tables.StatusUpdating {
+		return ""
+	}
+	return t.TTL.EnabledAttribute()
 }
 
 // Guard keeps the background pass to one node at a time among the nodes
@@ -65,15 +86,17 @@ type Guard interface {
 // Expirer runs expiry passes.
 type Expirer struct {
 	core    Core
-	now     func() time.Time
 	closing <-chan struct{}
-	run     sync.Mutex    // one pass at a time
-	kick    chan struct{} // wakes the background pass early
+	// Page is how many items a page reads from one snapshot (default
+	// DefaultPage).
+	Page int
+	run  sync.Mutex    // one pass at a time
+	kick chan struct{} // wakes the background pass early
 }
 
 // New returns an expirer over core; closing stops its passes.
-func New(core Core, now func() time.Time, closing <-chan struct{}) *Expirer {
-	return &Expirer{core: core, now: now, closing: closing, kick: make(chan struct{}, 1)}
+func New(core Core, closing <-chan struct{}) *Expirer {
+	return &Expirer{core: core, closing: closing, Page: DefaultPage, kick: make(chan struct{}, 1)}
 }
 
 // Background runs a pass every interval (0: DefaultInterval; negative:
@@ -138,15 +161,24 @@ func (x *Expirer) guardedPass(ctx context.Context, cursor []byte, guard Guard) (
 	x.run.Lock()
 	defer x.run.Unlock()
 	startID, startKey := decodeCursor(cursor)
-	tables := x.core.Tables()
-	slices.SortFunc(tables, func(a, b Table) int { return cmp.Compare(a.ID, b.ID) })
+	all, err := x.core.TTLTables()
+	if err != nil {
+		return 0, err
+	}
+	var tables []Table
+	for _, t := range all {
+		if t.attribute() != "" {
+			tables = append(tables, t)
+		}
+	}
+	slices.SortFunc(tables, func(a, b Table) int { return cmp.Compare(a.Def.ID, b.Def.ID) })
 	total := 0
 	for _, t := range tables {
-		if t.ID < startID {
+		if t.Def.ID < startID {
 			continue
 		}
 		var from []byte
-		if t.ID == startID {
+		if t.Def.ID == startID {
 			from = startKey
 		}
 		n, err := x.expireTable(ctx, t, from, guard)
@@ -200,16 +232,16 @@ func (x *Expirer) expireTable(ctx context.Context, t Table, from []byte, guard G
 		}
 		// Asked each page: TTL may have been disabled or the table
 		// deleted meanwhile.
-		live := x.core.Live(t)
-		if live == nil {
+		live, ok := x.core.TTLTable(t.Def.Name)
+		if !ok || live.Def.ID != t.Def.ID || live.attribute() == "" {
 			return deleted, nil
 		}
-		keys, next, err := live.ExpiredPage(x.now(), from)
+		keys, next, err := x.expiredPage(live, from)
 		if err != nil {
 			return deleted, err
 		}
 		for _, key := range keys {
-			ok, err := live.Expire(ctx, key)
+			ok, err := x.expire(ctx, live, key)
 			if err != nil {
 				return deleted, err
 			}
@@ -221,13 +253,77 @@ func (x *Expirer) expireTable(ctx context.Context, t Table, from []byte, guard G
 			return deleted, nil
 		}
 		if guard != nil {
-			if err := guard.Save(encodeCursor(t.ID, next)); err != nil {
+			if err := guard.Save(encodeCursor(t.Def.ID, next)); err != nil {
 				return deleted, err
 			}
 		}
 		from = next
 		runtime.Gosched()
 	}
+}
+
+// expiredPage reads up to Page items of t from one snapshot, from the
+// storage key from on (nil: the first), and returns the keys of those
+// expired now and the storage key where the next page starts (nil at the
+// end).
+func (x *Expirer) expiredPage(t Table, from []byte) ([]attr.Item, []byte, error) {
+	r, err := x.core.Snapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	id, a, now := t.Def.ID, t.attribute(), x.core.Now()
+	var suffix []byte
+	if from != nil {
+		// The cursor is a storage key (as the lease records it); one of
+		// another table starts at the first item.
+		if rest, ok := bytes.CutPrefix(from, r.ItemKey(id, nil)); ok {
+			suffix = rest
+		}
+	}
+	var keys []attr.Item
+	var next []byte
+	n := 0
+	_, err = r.ItemsFrom(id, suffix, func(suffix, stored []byte) (bool, error) {
+		if n == x.Page {
+			next = r.ItemKey(id, suffix)
+			return false, nil
+		}
+		n++
+		item, err := attr.DecodeItem(stored)
+		if err != nil {
+			return false, err
+		}
+		if Expired(item, a, now) {
+			keys = append(keys, t.Def.KeyItem(item))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return keys, next, nil
+}
+
+var errNotExpired = errors.New("ttl: item no longer expired")
+
+// expire deletes one item of t if it is still expired when the write
+// finds it, and reports whether it did.
+func (x *Expirer) expire(ctx context.Context, t Table, key attr.Item) (bool, error) {
+	a := t.attribute()
+	err := x.core.Delete(ctx, t, key, func(old attr.Item) error {
+		if old == nil || !Expired(old, a, x.core.Now()) {
+			return errNotExpired
+		}
+		return nil
+	})
+	var de *ddberr.Error
+	if errors.Is(err, errNotExpired) || (errors.As(err, &de) && de.Type == "TransactionConflictException") {
+		// Gone or no longer expired; or held by an in-flight transaction,
+		// which either deletes it itself or leaves it to the next pass.
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // Expired reports whether an item's TTL attribute a is a Number of epoch
