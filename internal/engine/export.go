@@ -7,6 +7,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/export"
+	"github.com/kura-db/kura/internal/engine/restore"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -132,8 +133,8 @@ func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTa
 		at = in.ExportTime.Time
 		earliest, _ := pitrWindow(t.rec.PITR, now)
 		if at.Before(earliest) || at.After(now) {
-			return nil, ddberr.InvalidExportTime("ExportTime '" + isoSeconds(at) + "' must be within the point in time recovery window: from '" +
-				isoSeconds(earliest) + "' to now")
+			return nil, ddberr.InvalidExportTime("ExportTime '" + restore.ISOSeconds(at) + "' must be within the point in time recovery window: from '" +
+				restore.ISOSeconds(earliest) + "' to now")
 		}
 	}
 	filter, err := parseExportFilter(t, in.FilterSpecification)

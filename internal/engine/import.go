@@ -149,7 +149,7 @@ func (it importTarget) Key(item attr.Item) string {
 }
 
 // Finish makes the table ACTIVE.
-func (it importTarget) Finish() { it.e.finishRestore(it.t) }
+func (it importTarget) Finish() { it.e.finishRestore(it.t.ID, it.t.Name) }
 
 // Drop deletes a failed import's table, still CREATING (which
 // DeleteTable refuses).
