@@ -158,7 +158,9 @@ func (h backupHost) NewID(put func(txn storage.Txn, id uint64) error) error {
 
 func (h backupHost) Commit(sync bool, f func(storage.Txn) error) error { return h.e.commit(sync, f) }
 func (h backupHost) Purge(lower, upper []byte) bool                    { return h.e.purgeUntilClose(lower, upper) }
-func (h backupHost) ItemRange(id uint64) (lower, upper []byte)         { return itemPrefix(id), itemPrefix(id + 1) }
+func (h backupHost) ItemRange(id uint64) (lower, upper []byte) {
+	return itemPrefix(id), itemPrefix(id + 1)
+}
 
 // restoreHost is restore.Core.
 type restoreHost struct{ jobsHost }

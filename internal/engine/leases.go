@@ -20,10 +20,10 @@ import (
 // renewal), at the next round of the taker's loop. With one node every
 // lease is simply this node's.
 const (
-	leaseTTLPass = "ttl"      // the TTL expirer's background pass; progress: its cursor
-	leaseStreams = "streams"  // stream shard rollover, trimming and removal
-	leasePITR    = "pitr"     // PITR history trimming and system backup expiry
-	leaseJob     = "job/"     // + ARN: an export's, import's or bulk operation's run
+	leaseTTLPass = "ttl"     // the TTL expirer's background pass; progress: its cursor
+	leaseStreams = "streams" // stream shard rollover, trimming and removal
+	leasePITR    = "pitr"    // PITR history trimming and system backup expiry
+	leaseJob     = "job/"    // + ARN: an export's, import's or bulk operation's run
 	// backup.LeasePrefix + ARN: an on-demand backup's copy;
 	// restore.LeasePrefix + table ID: a restore into that table.
 )

@@ -86,6 +86,10 @@ type Options struct {
 	// Claim claims an operation's run for this node among those sharing
 	// the store (nil: every operation is this node's).
 	Claim jobs.Claimer
+	// Catalog is the core's catalog, for requests (request.go); Region
+	// and Account name the operations.
+	Catalog         Catalog
+	Region, Account string
 }
 
 // Target is the table an operation writes into, as the core gives it.

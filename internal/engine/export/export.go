@@ -61,6 +61,10 @@ type Options struct {
 	// Claim claims an export's run for this node among those sharing
 	// the store (nil: every export is this node's).
 	Claim jobs.Claimer
+	// Catalog is the core's catalog, for requests (request.go); Region
+	// and Account name the exports.
+	Catalog         Catalog
+	Region, Account string
 }
 
 // Exports are the exports of one engine.

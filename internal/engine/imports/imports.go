@@ -62,6 +62,10 @@ type Options struct {
 	// Claim claims an import's run for this node among those sharing
 	// the store (nil: every import is this node's).
 	Claim jobs.Claimer
+	// Catalog is the core's catalog, for requests (request.go); Region
+	// and Account name the imports.
+	Catalog         Catalog
+	Region, Account string
 }
 
 // Imports are the imports of one engine.
