@@ -29,9 +29,6 @@ const (
 
 // CreateBackup takes an on-demand backup of a table (backup.Backups.Create).
 func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (*wire.CreateBackupOutput, error) {
-	if err := e.refuseInCluster("CreateBackup"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	return e.bk.Create(in)
 }
 
@@ -53,18 +50,12 @@ func (e *Engine) ListBackups(ctx context.Context, in *wire.ListBackupsInput) (*w
 
 // RestoreTableFromBackup creates a table from a backup (restore.Restores.FromBackup).
 func (e *Engine) RestoreTableFromBackup(ctx context.Context, in *wire.RestoreTableFromBackupInput) (*wire.RestoreTableFromBackupOutput, error) {
-	if err := e.refuseInCluster("RestoreTableFromBackup"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	return e.rst.FromBackup(in)
 }
 
 // RestoreTableToPointInTime creates a table holding a table's items as
 // they were at a time of its recovery window (restore.Restores.AtTime).
 func (e *Engine) RestoreTableToPointInTime(ctx context.Context, in *wire.RestoreTableToPointInTimeInput) (*wire.RestoreTableToPointInTimeOutput, error) {
-	if err := e.refuseInCluster("RestoreTableToPointInTime"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	return e.rst.AtTime(in)
 }
 
@@ -122,7 +113,7 @@ func (h jobsHost) UnderLease(name string, still func() bool, work func()) bool {
 type backupHost struct{ jobsHost }
 
 func (h backupHost) Table(name string) (backup.Table[tableRecord], bool) {
-	t, ok := h.e.lookupTable(name)
+	t, ok := h.e.freshTable(name)
 	if !ok {
 		return backup.Table[tableRecord]{}, false
 	}
@@ -187,7 +178,7 @@ func (h restoreHost) backupView(b *backupRecord) restore.Backup {
 }
 
 func (h restoreHost) Table(name string) (restore.Table, bool) {
-	t, ok := h.e.lookupTable(name)
+	t, ok := h.e.freshTable(name)
 	if !ok {
 		return restore.Table{}, false
 	}
@@ -234,6 +225,21 @@ func (h restoreHost) Pending() []restore.Pending {
 func restoring(t *Table) bool {
 	rs := t.Desc.RestoreSummary
 	return rs != nil && cpDeref(rs.RestoreInProgress)
+}
+
+// freshTable is the named table; in cluster mode as the store has it
+// now (another node may have changed it within the catalogRecheck of the
+// cached one: a backup, a restore or an export must see the table's
+// recovery settings and definition of the moment).
+func (e *Engine) freshTable(name string) (*Table, bool) {
+	if !e.cfg.Cluster {
+		return e.lookupTable(name)
+	}
+	t, ok, err := e.reloadTable(name)
+	if err != nil || !ok {
+		return nil, false
+	}
+	return e.settle(t)
 }
 
 // catalogTables is every table, read again from the store first in

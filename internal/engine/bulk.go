@@ -15,9 +15,6 @@ import (
 
 // StartBulkPutItems starts putting the items of S3 objects into a table.
 func (e *Engine) StartBulkPutItems(ctx context.Context, in *wire.StartBulkPutItemsInput) (*wire.StartBulkPutItemsOutput, error) {
-	if err := e.refuseInCluster("StartBulkPutItems"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	d, err := e.bulk.StartPut(in)
 	if d == nil && err != nil {
 		return nil, err
@@ -35,7 +32,7 @@ func (e *Engine) openBulk() (err error) {
 			return bulkTarget{e, t}, ok
 		},
 		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
-		Catalog: bulkCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID,
+		Catalog: bulkCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID, Shared: e.cfg.Cluster,
 	})
 	return err
 }

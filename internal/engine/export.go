@@ -15,9 +15,6 @@ import (
 
 // ExportTableToPointInTime starts a full export of a table to S3.
 func (e *Engine) ExportTableToPointInTime(ctx context.Context, in *wire.ExportTableToPointInTimeInput) (*wire.ExportTableToPointInTimeOutput, error) {
-	if err := e.refuseInCluster("ExportTableToPointInTime"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	d, err := e.exp.Export(in)
 	if d == nil && err != nil {
 		return nil, err
@@ -39,7 +36,7 @@ func (e *Engine) openExports() (err error) {
 			return f, true, err
 		},
 		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
-		Catalog: exportCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID,
+		Catalog: exportCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID, Shared: e.cfg.Cluster,
 	})
 	return err
 }
@@ -59,7 +56,7 @@ func (c exportCatalog) Resolve(action, arn string) (string, error) {
 }
 
 func (c exportCatalog) Table(name string) (export.Table, bool) {
-	t, ok := c.e.lookupTable(name)
+	t, ok := c.e.freshTable(name)
 	if !ok {
 		return export.Table{}, false
 	}
@@ -104,9 +101,10 @@ func (e *Engine) ListExports(ctx context.Context, in *wire.ListExportsInput) (*w
 	return e.exp.List(in)
 }
 
-// tableByID is the table with this ID, if it still exists.
+// tableByID is the table with this ID, if it still exists (in cluster
+// mode, as the store has it: another node may have created it).
 func (e *Engine) tableByID(id uint64) (*Table, bool) {
-	for _, t := range e.snapshotTables() {
+	for _, t := range e.catalogTables() {
 		if t.ID == id {
 			return t, true
 		}

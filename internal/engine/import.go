@@ -19,9 +19,6 @@ import (
 
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
-	if err := e.refuseInCluster("ImportTable"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	d, err := e.imp.Import(in)
 	if d == nil && err != nil {
 		return nil, err
@@ -39,7 +36,7 @@ func (e *Engine) openImports() (err error) {
 			return importTarget{restoreTarget{e, t}}, ok
 		},
 		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
-		Catalog: importCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID,
+		Catalog: importCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID, Shared: e.cfg.Cluster,
 	})
 	return err
 }

@@ -65,6 +65,9 @@ type Options struct {
 	// and Account name the exports.
 	Catalog         Catalog
 	Region, Account string
+	// Shared: other nodes share the store (cluster mode), so answers
+	// read the records again first (jobs.Log.Share).
+	Shared bool
 }
 
 // Exports are the exports of one engine.
@@ -78,6 +81,9 @@ type Exports struct {
 // interrupted (those this node can claim).
 func Open(opts Options) (*Exports, error) {
 	x := &Exports{opts: opts}
+	if opts.Shared {
+		x.log.Share()
+	}
 	recs, err := x.log.LoadRuns(opts.Store, logPrefix, &x.runs, opts.Claim, func(r *Record) bool {
 		return r.Desc.ExportStatus == InProgress
 	})

@@ -66,6 +66,9 @@ type Options struct {
 	// and Account name the imports.
 	Catalog         Catalog
 	Region, Account string
+	// Shared: other nodes share the store (cluster mode), so answers
+	// read the records again first (jobs.Log.Share).
+	Shared bool
 }
 
 // Imports are the imports of one engine.
@@ -80,6 +83,9 @@ type Imports struct {
 // claim).
 func Open(opts Options) (*Imports, error) {
 	m := &Imports{opts: opts}
+	if opts.Shared {
+		m.log.Share()
+	}
 	recs, err := m.log.LoadRuns(opts.Store, logPrefix, &m.runs, opts.Claim, func(r *Record) bool {
 		return r.Desc.ImportStatus == InProgress
 	})
