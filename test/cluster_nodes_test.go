@@ -29,9 +29,9 @@ type nodeCluster struct {
 
 // startNodes starts n cluster-mode nodes on a fresh namespace of the
 // suite's PostgreSQL, or skips the test when there is none (unless CI's
-// KURA_REQUIRE_POSTGRES=1). The servers' own storage is given here, so the
-// test runs once, in the suite's first pass.
-func startNodes(t *testing.T, n int) *nodeCluster {
+// KURA_REQUIRE_POSTGRES=1), with extra flags. The servers' own storage is
+// given here, so the test runs once, in the suite's first pass.
+func startNodes(t *testing.T, n int, extra ...string) *nodeCluster {
 	t.Helper()
 	url := os.Getenv("KURA_TEST_POSTGRES")
 	switch {
@@ -45,7 +45,7 @@ func startNodes(t *testing.T, n int) *nodeCluster {
 	ns := fmt.Sprintf("nodes%d_%d", os.Getpid(), time.Now().UnixNano())
 	c := &nodeCluster{}
 	for range n {
-		k := startKura(t, "--cluster", "--postgres", url, "--postgres-namespace", ns)
+		k := startKura(t, append([]string{"--cluster", "--postgres", url, "--postgres-namespace", ns}, extra...)...)
 		c.nodes = append(c.nodes, k)
 		c.clients = append(c.clients, k.client())
 	}

@@ -74,7 +74,7 @@ func TestBackupAndRestoreResumeAfterStop(t *testing.T) {
 		}
 		arn = out.BackupDetails.BackupArn
 	})
-	if b, _ := e.backup(*arn); b.Status != backupCreating {
+	if b, _ := e.backup(*arn); b.Status != backup.Creating {
 		t.Fatalf("backup status %s before the stop", b.Status)
 	} else {
 		// What a copy interrupted by the stop may have written: an item
@@ -137,7 +137,7 @@ func TestSystemBackupKeepsItemsUntilExpiry(t *testing.T) {
 		t.Fatalf("%d items kept for the system backup, want 700", n)
 	}
 	clk.advance(35*24*time.Hour + time.Second)
-	e.expireSystemBackups()
+	e.bk.Expire()
 	if out, _ := e.ListBackups(dpCtx, &wire.ListBackupsInput{BackupType: "ALL"}); len(out.BackupSummaries) != 0 {
 		t.Fatalf("expired system backup still listed: %+v", out.BackupSummaries)
 	}

@@ -14,9 +14,6 @@ import (
 //   - streams (sequence numbers and shards are handed out per process) and
 //     Kinesis streaming destinations (their outbox numbering likewise);
 //   - vector indexes (each process holds its own graph);
-//   - on-demand backups and restores, point-in-time restores, exports,
-//     imports and bulk operations (their records are read into memory at
-//     Open and their work runs on the node that started it);
 //   - throughput enforcement (the token buckets are per process): Open
 //     refuses Throttle.On.
 // Open refuses a store whose tables already have a stream or a vector

@@ -13,6 +13,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/restore"
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/engine/transact"
@@ -146,7 +147,8 @@ type Engine struct {
 
 	coll indexes.Collections // item collections of LSI tables (package indexes)
 
-	bk   backup.Registry[tableRecord] // on-demand backups (backup_store.go)
+	bk   *backup.Backups[tableRecord] // on-demand and system backups (package backup, backup_host.go)
+	rst  *restore.Restores            // restores from backups and to a point in time (package restore)
 	pitr *pitr.Log                    // the point-in-time recovery history (internal/engine/pitr)
 
 	exp  *export.Exports   // exports to S3 (export.go, package export)
@@ -224,7 +226,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.openBulk(); err != nil {
 		return nil, err
 	}
-	if err := e.loadBackups(); err != nil {
+	if err := e.openBackups(); err != nil {
 		return nil, err
 	}
 	e.startPITRTrim()

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 
@@ -11,79 +10,20 @@ import (
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Imports from S3 (ImportTable, DescribeImport, ListImports): a new table,
-// CREATING while the objects under S3BucketSource's prefix are read into
-// it (package imports), ACTIVE when they are. Objects come from
-// Config.Objects (--s3-dir). Items that cannot be imported (a line that
-// does not parse, a missing or mistyped key, an item over 400 KB) are
-// counted in ErrorCount and logged nowhere else (DynamoDB logs them to
-// CloudWatch, which Kura does not have); the rest are imported. An import
-// that cannot read its objects fails, and its table is deleted. One a stop
-// interrupted runs again at the next start.
-//
-// Formats: DYNAMODB_JSON ({"Item":{...}} per line, as exports write them)
-// and CSV (a header line or HeaderList; key attributes typed as the table
-// defines them, every other column a string). ION is refused with a
-// ValidationException that says so. Compression: NONE, GZIP, ZSTD.
+// Imports from S3 (ImportTable, DescribeImport, ListImports) are package
+// imports': the core creates the import's table (importCatalog) and is
+// its write path (importTarget). Items that cannot be imported (a line
+// that does not parse, a missing or mistyped key, an item over 400 KB)
+// are counted in ErrorCount and logged nowhere else (DynamoDB logs them
+// to CloudWatch, which Kura does not have).
 
 // ImportTable creates a table and starts loading it from S3.
 func (e *Engine) ImportTable(ctx context.Context, in *wire.ImportTableInput) (*wire.ImportTableOutput, error) {
-	if err := e.refuseInCluster("ImportTable"); err != nil { // cluster_refusals.go
+	d, err := e.imp.Import(in)
+	if d == nil && err != nil {
 		return nil, err
 	}
-	if e.cfg.Objects == nil {
-		return nil, ddberr.Validation("Imports from S3 need an object store: start Kura with --s3-dir or --s3-endpoint")
-	}
-	if in.InputFormat == "ION" {
-		return nil, ddberr.Validation("InputFormat ION is not supported by Kura; use DYNAMODB_JSON or CSV")
-	}
-	if in.InputFormatOptions != nil && in.InputFormat != "CSV" {
-		return nil, ddberr.Validation("InputFormatOptions apply to the CSV InputFormat only")
-	}
-	if prev, err := e.imp.ByToken(in); prev != nil || err != nil {
-		return &wire.ImportTableOutput{ImportTableDescription: prev}, err
-	}
-	p := in.TableCreationParameters
-	cin := &wire.CreateTableInput{
-		TableName: p.TableName, AttributeDefinitions: p.AttributeDefinitions, KeySchema: p.KeySchema,
-		BillingMode: p.BillingMode, ProvisionedThroughput: p.ProvisionedThroughput, OnDemandThroughput: p.OnDemandThroughput,
-		SSESpecification: p.SSESpecification, GlobalSecondaryIndexes: p.GlobalSecondaryIndexes, VectorIndexes: p.VectorIndexes,
-	}
-	name, nerr := createTableName(cpDeref(p.TableName))
-	if nerr != nil {
-		return nil, nerr
-	}
-	cin.TableName = &name
-	e.ddl.Lock()
-	defer e.ddl.Unlock()
-	if _, exists := e.lookupTable(name); exists {
-		return nil, ddberr.ResourceInUse("Table already exists: " + name)
-	}
-	t, _, err := e.createRestoreTarget(cin, nil, 0)
-	if err != nil {
-		return nil, err
-	}
-	now := e.clock.Now()
-	rec := &imports.Record{TableID: t.ID, Desc: wire.ImportTableDescription{
-		ImportArn:               cpPtr(imports.ARN(e.cfg.Region, e.cfg.AccountID, name, now)),
-		TableArn:                t.Desc.TableArn,
-		TableId:                 t.Desc.TableId,
-		ClientToken:             in.ClientToken,
-		S3BucketSource:          in.S3BucketSource,
-		InputFormat:             in.InputFormat,
-		InputFormatOptions:      in.InputFormatOptions,
-		InputCompressionType:    cmp.Or(in.InputCompressionType, "NONE"),
-		TableCreationParameters: p,
-		StartTime:               wire.NewTime(now),
-		ErrorCount:              cpPtr[int64](0),
-		ProcessedItemCount:      cpPtr[int64](0),
-		ImportedItemCount:       cpPtr[int64](0),
-	}}
-	d, err := e.imp.Start(rec, importTarget{restoreTarget{e, t}})
-	if err != nil {
-		return nil, err
-	}
-	return &wire.ImportTableOutput{ImportTableDescription: d}, nil
+	return &wire.ImportTableOutput{ImportTableDescription: d}, err
 }
 
 // openImports reads the stored imports and runs again the ones a stop
@@ -96,8 +36,29 @@ func (e *Engine) openImports() (err error) {
 			return importTarget{restoreTarget{e, t}}, ok
 		},
 		Closing: e.closing, Go: e.goBackground, Claim: e.claimJob,
+		Catalog: importCatalog{jobsHost{e}}, Region: e.cfg.Region, Account: e.cfg.AccountID, Shared: e.cfg.Cluster,
 	})
 	return err
+}
+
+// importCatalog is imports.Catalog.
+type importCatalog struct{ jobsHost }
+
+func (c importCatalog) Create(cin *wire.CreateTableInput) (imports.Table, error) {
+	name, nerr := createTableName(cpDeref(cin.TableName))
+	if nerr != nil {
+		return imports.Table{}, nerr
+	}
+	cin.TableName = &name
+	if _, exists := c.e.lookupTable(name); exists {
+		return imports.Table{}, ddberr.ResourceInUse("Table already exists: " + name)
+	}
+	t, _, err := c.e.createRestoreTarget(cin, nil, 0)
+	if err != nil {
+		return imports.Table{}, err
+	}
+	return imports.Table{ID: t.ID, Name: t.Name, TableArn: t.Desc.TableArn, TableId: t.Desc.TableId,
+		Target: importTarget{restoreTarget{c.e, t}}}, nil
 }
 
 // DescribeImport describes one import.
@@ -149,7 +110,7 @@ func (it importTarget) Key(item attr.Item) string {
 }
 
 // Finish makes the table ACTIVE.
-func (it importTarget) Finish() { it.e.finishRestore(it.t) }
+func (it importTarget) Finish() { it.e.finishRestore(it.t.ID, it.t.Name) }
 
 // Drop deletes a failed import's table, still CREATING (which
 // DeleteTable refuses).

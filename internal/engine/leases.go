@@ -20,12 +20,12 @@ import (
 // renewal), at the next round of the taker's loop. With one node every
 // lease is simply this node's.
 const (
-	leaseTTLPass = "ttl"      // the TTL expirer's background pass; progress: its cursor
-	leaseStreams = "streams"  // stream shard rollover, trimming and removal
-	leasePITR    = "pitr"     // PITR history trimming and system backup expiry
-	leaseJob     = "job/"     // + ARN: an export's, import's or bulk operation's run
-	leaseBackup  = "backup/"  // + ARN: an on-demand backup's copy
-	leaseRestore = "restore/" // + table ID: a restore into that table
+	leaseTTLPass = "ttl"     // the TTL expirer's background pass; progress: its cursor
+	leaseStreams = "streams" // stream shard rollover, trimming and removal
+	leasePITR    = "pitr"    // PITR history trimming and system backup expiry
+	leaseJob     = "job/"    // + ARN: an export's, import's or bulk operation's run
+	// backup.LeasePrefix + ARN: an on-demand backup's copy;
+	// restore.LeasePrefix + table ID: a restore into that table.
 )
 
 // openLeases creates this node's lease manager over store and starts its
@@ -110,6 +110,7 @@ func (e *Engine) adoptJobs() {
 			slog.Warn("adopting background jobs", "err", err)
 		}
 	}
+	e.adoptBackups()
 }
 
 // leaseBackfill + tableID/indexID: a GSI's or vector index's backfill.
@@ -160,26 +161,4 @@ func (e *Engine) leasedBackfill(table string, tableID uint64, ix *Index, minEnd 
 		_, cur, ok := e.currentIndex(table, tableID, ix)
 		return ok && cur.Backfilling
 	}, func() { e.backfill(table, tableID, ix, minEnd) })
-}
-
-// leasedBackupCopy is copy, a backup's copy, on the node that holds the
-// backup's lease; false when it did not run.
-func (e *Engine) leasedBackupCopy(b *backupRecord, copy func()) bool {
-	return e.underLease(leaseBackup+b.ARN, func() bool {
-		cur, ok := e.bk.Get(b.ARN)
-		return ok && cur.Status == backupCreating
-	}, copy)
-}
-
-// leasedRestore is restore, a restore into t, on the node that holds the
-// restore's lease; false when it did not run.
-func (e *Engine) leasedRestore(t *Table, restore func()) bool {
-	return e.underLease(fmt.Sprintf("%s%d", leaseRestore, t.ID), func() bool {
-		cur, ok := e.lookupTable(t.Name)
-		if !ok || cur.ID != t.ID {
-			return false
-		}
-		rs := cur.Desc.RestoreSummary
-		return rs != nil && cpDeref(rs.RestoreInProgress)
-	}, restore)
 }

@@ -28,7 +28,7 @@ func (e *Engine) startPITRTrim() {
 		for e.sleep(pitrTrimEvery) {
 			if e.holds(leasePITR) {
 				e.trimPITRWindows()
-				e.expireSystemBackups()
+				e.bk.Expire()
 			}
 		}
 	})

@@ -119,16 +119,6 @@ func TestRegistry(t *testing.T) {
 	if ex := r.Expired(now); len(ex) != 1 || ex[0] != b3 {
 		t.Fatalf("expired %v", ex)
 	}
-	r.StartRestore(b1.ARN)
-	r.StartRestore(b1.ARN)
-	r.EndRestore(b1.ARN)
-	if n := r.Restoring(b1.ARN); n != 1 {
-		t.Fatalf("restoring %d", n)
-	}
-	r.EndRestore(b1.ARN)
-	if n := r.Restoring(b1.ARN); n != 0 {
-		t.Fatalf("restoring %d", n)
-	}
 	r.Set(b1.ARN, nil)
 	if _, ok := r.Get(b1.ARN); ok {
 		t.Fatal("removed backup found")

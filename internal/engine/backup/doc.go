@@ -3,26 +3,29 @@
 // table's record of the moment it was requested), the key layout of the
 // records and of the copied items ("b" and "B" prefixes), the ARNs
 // DynamoDB gives backups, ListBackups' order and BackupType filter, the
-// BackupDetails of a record, the Registry of the backups and of the
-// restores reading each, and Copy, which copies a table's items as a
-// snapshot.Reader holds them into a backup; and the requests' answers
-// (requests.go): which ARNs name a backup (CheckARN, NotFound),
-// DeleteBackup's refusals (CheckDeletable), ListBackups' selection (List)
-// and a backup's BackupDescription and BackupSummary, over a Source view
-// of the recorded table the core hands in.
+// BackupDetails of a record, Copy, which copies a table's items as a
+// snapshot.Reader holds them into a backup, the requests' answers
+// (requests.go: CheckARN, NotFound, CheckDeletable, List, a backup's
+// BackupDescription and BackupSummary over a Source view of the recorded
+// table), and Backups (service.go): CreateBackup, DescribeBackup,
+// DeleteBackup and ListBackups, the system backup of a deleted table and
+// its expiry, and the copies' runs.
 //
-// The core owns the requests' flow (the DDL lock, looking the backup and
-// the table up, authorization, the table a backup is taken of and its
-// description, the store writes), the table record type a
-// Record carries as its Source (Record is generic over it, so the
-// package never imports internal/engine), and the restore, which package
-// restore writes.
+// The core implements Core (backup_host.go): its DDL lock, catalog
+// lookups, authorization, the ID counter, commits, snapshots, purges, the
+// number of restores reading a backup (counted from the catalog: the
+// tables CREATING whose RestoreSummary names it) and its leases. Record
+// is generic over the core's table record, so the package never imports
+// internal/engine.
 //
 // State in memory: the Registry, every backup record by the resource part
-// of its ARN, and a count of the restores in progress from each backup.
-// The core rebuilds it at Open from the records under the "b" prefix
-// (loadBackups: a backup still CREATING is copied again, restores in
-// progress start over and count again); another node would read the same
-// records from the store. A copy runs on the node holding the engine's
-// lease "backup/" + ARN, and a finished one is never copied again.
+// of its ARN, and the set of backups whose copy runs (or waits for its
+// lease) on this node. Open rebuilds the Registry from the records under
+// the "b" prefix and resumes every copy still CREATING (from the table as
+// it is then; dropped when the table is gone). With Config.Shared
+// (cluster mode) every answer reads the records from the store again, so
+// all nodes answer alike, a copy marks its backup AVAILABLE only if the
+// stored record is still CREATING, and Adopt (every lease TTL) resumes the
+// copies no node runs: a copy runs on the node holding the lease "backup/"
+// + ARN, and a finished one is never copied again.
 package backup

@@ -7,15 +7,11 @@ import (
 )
 
 // Registry is the in-memory view of the backups: every record by the
-// resource part of its ARN (Resource), and the restores in progress from
-// each. Records are replaced, never changed in place. The zero Registry
+// resource part of its ARN (Resource). Records are replaced, never changed in place. The zero Registry
 // is empty and ready.
 type Registry[S any] struct {
 	mu    sync.Mutex
 	byRes map[string]*Record[S]
-	// restoring counts the restores in progress from each backup (by
-	// ARN): such a backup cannot be deleted.
-	restoring map[string]int
 }
 
 // Get is the backup with the given ARN (of any region).
@@ -75,28 +71,9 @@ func (r *Registry[S]) Expired(now time.Time) []*Record[S] {
 	return expired
 }
 
-// StartRestore counts a restore from the backup arn.
-func (r *Registry[S]) StartRestore(arn string) {
+// replace installs all (by Resource) as the registry's records.
+func (r *Registry[S]) replace(all map[string]*Record[S]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.restoring == nil {
-		r.restoring = map[string]int{}
-	}
-	r.restoring[arn]++
-}
-
-// EndRestore uncounts a restore StartRestore counted.
-func (r *Registry[S]) EndRestore(arn string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.restoring[arn]--; r.restoring[arn] <= 0 {
-		delete(r.restoring, arn)
-	}
-}
-
-// Restoring is how many restores read the backup arn.
-func (r *Registry[S]) Restoring(arn string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.restoring[arn]
+	r.byRes = all
 }

@@ -17,6 +17,8 @@ import (
 // Source is what the descriptions of a backup show of its table, as the
 // backup recorded it (Record.Source, the core's table record).
 type Source struct {
+	Name        string // the table's name
+	TableID     uint64 // the ID its items were copied from
 	Desc        *wire.TableDescription
 	BillingMode string
 	// TTLAttribute is the table's time to live attribute; "" when TTL was

@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"cmp"
+	"errors"
 	"maps"
 	"reflect"
 	"strings"
@@ -86,6 +87,13 @@ type Options struct {
 	// Claim claims an operation's run for this node among those sharing
 	// the store (nil: every operation is this node's).
 	Claim jobs.Claimer
+	// Catalog is the core's catalog, for requests (request.go); Region
+	// and Account name the operations.
+	Catalog         Catalog
+	Region, Account string
+	// Shared: other nodes share the store (cluster mode), so answers
+	// read the records again first (jobs.Log.Share).
+	Shared bool
 }
 
 // Target is the table an operation writes into, as the core gives it.
@@ -173,6 +181,9 @@ func (o *Operations) ByToken(in *wire.StartBulkPutItemsInput, table string) (*wi
 // stop interrupted (those this node can claim).
 func Open(opts Options) (*Operations, error) {
 	o := &Operations{opts: opts}
+	if opts.Shared {
+		o.log.Share()
+	}
 	recs, err := o.log.LoadRuns(opts.Store, logPrefix, &o.runs, opts.Claim, func(r *Record) bool {
 		return (r.Desc.BulkOperationStatus == InProgress || r.Desc.BulkOperationStatus == Cancelling)
 	})
@@ -332,7 +343,21 @@ func (o *Operations) Cancel(arn string) (*wire.CancelBulkOperationOutput, error)
 	}
 	c := r.clone()
 	c.Desc.BulkOperationStatus = Cancelling
-	if err := o.log.Save(c); err != nil {
+	err = o.log.SaveWith(c, func(stored *Record) error {
+		// The node running it may have ended it since it was read.
+		if st := stored.Desc.BulkOperationStatus; st != InProgress {
+			c.Desc.BulkOperationStatus = st
+			return errNotRunning
+		}
+		return nil
+	})
+	if errors.Is(err, errNotRunning) {
+		if c.Desc.BulkOperationStatus == Cancelling {
+			return &wire.CancelBulkOperationOutput{BulkOperationArn: c.Desc.BulkOperationArn, BulkOperationStatus: Cancelling}, nil
+		}
+		return nil, ddberr.Validation("Bulk operation " + c.JobARN() + " cannot be cancelled: its status is " + c.Desc.BulkOperationStatus)
+	}
+	if err != nil {
 		return nil, err
 	}
 	o.cancels.markLocked(c.JobARN())
@@ -369,8 +394,19 @@ func (o *Operations) save(rec *Record) error {
 	if o.cancels.set[rec.JobARN()] && rec.Desc.BulkOperationStatus == InProgress {
 		rec.Desc.BulkOperationStatus = Cancelling
 	}
-	return o.log.Save(rec)
+	return o.log.SaveWith(rec, func(stored *Record) error {
+		// A CancelBulkOperation through another node: the run stops at
+		// its next record.
+		if stored.Desc.BulkOperationStatus == Cancelling && rec.Desc.BulkOperationStatus == InProgress {
+			rec.Desc.BulkOperationStatus = Cancelling
+			o.cancels.markLocked(rec.JobARN())
+		}
+		return nil
+	})
 }
+
+// errNotRunning refuses a cancellation of an operation that ended.
+var errNotRunning = errors.New("bulk operation not running")
 
 // operationID is the last part of the operation's ARN (the folder of
 // its report).

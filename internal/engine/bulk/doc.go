@@ -22,6 +22,11 @@
 // ends FAILED. Among nodes sharing the store, the one holding an
 // operation's claim (package jobs, Runs) runs it, its checkpoints fenced
 // by the claim; Adopt takes over, from the last checkpoint, the
-// operations of a node whose claim lapsed. (A cancellation made on
-// another node lives in that process's set until saved.)
+// operations of a node whose claim lapsed. A cancellation made through
+// another node is seen by the running node's next checkpoint save
+// (jobs.Log.SaveWith), which stops the run.
+//
+// Requests (request.go) run over a Catalog the core implements (its DDL
+// lock and table lookups); with Options.Shared (cluster mode) every answer
+// reads the records from the store first, so all nodes answer alike.
 package bulk

@@ -18,4 +18,8 @@
 // file's name derives from the ARN). Among nodes sharing the store, the
 // one holding an export's claim (package jobs, Runs) runs it; Adopt takes
 // over the exports of a node whose claim lapsed.
+//
+// Requests (request.go) run over a Catalog the core implements (its DDL
+// lock and table lookups); with Options.Shared (cluster mode) every answer
+// reads the records from the store first, so all nodes answer alike.
 package export

@@ -61,6 +61,13 @@ type Options struct {
 	// Claim claims an export's run for this node among those sharing
 	// the store (nil: every export is this node's).
 	Claim jobs.Claimer
+	// Catalog is the core's catalog, for requests (request.go); Region
+	// and Account name the exports.
+	Catalog         Catalog
+	Region, Account string
+	// Shared: other nodes share the store (cluster mode), so answers
+	// read the records again first (jobs.Log.Share).
+	Shared bool
 }
 
 // Exports are the exports of one engine.
@@ -74,6 +81,9 @@ type Exports struct {
 // interrupted (those this node can claim).
 func Open(opts Options) (*Exports, error) {
 	x := &Exports{opts: opts}
+	if opts.Shared {
+		x.log.Share()
+	}
 	recs, err := x.log.LoadRuns(opts.Store, logPrefix, &x.runs, opts.Claim, func(r *Record) bool {
 		return r.Desc.ExportStatus == InProgress
 	})

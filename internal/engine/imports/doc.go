@@ -20,4 +20,8 @@
 // items). Among nodes sharing the store, the one holding an import's
 // claim (package jobs, Runs) runs it; Adopt takes over the imports of a
 // node whose claim lapsed.
+//
+// Requests (request.go) run over a Catalog the core implements (its DDL
+// lock and table lookups); with Options.Shared (cluster mode) every answer
+// reads the records from the store first, so all nodes answer alike.
 package imports

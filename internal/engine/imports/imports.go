@@ -62,6 +62,13 @@ type Options struct {
 	// Claim claims an import's run for this node among those sharing
 	// the store (nil: every import is this node's).
 	Claim jobs.Claimer
+	// Catalog is the core's catalog, for requests (request.go); Region
+	// and Account name the imports.
+	Catalog         Catalog
+	Region, Account string
+	// Shared: other nodes share the store (cluster mode), so answers
+	// read the records again first (jobs.Log.Share).
+	Shared bool
 }
 
 // Imports are the imports of one engine.
@@ -76,6 +83,9 @@ type Imports struct {
 // claim).
 func Open(opts Options) (*Imports, error) {
 	m := &Imports{opts: opts}
+	if opts.Shared {
+		m.log.Share()
+	}
 	recs, err := m.log.LoadRuns(opts.Store, logPrefix, &m.runs, opts.Claim, func(r *Record) bool {
 		return r.Desc.ImportStatus == InProgress
 	})

@@ -9,7 +9,10 @@
 // engine's Open): the records are stored as JSON under the log's prefix
 // (an "m" metadata key + ARN) and each Save commits durably before the
 // copy in memory changes, so the store is always the truth. Reload reads
-// the records again (another node may have saved some).
+// the records again (another node may have saved some); a Share'd log
+// (cluster mode) does so before every answer (Find, Page, WithToken), and
+// SaveWith hands a merge the record as stored, inside the transaction
+// that saves it (a cancellation another node saved is kept).
 //
 // Runs are the jobs of one kind running on this node, each under its
 // Claim (the engine's lease "job/" + ARN, package internal/lease): a job

@@ -3,6 +3,7 @@ package jobs
 import (
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -34,6 +35,9 @@ type Log[T any, P interface {
 	byID   map[string]P
 	all    []string // ARNs, oldest first
 	runs   *Runs    // fences the saves of the jobs running here (nil: none)
+	// shared: other nodes save records too (cluster mode), so the
+	// answers (Find, Page, WithToken) read the records again first.
+	shared bool
 	// saving is held shared by each Save and exclusively by Reload, so
 	// that Reload never puts back a record older than one saved meanwhile.
 	saving sync.RWMutex
@@ -50,6 +54,19 @@ func (l *Log[T, P]) LoadRuns(store storage.Store, prefix string, runs *Runs, cla
 	})
 	l.FenceWith(runs)
 	return l.Load(store, prefix)
+}
+
+// Share says that other nodes save records to the same store: Find,
+// Page and WithToken read the records again before they answer.
+func (l *Log[T, P]) Share() { l.shared = true }
+
+// refresh reads the records again when they are shared.
+func (l *Log[T, P]) refresh() error {
+	if !l.shared {
+		return nil
+	}
+	_, err := l.Reload()
+	return err
 }
 
 // FenceWith makes every Save of a record whose job runs here (in runs)
@@ -120,19 +137,36 @@ func (l *Log[T, P]) read(store storage.Store, prefix string) ([]P, error) {
 
 // Save stores rec durably, then keeps a copy of it (rec may share
 // pointers with a request, or go on changing in a running job).
-func (l *Log[T, P]) Save(rec P) error {
-	v, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
+func (l *Log[T, P]) Save(rec P) error { return l.SaveWith(rec, nil) }
+
+// SaveWith is Save that first hands merge (nil: none) the record as
+// stored now, inside the transaction that stores rec: merge may change
+// rec (another node may have saved the record meanwhile: a
+// cancellation), or refuse the save with an error. A conflict with
+// another node's save runs it again.
+func (l *Log[T, P]) SaveWith(rec P, merge func(stored P) error) error {
 	arn := rec.JobARN()
 	l.saving.RLock()
 	defer l.saving.RUnlock()
-	var fence func(storage.Txn) error
-	if l.runs != nil {
-		fence = func(txn storage.Txn) error { return l.runs.fence(arn, txn) }
-	}
-	if err := set(l.store, []byte(l.prefix+arn), v, fence); err != nil {
+	var v []byte
+	err := commitRetry(l.store, func(txn storage.Txn) error {
+		if l.runs != nil {
+			if err := l.runs.fence(arn, txn); err != nil {
+				return err
+			}
+		}
+		if merge != nil {
+			if err := mergeStored(txn, []byte(l.prefix+arn), merge); err != nil {
+				return err
+			}
+		}
+		var err error
+		if v, err = json.Marshal(rec); err != nil {
+			return err
+		}
+		return txn.Set([]byte(l.prefix+arn), v)
+	})
+	if err != nil {
 		return err
 	}
 	c := P(new(T))
@@ -151,26 +185,52 @@ func (l *Log[T, P]) Save(rec P) error {
 	return nil
 }
 
-// Set sets key to v in one durable transaction.
-func Set(store storage.Store, key, v []byte) error { return set(store, key, v, nil) }
+// mergeStored hands merge the record stored under key in txn, if any.
+func mergeStored[T any, P interface {
+	*T
+	Record
+}](txn storage.Txn, key []byte, merge func(P) error) error {
+	old, err := txn.Get(key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	stored := P(new(T))
+	if err := json.Unmarshal(old, stored); err != nil {
+		return err
+	}
+	return merge(stored)
+}
 
-// set sets key to v in one durable transaction that fence (nil: none)
-// checks first.
-func set(store storage.Store, key, v []byte, fence func(storage.Txn) error) error {
+// commitRetry runs f in a durable transaction of store, again (a few
+// times) when it conflicts with another writer.
+func commitRetry(store storage.Store, f func(storage.Txn) error) error {
+	var err error
+	for range 5 {
+		if err = commitOnce(store, f); !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+	}
+	return err
+}
+
+func commitOnce(store storage.Store, f func(storage.Txn) error) error {
 	txn, err := store.Begin()
 	if err != nil {
 		return err
 	}
 	defer txn.Rollback()
-	if fence != nil {
-		if err := fence(txn); err != nil {
-			return err
-		}
-	}
-	if err := txn.Set(key, v); err != nil {
+	if err := f(txn); err != nil {
 		return err
 	}
 	return txn.Commit(storage.CommitOptions{Sync: true})
+}
+
+// Set sets key to v in one durable transaction.
+func Set(store storage.Store, key, v []byte) error {
+	return commitOnce(store, func(txn storage.Txn) error { return txn.Set(key, v) })
 }
 
 // Stored is the record of arn as the store holds it now (another node
@@ -204,6 +264,7 @@ func (l *Log[T, P]) Get(arn string) (P, bool) {
 // live accepts, when it is not nil: a token may name a job for a while
 // only).
 func (l *Log[T, P]) WithToken(token string, live func(P) bool) (P, bool) {
+	_ = l.refresh() // on failure: the records as last read
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, arn := range l.all {
@@ -219,6 +280,9 @@ func (l *Log[T, P]) WithToken(token string, live func(P) bool) (P, bool) {
 // newest first; the returned token is the last ARN of the page when more
 // may follow. An unknown next is DynamoDB's "Invalid NextToken".
 func (l *Log[T, P]) Page(newestFirst bool, next string, limit int, keep func(P) bool) ([]P, string, error) {
+	if err := l.refresh(); err != nil {
+		return nil, "", err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	all := l.all
@@ -272,6 +336,9 @@ func ReadAll(store storage.Store, prefix []byte, fn func(v []byte) error) error 
 // Find is the record of arn, or notFound(arn) when there is none (each
 // kind of job names a missing one in its own words).
 func (l *Log[T, P]) Find(arn string, notFound func(arn string) error) (P, error) {
+	if err := l.refresh(); err != nil {
+		return nil, err
+	}
 	if r, ok := l.Get(arn); ok {
 		return r, nil
 	}

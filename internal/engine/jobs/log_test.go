@@ -296,3 +296,55 @@ func TestRunsAcrossNodes(t *testing.T) {
 		t.Fatalf("a's copy after Reload %q, want b's save", r.State)
 	}
 }
+
+// TestSharedLogs: two nodes' logs of one store. A shared log answers
+// Find, Page and WithToken from the store (what the other node saved a
+// moment ago), and SaveWith hands its merge the record as the other node
+// stored it, inside the transaction: a state another node saved is not
+// overwritten unseen, and a refusal saves nothing. Seen failing with
+// Share a no-op (Find answered not found) and with SaveWith ignoring
+// merge.
+func TestSharedLogs(t *testing.T) {
+	s := memory.New()
+	var a, b log
+	for _, l := range []*log{&a, &b} {
+		if _, err := l.Load(s, "mtest/"); err != nil {
+			t.Fatal(err)
+		}
+		l.Share()
+	}
+	t0 := time.Unix(1000, 0).UTC()
+	if err := a.Save(&rec{ARN: "j", Start: t0, Token: "tok", State: "RUNNING"}); err != nil {
+		t.Fatal(err)
+	}
+	notFound := func(arn string) error { return errors.New("not found: " + arn) }
+	if r, err := b.Find("j", notFound); err != nil || r.State != "RUNNING" {
+		t.Fatalf("b's Find: %+v %v", r, err)
+	}
+	if r, ok := b.WithToken("tok", nil); !ok || r.ARN != "j" {
+		t.Fatalf("b's WithToken: %+v %v", r, ok)
+	}
+	if err := b.Save(&rec{ARN: "j", Start: t0, Token: "tok", State: "CANCELLING"}); err != nil {
+		t.Fatal(err)
+	}
+	next := &rec{ARN: "j", Start: t0, Token: "tok", State: "RUNNING"}
+	if err := a.SaveWith(next, func(stored *rec) error {
+		if stored.State == "CANCELLING" {
+			next.State = stored.State
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := b.Find("j", notFound); err != nil || r.State != "CANCELLING" {
+		t.Fatalf("after a's merged save b finds %+v %v", r, err)
+	}
+	refused := errors.New("refused")
+	err := a.SaveWith(&rec{ARN: "j", Start: t0, State: "DONE"}, func(*rec) error { return refused })
+	if !errors.Is(err, refused) {
+		t.Fatalf("a refused save: %v", err)
+	}
+	if recs, _, err := b.Page(false, "", 10, func(*rec) bool { return true }); err != nil || len(recs) != 1 || recs[0].State != "CANCELLING" {
+		t.Fatalf("b's Page after a refused save: %v %v", recs, err)
+	}
+}

@@ -7,21 +7,25 @@
 // and stops when the engine closes.
 //
 // It also shapes the requests (request.go, attime.go): the CreateTable a
-// restore amounts to (Request: the source's definition, as a backup
-// recorded it or as the table is now, with the request's Overrides), a
-// point-in-time restore's own checks and source (CheckAtTime,
-// SourceNotFound), the time it restores to (Time), the refusal of a taken
-// target name (TargetTaken) and the response (Response).
+// restore amounts to (Request), a point-in-time restore's own checks and
+// source (CheckAtTime, SourceNotFound), the time it restores to (Time),
+// the refusal of a taken target name (TargetTaken) and the response
+// (Response); and it runs them (service.go, Restores):
+// RestoreTableFromBackup's and RestoreTableToPointInTime's flow in
+// DynamoDB's order, each restore under the core's lease "restore/" +
+// table ID, and Adopt.
 //
-// The core owns the rest of a restore: looking the backup or source table
-// up, the CreateTable validation of the new table (package tables), the
-// new table (CREATING until it is ACTIVE), the backup records (kept by
-// package backup), and resuming. The package never imports
-// internal/engine.
+// The core implements Core (backup_host.go): the DDL lock, the backups
+// (package backup's, as Backup views), catalog lookups, the creation of
+// the CREATING target with CreateTable's validation, its write path and
+// its finish (restore_target.go), snapshots and leases. The package never
+// imports internal/engine.
 //
-// State in memory: none beyond the chunk being gathered. A restore a stop
-// interrupted is started over by the core at its next Open from the
-// table's RestoreSummary (writing an item again changes nothing), on the
-// node holding the engine's lease "restore/" + table ID (another node takes
-// it over once it lapses).
+// State in memory: the set of targets whose restore runs (or waits for
+// its lease) on this node, and the chunk being gathered. Nothing else:
+// the restores in progress are the catalog's tables whose RestoreSummary
+// says so (Core.Pending), started over by Adopt at Open and, in cluster
+// mode, every lease TTL on every node, so another node finishes a restore
+// whose node died once its lease lapsed (writing an item again changes
+// nothing).
 package restore
