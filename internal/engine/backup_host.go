@@ -227,21 +227,6 @@ func restoring(t *Table) bool {
 	return rs != nil && cpDeref(rs.RestoreInProgress)
 }
 
-// freshTable is the named table; in cluster mode as the store has it
-// now (another node may have changed it within the catalogRecheck of the
-// cached one: a backup, a restore or an export must see the table's
-// recovery settings and definition of the moment).
-func (e *Engine) freshTable(name string) (*Table, bool) {
-	if !e.cfg.Cluster {
-		return e.lookupTable(name)
-	}
-	t, ok, err := e.reloadTable(name)
-	if err != nil || !ok {
-		return nil, false
-	}
-	return e.settle(t)
-}
-
 // catalogTables is every table, read again from the store first in
 // cluster mode (other nodes create and finish restores too).
 func (e *Engine) catalogTables() []*Table {

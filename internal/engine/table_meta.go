@@ -55,7 +55,9 @@ func viewTable[T any](e *Engine, name string, view func(*Table) T) (T, bool) {
 // freshTable is the named table for a control-plane request. In cluster
 // mode it is read from the store first: another node may have changed its
 // record within this node's recheck period (catalog_nodes.go), and a
-// change built on the cached record would fail its generation check.
+// change built on the cached record would fail its generation check,
+// and a backup, a restore or an export must see the table's recovery
+// settings and definition of the moment.
 // (Should that read fail, the cached version is used; a change built on
 // it is still refused rather than lost.)
 func (e *Engine) freshTable(name string) (*Table, bool) {
