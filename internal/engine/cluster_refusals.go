@@ -16,9 +16,7 @@ import (
 //   - vector indexes (each process holds its own graph);
 //   - on-demand backups and restores, point-in-time restores, exports,
 //     imports and bulk operations (their records are read into memory at
-//     Open and their work runs on the node that started it);
-//   - throughput enforcement (the token buckets are per process): Open
-//     refuses Throttle.On.
+//     Open and their work runs on the node that started it).
 // Open refuses a store whose tables already have a stream or a vector
 // index (written by a single server before).
 
@@ -70,9 +68,6 @@ func (e *Engine) refuseUpdateInCluster(in *wire.UpdateTableInput) error {
 func (e *Engine) checkClusterOpen() error {
 	if !e.cfg.Cluster {
 		return nil
-	}
-	if e.cfg.Throttle.On {
-		return fmt.Errorf("engine: throughput enforcement is per process and cannot run in cluster mode yet")
 	}
 	for _, t := range e.snapshotTables() {
 		if t.Stream.Enabled {
