@@ -27,11 +27,11 @@ type nodeCluster struct {
 	next    atomic.Int64
 }
 
-// startNodes starts n cluster-mode nodes on a fresh namespace of the
-// suite's PostgreSQL, or skips the test when there is none (unless CI's
-// KURA_REQUIRE_POSTGRES=1). The servers' own storage is given here, so the
-// test runs once, in the suite's first pass.
-func startNodes(t *testing.T, n int) *nodeCluster {
+// startNodes starts n cluster-mode nodes (with flags) on a fresh
+// namespace of the suite's PostgreSQL, or skips the test when there is
+// none (unless CI's KURA_REQUIRE_POSTGRES=1). The servers' own storage is
+// given here, so the test runs once, in the suite's first pass.
+func startNodes(t *testing.T, n int, flags ...string) *nodeCluster {
 	t.Helper()
 	url := os.Getenv("KURA_TEST_POSTGRES")
 	switch {
@@ -45,7 +45,7 @@ func startNodes(t *testing.T, n int) *nodeCluster {
 	ns := fmt.Sprintf("nodes%d_%d", os.Getpid(), time.Now().UnixNano())
 	c := &nodeCluster{}
 	for range n {
-		k := startKura(t, "--cluster", "--postgres", url, "--postgres-namespace", ns)
+		k := startKura(t, append([]string{"--cluster", "--postgres", url, "--postgres-namespace", ns}, flags...)...)
 		c.nodes = append(c.nodes, k)
 		c.clients = append(c.clients, k.client())
 	}

@@ -196,6 +196,17 @@ func (e *Engine) followNodes() {
 	e.goBackground(func() { b.Follow(e.liveNodes, membership.Heartbeat, e.sleep) })
 }
 
+// NodesChanged recounts the live nodes now, for the share of every
+// limit this node enforces: the server calls it once this node has
+// joined the membership (which it does after Open), so a node does not
+// wait a period to count itself. A no-op outside cluster mode or without
+// enforcement.
+func (e *Engine) NodesChanged() {
+	if e.cfg.Cluster && e.quota.Enforcing() {
+		e.quota.Buckets().Refresh(e.liveNodes)
+	}
+}
+
 // liveNodes counts the nodes registered in the store (their heartbeats
 // are on the lease clock's time, the system clock unless a test injects
 // one).

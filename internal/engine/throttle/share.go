@@ -23,9 +23,10 @@ import (
 //
 // Accuracy, for a load a load balancer spreads evenly over the nodes:
 // over any window of length T the nodes together admit at most
-// Rate×T + Burst×Rate (as one node does), plus one request's overdraft
-// per node (a request is admitted while its bucket is positive and may
-// take it below zero), plus, after a node joined and before the others
+// Rate×T + Burst×Rate (as one node does), plus the overdraft of the
+// requests in flight on each node when its bucket runs out (a request is
+// admitted while its bucket is positive and pays after, so it may take it
+// below zero), plus, after a node joined and before the others
 // noticed (at most one period), what the old shares exceed the new ones
 // by. A node that died still counts until its record lapses
 // (membership.TTL), so the survivors enforce less than the budget
