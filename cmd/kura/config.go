@@ -179,7 +179,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.TiKVGCLifetime, "tikv-gc-life-time", 10*time.Minute, "with --tikv-pd: how long the cluster keeps overwritten and deleted versions; Kura moves the cluster's GC safe point to that long ago every 10 minutes, never past a transaction it has open (0: Kura runs no GC, for a cluster whose GC something else runs)")
 	fs.StringVar(&c.Postgres, "postgres", "", "store data in the PostgreSQL database at this URL (postgres://user:password@host:5432/database?sslmode=verify-full), instead of --data-dir; Kura creates its tables there (docs/running.md)")
 	fs.StringVar(&c.PostgresNamespace, "postgres-namespace", "default", "with --postgres: the name (letters, digits, '-' and '_') that keeps this deployment's keys apart from others' in the database; one Kura server per namespace, or several with --cluster")
-	fs.BoolVar(&c.Cluster, "cluster", false, "with --postgres or --tikv-pd: serve the namespace as one node of several (each with --cluster, behind a load balancer): no item cache, every write checked against the store's table definitions; streams, vector indexes, backups, exports, imports, bulk operations and --enforce-throughput are refused (docs/running.md, \"Several nodes\")")
+	fs.BoolVar(&c.Cluster, "cluster", false, "with --postgres or --tikv-pd: serve the namespace as one node of several (each with --cluster, behind a load balancer): no item cache, every write checked against the store's table definitions; streams and vector indexes are refused; --enforce-throughput enforces each node's share of every table's capacity (docs/running.md, \"Several nodes\")")
 	fs.BoolVar(&c.Sync, "sync", true, "fsync every acknowledged write (no effect with --tikv-pd or --postgres, whose commits are as durable as the cluster makes them)")
 	fs.StringVar(&c.Region, "region", "us-east-1", "region reported in ARNs and endpoints")
 	fs.StringVar(&c.AccountID, "account-id", "000000000000", "account id reported in ARNs")
@@ -371,8 +371,6 @@ func checkCluster(c *config, onTiKV bool) error {
 		return nil
 	case c.Postgres == "" && !onTiKV:
 		return errors.New("--cluster needs a store the nodes share: --postgres or --tikv-pd (the embedded and in-memory stores serve one process)")
-	case c.EnforceThroughput:
-		return errors.New("--cluster and --enforce-throughput exclude each other: throughput is enforced per process so far")
 	case len(c.Regions) > 1:
 		return errors.New("--cluster and --regions exclude each other: global tables replicate from one process so far")
 	}

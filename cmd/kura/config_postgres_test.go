@@ -52,11 +52,14 @@ func TestParseClusterFlag(t *testing.T) {
 	if err != nil || !c.Cluster {
 		t.Fatalf("--cluster --postgres: %v (Cluster %v)", err, c != nil && c.Cluster)
 	}
+	// Each node enforces its share of the capacity (engine, throttle.go).
+	if c, err = parseConfig([]string{"--cluster", "--postgres", url, "--enforce-throughput"}, none, io.Discard); err != nil || !c.EnforceThroughput {
+		t.Fatalf("--cluster --enforce-throughput: %v", err)
+	}
 	for want, args := range map[string][]string{
-		"--cluster needs a store the nodes share":               {"--cluster"},
-		"--cluster needs a store the nodes share: --postgres":   {"--cluster", "--in-memory"},
-		"--cluster and --enforce-throughput exclude each other": {"--cluster", "--postgres", url, "--enforce-throughput"},
-		"--cluster and --regions exclude each other":            {"--cluster", "--postgres", url, "--regions", "us-east-1,eu-west-1"},
+		"--cluster needs a store the nodes share":             {"--cluster"},
+		"--cluster needs a store the nodes share: --postgres": {"--cluster", "--in-memory"},
+		"--cluster and --regions exclude each other":          {"--cluster", "--postgres", url, "--regions", "us-east-1,eu-west-1"},
 	} {
 		if _, err := parseConfig(args, none, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want %q", args, err, want)

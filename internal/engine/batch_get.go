@@ -118,7 +118,7 @@ func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.Batch
 		for i, k := range bt.keys {
 			var refused error
 			if size < maxBatchResponseBytes {
-				refused = e.admitRead(bt.t, "")
+				refused = e.quota.AdmitRead(bt.t, "")
 			}
 			if size >= maxBatchResponseBytes || refused != nil {
 				if throttled == nil {
@@ -135,7 +135,7 @@ func (e *Engine) batchRead(tables []*batchGetTable, capMode string) (*wire.Batch
 			}
 			read++
 			units := readUnits(itemSize(item), consistent)
-			e.chargeRead(bt.t, "", units)
+			e.quota.ChargeRead(bt.t, "", units)
 			tally.add(bt.t.Name, units)
 			if item != nil {
 				item = applyProjection(bt.proj, item)

@@ -28,8 +28,8 @@ type batchWrite struct {
 // Every request goes through the same atomic write path as PutItem and
 // DeleteItem (unconditionally); the batch as a whole is not atomic.
 // Requests come back in UnprocessedItems only when throughput is enforced
-// and their table is out of write capacity (the quota applier's
-// admitBatchWrites, throttle.go).
+// and their table is out of write capacity (the quota applier,
+// throttle.Applier).
 func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInput) (*wire.BatchWriteItemOutput, error) {
 	if err := prepareBatchWrite(in.RequestItems); err != nil {
 		return nil, err
@@ -38,9 +38,13 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 	if err != nil {
 		return nil, err
 	}
-	writes, results, unprocessed, err := e.applier.applyBatch(ctx, writes)
+	writes, results, refused, err := e.applier.ApplyBatch(ctx, writes)
 	if err != nil {
 		return nil, err
+	}
+	unprocessed := map[string][]wire.WriteRequest{}
+	for _, w := range refused {
+		unprocessed[w.name] = append(unprocessed[w.name], w.req)
 	}
 	var tally capacityTally
 	for i, w := range writes {
@@ -56,7 +60,7 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInpu
 // estimate is the table write units a write is expected to consume: its
 // item's, or one for a delete. The difference to what it did consume is
 // paid after the commit.
-func (w batchWrite) estimate() float64 {
+func (w batchWrite) Estimate() float64 {
 	return writeUnits(itemSize(w.item))
 }
 

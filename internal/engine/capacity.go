@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -13,8 +14,8 @@ const (
 
 // ReturnConsumedCapacity values.
 const (
-	capTotal   = "TOTAL"
-	capIndexes = "INDEXES"
+	capTotal   = indexes.CapacityTotal
+	capIndexes = indexes.CapacityIndexes
 )
 
 // readUnits is the read capacity of reading size bytes: rounded up to 4 KB
@@ -57,24 +58,24 @@ func consumedCapacity(mode, table string, units float64) *wire.ConsumedCapacity 
 type capacityTally struct {
 	order []string
 	units map[string]float64
-	index map[string]*indexUnits // index shares per table (writes)
+	index map[string]*indexes.Units // index shares per table (writes)
 }
 
 // addIndexes charges a table and its indexes.
-func (c *capacityTally) addIndexes(table string, u indexUnits) {
-	c.add(table, u.table)
-	if u.gsi == nil && u.lsi == nil {
+func (c *capacityTally) addIndexes(table string, u indexes.Units) {
+	c.add(table, u.Table)
+	if u.GSI == nil && u.LSI == nil {
 		return
 	}
 	if c.index == nil {
-		c.index = map[string]*indexUnits{}
+		c.index = map[string]*indexes.Units{}
 	}
 	x := c.index[table]
 	if x == nil {
-		x = &indexUnits{}
+		x = &indexes.Units{}
 		c.index[table] = x
 	}
-	x.add(indexUnits{gsi: u.gsi, lsi: u.lsi})
+	x.Add(indexes.Units{GSI: u.GSI, LSI: u.LSI})
 }
 
 // add charges units to table.
@@ -96,11 +97,11 @@ func (c *capacityTally) list(mode string) []wire.ConsumedCapacity {
 	}
 	out := make([]wire.ConsumedCapacity, 0, len(c.order))
 	for _, name := range c.order {
-		u := indexUnits{table: c.units[name]}
+		u := indexes.Units{Table: c.units[name]}
 		if x := c.index[name]; x != nil {
-			u.gsi, u.lsi = x.gsi, x.lsi
+			u.GSI, u.LSI = x.GSI, x.LSI
 		}
-		out = append(out, *consumedWithIndexes(mode, name, u))
+		out = append(out, *indexes.Consumed(mode, name, u))
 	}
 	return out
 }

@@ -609,7 +609,7 @@ func (e *Engine) purge(id uint64, keepItems bool) {
 	e.statsMu.Lock()
 	delete(e.stats, id)
 	e.statsMu.Unlock()
-	e.thr.Forget(id)
+	e.quota.Buckets().Forget(id)
 }
 
 // purgeUntilClose deletes every key of [lower, upper), purgeChunk keys

@@ -14,8 +14,6 @@ import (
 //   - streams (sequence numbers and shards are handed out per process) and
 //     Kinesis streaming destinations (their outbox numbering likewise);
 //   - vector indexes (each process holds its own graph);
-//   - throughput enforcement (the token buckets are per process): Open
-//     refuses Throttle.On.
 // Open refuses a store whose tables already have a stream or a vector
 // index (written by a single server before).
 
@@ -67,9 +65,6 @@ func (e *Engine) refuseUpdateInCluster(in *wire.UpdateTableInput) error {
 func (e *Engine) checkClusterOpen() error {
 	if !e.cfg.Cluster {
 		return nil
-	}
-	if e.cfg.Throttle.On {
-		return fmt.Errorf("engine: throughput enforcement is per process and cannot run in cluster mode yet")
 	}
 	for _, t := range e.snapshotTables() {
 		if t.Stream.Enabled {

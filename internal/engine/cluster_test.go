@@ -463,9 +463,6 @@ func TestClusterRefusals(t *testing.T) {
 	dpWantErr(t, err, "ValidationException", "DynamoDB Streams is not supported by Kura nodes in cluster mode (--cluster) yet")
 	e.Close()
 
-	if _, err := Open(store, Config{Cluster: true, Throttle: ThrottleConfig{On: true}}); err == nil {
-		t.Fatal("cluster mode opened with throughput enforcement")
-	}
 	single, err := Open(store, Config{})
 	if err != nil {
 		t.Fatal(err)

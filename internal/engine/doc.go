@@ -1,8 +1,8 @@
 // Package engine implements DynamoDB semantics over internal/storage:
 // tables and their catalog, items, conditions, updates, Query/Scan, batches
 // (on an index too: the entries and checks are package indexes') and
-// capacity accounting (and, when Config.Throttle asks, its
-// enforcement: throttle.go). The control plane's rules (what CreateTable
+// capacity accounting (its enforcement and metering are package throttle's,
+// wired at Open: throttle.go). The control plane's rules (what CreateTable
 // and UpdateTable may ask and the definitions they build) are package
 // tables'; the core's table_*.go look tables up, hold the DDL lock, store
 // the definitions and time the status transitions.

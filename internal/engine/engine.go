@@ -124,12 +124,12 @@ type Engine struct {
 	// when it committed (subsystems.go); the write path knows only them.
 	subs change.Subsystems
 
-	thr *throttle.Buckets // capacity token buckets (throttle.go, package throttle)
-	// metering: capacity is worked out for every request, to enforce or
-	// to count it (Throttle.On or MeterCapacity).
-	metering bool
-	// applier applies single-item writes: the core's writeItem, wrapped
-	// in the quota applier when metering (throttle.go, wireAppliers).
+	// quota admits and pays capacity (package throttle), when enforced
+	// or metered: Metering() means every request works out what it
+	// consumes.
+	quota *throttle.Quota
+	// applier applies item writes: the core's write path, wrapped in the
+	// quota applier when metering (throttle.go, wireAppliers).
 	applier writeApplier
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
@@ -176,18 +176,17 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		cfg.Clock = SystemClock{}
 	}
 	e := &Engine{
-		cfg:      cfg,
-		store:    streams.WrapStore(store), // carries stream sequence numbers per txn
-		clock:    cfg.Clock,
-		tables:   make(map[string]*Table),
-		stats:    make(map[uint64]*tableStats),
-		closing:  make(chan struct{}),
-		nextID:   1,
-		metering: cfg.Throttle.On || cfg.MeterCapacity,
-		items:    newItemCache(itemCacheBudget(cfg)),
-		thr:      throttle.New(cfg.Throttle.Burst),
-		pitr:     pitr.New(cfg.Clock),
-		tx:       transact.New(cfg.Clock),
+		cfg:     cfg,
+		store:   streams.WrapStore(store), // carries stream sequence numbers per txn
+		clock:   cfg.Clock,
+		tables:  make(map[string]*Table),
+		stats:   make(map[uint64]*tableStats),
+		closing: make(chan struct{}),
+		nextID:  1,
+		items:   newItemCache(itemCacheBudget(cfg)),
+		quota:   throttle.NewQuota(cfg.Throttle, cfg.MeterCapacity, cfg.Clock.Now),
+		pitr:    pitr.New(cfg.Clock),
+		tx:      transact.New(cfg.Clock),
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
@@ -211,6 +210,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.startClusterRecount()
+	e.followNodes()
 	if err := e.streams.Open(e.observedTables()); err != nil {
 		return nil, err
 	}

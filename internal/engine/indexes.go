@@ -97,79 +97,58 @@ func (e *Engine) lockCollections(tables []*Table, keys []primaryKey) func() {
 // collectionSize is the current size of one item collection, from its
 // counter (one point read).
 func (e *Engine) collectionSize(t *Table, pk attr.Value) (int64, error) {
+	return e.collectionSizeOf(t.ID, pk)
+}
+
+func (e *Engine) collectionSizeOf(tableID uint64, pk attr.Value) (int64, error) {
 	if e.point != nil {
-		return indexes.CollectionSize(e.point, t.ID, pk)
+		return indexes.CollectionSize(e.point, tableID, pk)
 	}
 	snap, err := e.store.NewSnapshot()
 	if err != nil {
 		return 0, err
 	}
 	defer snap.Close()
-	return indexes.CollectionSize(snap, t.ID, pk)
+	return indexes.CollectionSize(snap, tableID, pk)
 }
 
-// collectionMetrics is the ItemCollectionMetrics of a write to a table with
-// LSIs when ReturnItemCollectionMetrics is SIZE (nil otherwise): the
-// collection's partition key and its size estimate range in GB.
+// written is an item written to t (named name in the request), for the
+// ItemCollectionMetrics (package indexes).
+func written(name string, t *Table, pk attr.Value) indexes.Written {
+	return indexes.Written{Name: name, TableID: t.ID, HasLSI: len(t.LSIs) > 0, HashName: t.Hash.Name, PK: pk}
+}
+
+// collectionMetrics is the ItemCollectionMetrics of a write of key to t
+// (indexes.Metrics).
 func (e *Engine) collectionMetrics(mode string, t *Table, key attr.Item) *wire.ItemCollectionMetrics {
 	if mode != "SIZE" || len(t.LSIs) == 0 {
 		return nil
 	}
-	pk := key[t.Hash.Name]
-	size, err := e.collectionSize(t, pk)
-	if err != nil {
-		return nil
-	}
-	return &wire.ItemCollectionMetrics{
-		ItemCollectionKey:   attr.Item{t.Hash.Name: pk},
-		SizeEstimateRangeGB: indexes.SizeEstimateRangeGB(size),
-	}
+	return indexes.Metrics(mode, written(t.Name, t, key[t.Hash.Name]), e.collectionSizeOf)
 }
 
-// batchCollectionMetrics is BatchWriteItem's ItemCollectionMetrics when
-// ReturnItemCollectionMetrics is SIZE: per table with LSIs, one entry per
-// item collection the batch wrote to, in request order.
+// batchCollectionMetrics is BatchWriteItem's ItemCollectionMetrics.
 func (e *Engine) batchCollectionMetrics(mode string, writes []batchWrite) map[string][]wire.ItemCollectionMetrics {
 	if mode != "SIZE" {
 		return nil
 	}
-	names, tables, keys := make([]string, len(writes)), make([]*Table, len(writes)), make([]primaryKey, len(writes))
+	ws := make([]indexes.Written, len(writes))
 	for i, w := range writes {
-		names[i], tables[i], keys[i] = w.name, w.t, w.key
+		ws[i] = written(w.name, w.t, w.key.pk)
 	}
-	return e.collectionMetricsPerTable(mode, names, tables, keys)
+	return indexes.MetricsPerTable(mode, ws, e.collectionSizeOf)
 }
 
-// collectionMetricsPerTable is the per-table ItemCollectionMetrics of a
-// multi-item write (BatchWriteItem, TransactWriteItems; names[i],
-// tables[i] and keys[i] are one written item, names[i] its table as the
-// request names it, name or ARN, which keys the answer as it keys
-// BatchGetItem's) when mode is SIZE: per table with LSIs,
-// one entry per item collection written to, in request order, each with
-// the collection's size after the write.
+// collectionMetricsPerTable is the ItemCollectionMetrics of a multi-item
+// write (names[i], tables[i] and keys[i] are one written item, names[i]
+// its table as the request names it): indexes.MetricsPerTable.
 func (e *Engine) collectionMetricsPerTable(mode string, names []string, tables []*Table, keys []primaryKey) map[string][]wire.ItemCollectionMetrics {
 	if mode != "SIZE" {
 		return nil
 	}
-	var out map[string][]wire.ItemCollectionMetrics
-	seen := map[string]bool{}
+	ws := make([]indexes.Written, len(tables))
 	for i, t := range tables {
-		if len(t.LSIs) == 0 {
-			continue
-		}
-		id := string(indexes.CollectionKey(t.ID, keys[i].pk))
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		m := e.collectionMetrics(mode, t, attr.Item{t.Hash.Name: keys[i].pk})
-		if m == nil {
-			continue
-		}
-		if out == nil {
-			out = map[string][]wire.ItemCollectionMetrics{}
-		}
-		out[names[i]] = append(out[names[i]], *m)
+		ws[i] = written(names[i], t, keys[i].pk)
 	}
-	return out
+	return indexes.MetricsPerTable(mode, ws, e.collectionSizeOf)
 }

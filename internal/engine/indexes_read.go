@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -88,13 +89,13 @@ func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page,
 
 // units is the read capacity of the read: the entries read from the index
 // and any items fetched from the table.
-func (r *indexRead) units() indexUnits {
-	u := indexUnits{table: r.TableUnits}
+func (r *indexRead) units() indexes.Units {
+	u := indexes.Units{Table: r.TableUnits}
 	m := map[string]float64{r.Index.Name: readUnits(r.EntryBytes, r.Consistent)}
 	if r.Index.Local {
-		u.lsi = m
+		u.LSI = m
 	} else {
-		u.gsi = m
+		u.GSI = m
 	}
 	return u
 }
@@ -200,7 +201,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
-		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, units),
+		ConsumedCapacity: indexes.Consumed(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
 }
 
@@ -209,22 +210,21 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 // it: with encode, a page of entries that all go out
 // whole (no filter, projection, COUNT or fetch from the table) keeps them
 // encoded (items is then nil).
-func (e *Engine) readIndexPage(r *indexRead, limit *int32, sel string, filter *expr.Condition, proj *expr.Projection, encode []byte, opts storage.IterOptions) (p *page, items []attr.Item, units indexUnits, err error) {
+func (e *Engine) readIndexPage(r *indexRead, limit *int32, sel string, filter *expr.Condition, proj *expr.Projection, encode []byte, opts storage.IterOptions) (p *page, items []attr.Item, units indexes.Units, err error) {
 	if err := r.t.checkScalarKeyPaths(filter, proj, nil); err != nil {
-		return nil, nil, indexUnits{}, err
+		return nil, nil, indexes.Units{}, err
 	}
 	p = newPage(limit, sel, filter, proj)
 	if encode != nil && p.canEncode() && !r.Fetch {
 		p.enc = encodedPage{on: true, json: encode}
 	}
-	if err := e.admitRead(r.t, r.Index.Name); err != nil {
-		return nil, nil, indexUnits{}, err
+	if err := e.quota.Read(context.Background(), r.t, r.Index.Name, func() (float64, error) {
+		err := e.fillIndexFromSnapshot(r, p, opts)
+		units = r.units()
+		return units.Total(), err
+	}); err != nil {
+		return nil, nil, indexes.Units{}, err
 	}
-	if err := e.fillIndexFromSnapshot(r, p, opts); err != nil {
-		return nil, nil, indexUnits{}, err
-	}
-	units = r.units()
-	e.chargeRead(r.t, r.Index.Name, units.total())
 	if !p.enc.on {
 		items = p.resultItems()
 	}
@@ -287,6 +287,6 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
-		ConsumedCapacity: consumedWithIndexes(in.ReturnConsumedCapacity, t.Name, units),
+		ConsumedCapacity: indexes.Consumed(in.ReturnConsumedCapacity, t.Name, units),
 	}, p, nil
 }

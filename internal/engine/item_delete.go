@@ -25,7 +25,7 @@ func (e *Engine) DeleteItem(ctx context.Context, in *wire.DeleteItemInput) (*wir
 	if err := t.checkScalarKeyPaths(x.cond, nil, nil); err != nil {
 		return nil, err
 	}
-	res, err := e.applier.applyWrite(ctx, itemWrite{
+	res, err := e.applier.ApplyWrite(ctx, itemWrite{
 		table:  t,
 		key:    k,
 		tooBig: msgItemSize,

@@ -28,19 +28,15 @@ func (e *Engine) GetItem(ctx context.Context, in *wire.GetItemInput) (*wire.GetI
 	if err := t.checkScalarKeyPaths(nil, proj, nil); err != nil {
 		return nil, err
 	}
-	free := uncharged(ctx)
-	if !free {
-		if err := e.admitRead(t, ""); err != nil {
-			return nil, err
-		}
-	}
-	item, err := e.getItem(t, k)
-	if err != nil {
+	var item attr.Item
+	var units float64
+	if err := e.quota.Read(ctx, t, "", func() (float64, error) {
+		var err error
+		item, err = e.getItem(t, k)
+		units = readUnits(itemSize(item), isTrue(in.ConsistentRead))
+		return units, err
+	}); err != nil {
 		return nil, err
-	}
-	units := readUnits(itemSize(item), isTrue(in.ConsistentRead))
-	if !free {
-		e.chargeRead(t, "", units)
 	}
 	out := &wire.GetItemOutput{
 		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, units),

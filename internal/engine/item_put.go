@@ -29,7 +29,7 @@ func (e *Engine) PutItem(ctx context.Context, in *wire.PutItemInput) (*wire.PutI
 		return nil, err
 	}
 	item := in.Item
-	res, err := e.applier.applyWrite(ctx, itemWrite{
+	res, err := e.applier.ApplyWrite(ctx, itemWrite{
 		table:  t,
 		key:    k,
 		tooBig: msgItemSize,

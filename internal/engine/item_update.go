@@ -47,7 +47,7 @@ func (e *Engine) updateItem(ctx context.Context, in *wire.UpdateItemInput, charg
 		return nil, ddberr.Validation(msgUpdSize)
 	}
 	var touched []expr.Path
-	res, err := e.applier.applyWrite(ctx, itemWrite{
+	res, err := e.applier.ApplyWrite(ctx, itemWrite{
 		table:  t,
 		key:    k,
 		tooBig: msgUpdSize,

@@ -75,15 +75,16 @@ func (c pqCore) Get(_ context.Context, g *wire.Get, consistent bool) (attr.Item,
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := e.admitRead(t, ""); err != nil {
+	var item attr.Item
+	var units float64
+	if err := e.quota.Read(context.Background(), t, "", func() (float64, error) {
+		var err error
+		item, err = e.getItem(t, k)
+		units = readUnits(itemSize(item), consistent)
+		return units, err
+	}); err != nil {
 		return nil, 0, err
 	}
-	item, err := e.getItem(t, k)
-	if err != nil {
-		return nil, 0, err
-	}
-	units := readUnits(itemSize(item), consistent)
-	e.chargeRead(t, "", units)
 	if item != nil {
 		item = applyProjection(proj, item)
 	}

@@ -90,14 +90,14 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode, guardName: t.Hash.Name, guardPK: pk}
 	}
-	if err := e.admitRead(t, ""); err != nil {
+	var units float64
+	if err := e.quota.Read(context.Background(), t, "", func() (float64, error) {
+		err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) })
+		units = readUnits(p.bytes, isTrue(in.ConsistentRead))
+		return units, err
+	}); err != nil {
 		return nil, nil, err
 	}
-	if err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) }); err != nil {
-		return nil, nil, err
-	}
-	units := readUnits(p.bytes, isTrue(in.ConsistentRead))
-	e.chargeRead(t, "", units)
 	var items []attr.Item
 	if !p.enc.on {
 		items = p.resultItems()

@@ -27,7 +27,7 @@ type scanExprs struct {
 
 // Scan reads a whole table, or one segment of it, in storage (hash) order.
 func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput, error) {
-	out, _, err := e.scanWith(in, nil, false, uncharged(ctx))
+	out, _, err := e.scanWith(ctx, in, nil, false)
 	return out, err
 }
 
@@ -51,18 +51,19 @@ func (e *Engine) ScanEncoded(ctx context.Context, in *wire.ScanInput, dst []byte
 // attribute the index does not project matches nothing (a public
 // conformance suite run against DynamoDB, 2026: the GSI and LSI mirrors).
 func (e *Engine) scanPartiQL(in *wire.ScanInput) (*wire.ScanOutput, error) {
-	out, _, err := e.scanWith(in, nil, true, false)
+	out, _, err := e.scanWith(context.Background(), in, nil, true)
 	return out, err
 }
 
 // scan runs Scan; with a non-nil encode buffer, a page that may keep its
 // items encoded does (see query).
 func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *page, error) {
-	return e.scanWith(in, encode, false, false)
+	return e.scanWith(context.Background(), in, encode, false)
 }
 
-// free is an Uncharged read: no capacity admitted or paid.
-func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly, free bool) (*wire.ScanOutput, *page, error) {
+// scanWith runs Scan; a read in an Uncharged ctx admits and pays no
+// capacity (package throttle).
+func (e *Engine) scanWith(ctx context.Context, in *wire.ScanInput, encode []byte, entriesOnly bool) (*wire.ScanOutput, *page, error) {
 	x, err := prepareScan(in)
 	if err != nil {
 		return nil, nil, err
@@ -110,17 +111,13 @@ func (e *Engine) scanWith(in *wire.ScanInput, encode []byte, entriesOnly, free b
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode}
 	}
-	if !free {
-		if err := e.admitRead(t, ""); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := e.fillFromSnapshot(p, opts, nil); err != nil {
+	var units float64
+	if err := e.quota.Read(ctx, t, "", func() (float64, error) {
+		err := e.fillFromSnapshot(p, opts, nil)
+		units = readUnits(p.bytes, isTrue(in.ConsistentRead))
+		return units, err
+	}); err != nil {
 		return nil, nil, err
-	}
-	units := readUnits(p.bytes, isTrue(in.ConsistentRead))
-	if !free {
-		e.chargeRead(t, "", units)
 	}
 	var items []attr.Item
 	if !p.enc.on {

@@ -7,6 +7,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/tables"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -99,8 +100,8 @@ type tableStats struct {
 	// indexes holds each index's statistics by index ID.
 	live    atomic.Pointer[indexes.Live]
 	indexes indexes.Stats
-	// capacity counts consumed capacity (capacity_meter.go).
-	capacity capacityMeters
+	// capacity counts consumed capacity (package throttle).
+	capacity throttle.Meters
 }
 
 // pendingUntil is when a transitional status (CREATING/UPDATING) ends, or

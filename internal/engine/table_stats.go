@@ -12,7 +12,7 @@ type TableStat struct {
 	Items  int64  // ItemCount as DescribeTable reports it
 	Bytes  int64  // TableSizeBytes as DescribeTable reports it
 	// Capacity is what the table and its GSIs consumed, with
-	// Config.MeterCapacity (capacity_meter.go).
+	// Config.MeterCapacity (package throttle).
 	Capacity []CapacityStat
 }
 
@@ -23,7 +23,7 @@ func (e *Engine) TableStats() []TableStat {
 	for _, t := range tables {
 		d := e.describe(t)
 		out = append(out, TableStat{Name: t.Name, Status: d.TableStatus, Items: *d.ItemCount, Bytes: *d.TableSizeBytes,
-			Capacity: capacityStats(t)})
+			Capacity: t.Meters().Stats()})
 	}
 	slices.SortFunc(out, func(a, b TableStat) int { return strings.Compare(a.Name, b.Name) })
 	return out

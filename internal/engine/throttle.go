@@ -1,39 +1,30 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"errors"
 
-	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/engine/transact"
+	"github.com/kura-db/kura/internal/engine/vectors"
+	"github.com/kura-db/kura/internal/membership"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Throughput enforcement (Config.Throttle): with it on, a table's
-// provisioned ReadCapacityUnits and WriteCapacityUnits, its GSIs', and the
-// MaxRead/WriteRequestUnits of on-demand tables and GSIs (OnDemandThroughput)
-// limit the capacity requests consume, as in DynamoDB; off (the default),
-// they are stored and described only.
-//
-// Each limited table or GSI has a read and a write token bucket. It fills at
-// the configured units per second and holds up to Burst of unused capacity
-// (DynamoDB keeps up to 300 seconds of it, "burst capacity"); an
-// on-demand maximum holds one second's worth. A request is admitted while
-// the buckets it needs hold capacity, and then pays what it consumed, the
-// same units ConsumedCapacity reports, so one large request can take a
-// bucket below zero and the next ones wait until it refills. A write needs
-// the table's write capacity and every GSI's (a write to a table is
-// throttled when one of its GSIs is out of write capacity); a read needs
-// the table's read capacity, or a GSI's when it reads that GSI. Writes to
-// LSIs and reads of them are paid from the table's capacity.
-//
-// A refused request is ProvisionedThroughputExceededException (provisioned)
-// or ThrottlingException (on-demand maximum) with ThrottlingReasons; in a
-// batch the refused requests come back unprocessed, and only a batch none
-// of whose requests could be processed fails; in a transaction the refused
-// actions cancel it.
+// Capacity: what each request consumes is the core's (writeUnitsOf, the
+// reads' readUnits), its enforcement (Config.Throttle) and metering
+// (Config.MeterCapacity) package throttle's: Open builds the quota
+// (e.quota) and wires its applier around the write path (wireAppliers);
+// reads run inside quota.Read and transactions are admitted with
+// quota.AdmitAll. With throughput enforced, a table's provisioned
+// ReadCapacityUnits and WriteCapacityUnits, its GSIs', and the
+// MaxRead/WriteRequestUnits of on-demand tables and GSIs limit what
+// requests consume, as in DynamoDB; a refused request is
+// ProvisionedThroughputExceededException (ThrottlingException for an
+// on-demand maximum), a batch's refused requests come back unprocessed,
+// and a transaction with a refused action is cancelled. In cluster mode
+// each node enforces its share of every limit (followNodes).
 
 // ThrottleConfig turns throughput enforcement on (package throttle).
 type ThrottleConfig = throttle.Config
@@ -42,311 +33,188 @@ type ThrottleConfig = throttle.Config
 // capacity.
 const DefaultBurst = throttle.DefaultBurst
 
-// throughputLimit is the limit on table t (index "") or one of its GSIs,
-// reads or writes; ok is false when nothing limits it.
-func (t *Table) throughputLimit(index string, write bool) (throttle.Limit, bool) {
-	lim := throttle.Limit{Key: throttle.Key{Table: t.ID, Index: index, Write: write}}
-	pt, od := t.Desc.ProvisionedThroughput, t.Desc.OnDemandThroughput
-	if index != "" {
-		pt, od = nil, nil
-		for _, g := range t.Desc.GlobalSecondaryIndexes {
-			if cpDeref(g.IndexName) == index {
-				pt, od = g.ProvisionedThroughput, g.OnDemandThroughput
-			}
-		}
-	}
-	var units int64
-	if t.BillingMode == BillingPayPerRequest {
-		if od != nil {
-			units = cpDeref(od.MaxReadRequestUnits)
-			if write {
-				units = cpDeref(od.MaxWriteRequestUnits)
-			}
-		}
-		lim.OnDemand = true
-	} else if pt != nil {
-		units = cpDeref(pt.ReadCapacityUnits)
-		if write {
-			units = cpDeref(pt.WriteCapacityUnits)
-		}
-	}
-	lim.Rate = float64(units)
-	return lim, units > 0
+// CapacityStat is what a table (Index "") or one of its GSIs consumed,
+// reads or writes, since the engine opened (Config.MeterCapacity).
+type CapacityStat = throttle.Stat
+
+// Uncharged marks ctx's GetItem and Scan calls as Kura's own reads, which
+// consume no capacity (throttle.Uncharged): global tables' replication.
+func Uncharged(ctx context.Context) context.Context { return throttle.Uncharged(ctx) }
+
+// A table version as the quota sees it (throttle.Target).
+
+// Limit is the limit on t (index "") or one of its GSIs.
+func (t *Table) Limit(index string, write bool) (throttle.Limit, bool) {
+	return throttle.LimitOf(t.ID, t.BillingMode, &t.Desc, index, write)
 }
 
-// readIndex is the GSI whose read capacity a read of index pays from, or
+// WriteIndexes are t's GSIs, whose write capacity a write needs too.
+func (t *Table) WriteIndexes() []string {
+	names := make([]string, len(t.GSIs))
+	for i, ix := range t.GSIs {
+		names[i] = ix.Name
+	}
+	return names
+}
+
+// ReadIndex is the GSI whose read capacity a read of index pays from, or
 // "" for the table's (the table itself, an LSI).
-func (t *Table) readIndex(index string) string {
+func (t *Table) ReadIndex(index string) string {
 	if ix, ok := t.Index(index); ok && !ix.Local {
 		return index
 	}
 	return ""
 }
 
-// unchargedKey marks a context whose reads are Kura's own (Uncharged).
-type unchargedKey struct{}
-
-// Uncharged marks ctx's GetItem and Scan calls as Kura's own reads, which
-// consume no capacity, are not metered and are never throttled: the
-// replication of global tables reading a replica's items, for which
-// DynamoDB charges no reads (only the replicated writes). Writes made with
-// it are charged as any write.
-func Uncharged(ctx context.Context) context.Context {
-	return context.WithValue(ctx, unchargedKey{}, true)
-}
-
-func uncharged(ctx context.Context) bool {
-	v, _ := ctx.Value(unchargedKey{}).(bool)
-	return v
-}
-
-// admitRead refuses a read of t (or of its index) when the capacity it
-// reads from is used up.
-func (e *Engine) admitRead(t *Table, index string) error {
-	if !e.cfg.Throttle.On {
+// Meters count t's consumption; nil for a table without statistics.
+func (t *Table) Meters() *throttle.Meters {
+	if t.stats == nil {
 		return nil
 	}
-	return e.admit(t, []string{t.readIndex(index)}, false)
+	return &t.stats.capacity
 }
 
-// admitWrite refuses a write to t when the table's or any GSI's write
-// capacity is used up.
-func (e *Engine) admitWrite(t *Table) error {
-	if !e.cfg.Throttle.On {
+// writeUnitsOf is the capacity of one item write: the table's share and
+// each touched index's.
+func (t *Table) writeUnitsOf(res writeResult) indexes.Units {
+	u := indexes.Units{Table: res.units()}
+	u.GSI, u.LSI = indexes.WriteUnits(t, res.Old, res.New, writeUnits)
+	u.Vec = vectors.WriteBytes(&t.Table, t.Vectors, res.Old, res.New)
+	return u
+}
+
+// writeConsumed is the ConsumedCapacity member of a single-item write, or
+// nil when mode does not ask for it; the index shares are only worked out
+// when it does (they take a look at every index of the table).
+func (t *Table) writeConsumed(mode string, res writeResult) *wire.ConsumedCapacity {
+	if mode != capTotal && mode != capIndexes {
 		return nil
 	}
-	names := make([]string, 1, 1+len(t.GSIs))
-	for _, ix := range t.GSIs {
-		names = append(names, ix.Name)
-	}
-	return e.admit(t, names, true)
+	return indexes.Consumed(mode, t.Name, t.writeUnitsOf(res))
 }
 
-func (e *Engine) admit(t *Table, names []string, write bool) error {
-	now := e.clock.Now()
-	for _, name := range names {
-		lim, ok := t.throughputLimit(name, write)
-		if !ok {
-			continue
-		}
-		if e.thr.Empty(lim, now) {
-			if e.cfg.MeterCapacity {
-				if m := meterFor(t, lim.Key.Index, write); m != nil {
-					m.throttled.Add(1)
-				}
-			}
-			return throttle.Refused(t.ARN(), lim)
-		}
-	}
-	return nil
-}
-
-// writeApplier applies one single-item write (PutItem, UpdateItem,
-// DeleteItem). Appliers wrap one another around the one that applies, as
-// etcd's quota and authorization appliers wrap its backend applier: here
-// the quota applier (capacity admitted before, paid after) around the
-// core's writeItem. Open wires the chain once (wireAppliers); the
-// operations call e.applier and name no admission or charge. (Batches and
-// transactions admit and pay as a whole, by their own rules, below.)
-type writeApplier interface {
-	applyWrite(ctx context.Context, w itemWrite) (writeResult, error)
-	// applyBatch applies a BatchWriteItem's writes: those it kept (in
-	// request order), their results, and the requests it returns
-	// unprocessed.
-	applyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, map[string][]wire.WriteRequest, error)
-}
+// writeApplier applies single-item writes (PutItem, UpdateItem,
+// DeleteItem) and BatchWriteItem's: the core's write path, wrapped in the
+// quota applier when capacity is enforced or metered (wireAppliers).
+type writeApplier = throttle.Writes[itemWrite, batchWrite, writeResult]
 
 // wireAppliers builds the write applier chain: with capacity neither
 // enforced nor metered there is nothing to wrap writeItem with.
 func (e *Engine) wireAppliers() {
 	var a writeApplier = coreApplier{e}
-	if e.metering {
-		a = quotaApplier{e: e, next: a}
+	if e.quota.Metering() {
+		a = throttle.Applier[itemWrite, batchWrite, writeResult]{Quota: e.quota, Next: a, Units: quotaUnits}
 	}
 	e.applier = a
 }
 
-// coreApplier is the write path itself (item.go).
+// quotaUnits is what a write consumed, as the quota applier pays it.
+func quotaUnits(t throttle.Target, r writeResult) (float64, map[string]float64) {
+	u := t.(*Table).writeUnitsOf(r)
+	return u.WithLSIs(), u.GSI
+}
+
+func (w itemWrite) QuotaTarget() throttle.Target  { return w.table }
+func (w batchWrite) QuotaTarget() throttle.Target { return w.t }
+
+// coreApplier is the write path itself (item.go, batch_write.go).
 type coreApplier struct{ e *Engine }
 
-func (a coreApplier) applyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
+func (a coreApplier) ApplyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
 	return a.e.writeItem(ctx, w)
 }
 
-func (a coreApplier) applyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, map[string][]wire.WriteRequest, error) {
+func (a coreApplier) ApplyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, []batchWrite, error) {
 	results, err := a.e.commitBatchWrites(ctx, writes)
-	return writes, results, map[string][]wire.WriteRequest{}, err
+	return writes, results, nil, err
 }
 
-// quotaApplier refuses a write when the capacity is used up, and pays
-// for it after (a failed condition still consumes a write unit).
-type quotaApplier struct {
-	e    *Engine
-	next writeApplier
-}
-
-func (a quotaApplier) applyWrite(ctx context.Context, w itemWrite) (writeResult, error) {
-	e := a.e
-	if err := e.admitWrite(w.table); err != nil {
-		return writeResult{}, err
-	}
-	res, err := a.next.applyWrite(ctx, w)
-	if err == nil {
-		e.chargeWrite(w.table, w.table.writeUnitsOf(res))
-		return res, nil
-	}
-	var de *ddberr.Error // escapes: only on the error path
-	if errors.As(err, &de) && de.Type == "ConditionalCheckFailedException" {
-		e.chargeWrite(w.table, indexUnits{table: 1})
-	}
-	return res, err
-}
-
-// applyBatch admits the writes whose tables have capacity
-// (admitBatchWrites), applies them, and pays what each consumed beyond
-// the estimate it paid on admission.
-func (a quotaApplier) applyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, map[string][]wire.WriteRequest, error) {
-	e := a.e
-	writes, unprocessed, err := e.admitBatchWrites(writes)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	writes, results, _, err := a.next.applyBatch(ctx, writes)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	for i, w := range writes {
-		u := w.t.writeUnitsOf(results[i])
-		if e.cfg.Throttle.On {
-			u.table -= w.estimate() // paid on admission
-		}
-		e.chargeWrite(w.t, u)
-	}
-	return writes, results, unprocessed, nil
-}
-
-// admitBatchWrites keeps the writes whose tables have write capacity
-// (throttle.go), in request order, each paying its estimate on admission so
-// that the next sees it; the others are returned as UnprocessedItems. When
-// none is kept, the request fails with the first refusal.
-func (e *Engine) admitBatchWrites(writes []batchWrite) ([]batchWrite, map[string][]wire.WriteRequest, error) {
-	unprocessed := map[string][]wire.WriteRequest{}
-	if !e.cfg.Throttle.On {
-		return writes, unprocessed, nil
-	}
-	kept := writes[:0:0]
-	var refused error
-	for _, w := range writes {
-		if err := e.admitWrite(w.t); err != nil {
-			refused = cmp.Or(refused, err)
-			unprocessed[w.name] = append(unprocessed[w.name], w.req)
-			continue
-		}
-		e.chargeWrite(w.t, indexUnits{table: w.estimate()})
-		kept = append(kept, w)
-	}
-	if len(kept) == 0 {
-		return nil, nil, refused
-	}
-	return kept, unprocessed, nil
-}
-
-// chargeRead pays units read from t (or its index), and counts them
-// (capacity_meter.go).
-func (e *Engine) chargeRead(t *Table, index string, units float64) {
-	if !e.metering {
-		return
-	}
-	e.charge(t, t.readIndex(index), false, units)
-}
-
-// chargeWrite pays a write's units: the table's share and its LSIs' from
-// the table's write capacity, each GSI's share from that GSI's.
-func (e *Engine) chargeWrite(t *Table, u indexUnits) {
-	if !e.metering {
-		return
-	}
-	table := u.table
-	for _, v := range u.lsi {
-		table += v
-	}
-	e.charge(t, "", true, table)
-	for name, v := range u.gsi {
-		e.charge(t, name, true, v)
-	}
-}
-
-func (e *Engine) charge(t *Table, index string, write bool, units float64) {
-	if units == 0 {
-		return
-	}
-	if e.cfg.MeterCapacity {
-		if m := meterFor(t, index, write); m != nil {
-			m.add(units)
-		}
-	}
-	lim, ok := t.throughputLimit(index, write)
-	if !ok || !e.cfg.Throttle.On {
-		return
-	}
-	e.thr.Charge(lim, e.clock.Now(), units)
-}
-
-// admitTxWrites cancels a write transaction one of whose actions' tables
-// (or their GSIs) is out of write capacity: those actions carry
-// ProvisionedThroughputExceeded (ThrottlingError for an on-demand
-// maximum), the others None.
+// admitTxWrites and admitTxReads admit a transaction's actions: the
+// refused ones carry ProvisionedThroughputExceeded (ThrottlingError for an
+// on-demand maximum) and cancel it, the others None.
 func (e *Engine) admitTxWrites(acts []*txAction) error {
-	if !e.cfg.Throttle.On {
-		return nil
-	}
-	tables := make([]*Table, len(acts))
-	for i, a := range acts {
-		tables[i] = a.table
-	}
-	return e.admitTx(tables, e.admitWrite)
+	return e.admitTx(len(acts), true, func(i int) throttle.Target { return acts[i].table })
 }
 
-// admitTxReads is admitTxWrites for a read transaction.
 func (e *Engine) admitTxReads(gets []txGet) error {
-	if !e.cfg.Throttle.On {
-		return nil
-	}
-	tables := make([]*Table, len(gets))
-	for i, g := range gets {
-		tables[i] = g.table
-	}
-	return e.admitTx(tables, func(t *Table) error { return e.admitRead(t, "") })
+	return e.admitTx(len(gets), false, func(i int) throttle.Target { return gets[i].table })
 }
 
-func (e *Engine) admitTx(tables []*Table, admit func(*Table) error) error {
+func (e *Engine) admitTx(n int, write bool, table func(i int) throttle.Target) error {
+	if !e.quota.Enforcing() {
+		return nil
+	}
+	tables := make([]throttle.Target, n)
+	for i := range tables {
+		tables[i] = table(i)
+	}
+	refused := e.quota.AdmitAll(tables, write)
+	if refused == nil {
+		return nil
+	}
 	reasons := transact.NewReasons(len(tables))
-	for i, t := range tables {
-		if err := admit(t); err != nil {
-			reasons.Set(i, throttleReason(err.(*ddberr.Error)))
+	for i, err := range refused {
+		if err != nil {
+			reasons.Set(i, throttle.Reason(err))
 		}
 	}
 	return reasons.Err()
 }
 
-// chargeTxWrites pays a write transaction's capacity, as
-// txWriteUnits counts it (doubled).
+// chargeTxWrites pays a write transaction's capacity, as txWriteUnits
+// counts it (doubled); chargeTxReads a read transaction's (items[i] is
+// what gets[i] read).
 func (e *Engine) chargeTxWrites(acts []*txAction, res []writeResult) {
-	if !e.metering {
+	if !e.quota.Metering() {
 		return
 	}
 	for i, a := range acts {
-		e.chargeWrite(a.table, txWriteUnits(a, res[i]))
+		u := txWriteUnits(a, res[i])
+		e.quota.ChargeWrite(a.table, u.WithLSIs(), u.GSI)
 	}
 }
 
-// throttleReason is a transaction's cancellation reason for an action
-// refused for capacity.
-func throttleReason(err *ddberr.Error) wire.CancellationReason {
-	code := "ProvisionedThroughputExceeded"
-	if err.Type == "ThrottlingException" {
-		code = "ThrottlingError"
+func (e *Engine) chargeTxReads(gets []txGet, items []attr.Item) {
+	if !e.quota.Metering() {
+		return
 	}
-	msg := err.Message
-	return wire.CancellationReason{Code: code, Message: &msg}
+	for i, g := range gets {
+		e.quota.ChargeRead(g.table, "", 2*readUnits(itemSize(items[i]), true))
+	}
+}
+
+// followNodes, in cluster mode with throughput enforced, keeps this
+// node's share of every limit at 1/n of it for the n live nodes of the
+// store (internal/membership; throttle's share.go), recounted every
+// membership.Heartbeat. Callers are in Open.
+func (e *Engine) followNodes() {
+	if !e.cfg.Cluster || !e.quota.Enforcing() {
+		return
+	}
+	b := e.quota.Buckets()
+	b.Refresh(e.liveNodes)
+	e.goBackground(func() { b.Follow(e.liveNodes, membership.Heartbeat, e.sleep) })
+}
+
+// NodesChanged recounts the live nodes now, for the share of every
+// limit this node enforces: the server calls it once this node has
+// joined the membership (which it does after Open), so a node does not
+// wait a period to count itself. A no-op outside cluster mode or without
+// enforcement.
+func (e *Engine) NodesChanged() {
+	if e.cfg.Cluster && e.quota.Enforcing() {
+		e.quota.Buckets().Refresh(e.liveNodes)
+	}
+}
+
+// liveNodes counts the nodes registered in the store (their heartbeats
+// are on the lease clock's time, the system clock unless a test injects
+// one).
+func (e *Engine) liveNodes() (int, error) {
+	var clock Clock = SystemClock{}
+	if e.cfg.LeaseClock != nil {
+		clock = e.cfg.LeaseClock
+	}
+	nodes, err := membership.List(e.store, clock.Now())
+	return len(nodes), err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -344,8 +345,8 @@ func TestWriteAppliers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, isQuota := e.applier.(quotaApplier)
-		if isQuota != c.quota || isQuota && q.next != (coreApplier{e}) {
+		q, isQuota := e.applier.(throttle.Applier[itemWrite, batchWrite, writeResult])
+		if isQuota != c.quota || isQuota && (q.Next != writeApplier(coreApplier{e}) || q.Quota != e.quota) {
 			t.Errorf("%+v: applier %#v", c.cfg, e.applier)
 		}
 		if _, isCore := e.applier.(coreApplier); !c.quota && !isCore {

@@ -129,10 +129,8 @@ func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
 		return nil, err
 	}
 	items, err := e.readItems(keys)
-	if err == nil && e.metering {
-		for i, g := range gets {
-			e.chargeRead(g.table, "", 2*readUnits(itemSize(items[i]), true))
-		}
+	if err == nil {
+		e.chargeTxReads(gets, items)
 	}
 	return items, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
@@ -343,7 +344,7 @@ func txWriteCapacity(acts []*txAction, res []writeResult) *transact.Tally {
 	var c transact.Tally
 	for i, a := range acts {
 		u := txWriteUnits(a, res[i])
-		c.Add(a.table.Name, transact.Units{Table: u.table, GSI: u.gsi, LSI: u.lsi}, false)
+		c.Add(a.table.Name, transact.Units{Table: u.Table, GSI: u.GSI, LSI: u.LSI}, false)
 	}
 	return &c
 }
@@ -352,19 +353,19 @@ func txWriteCapacity(acts []*txAction, res []writeResult) *transact.Tally {
 // writes (prepare, commit) of every item, so each write action costs twice
 // its units on the table and on each touched index; a ConditionCheck costs
 // what a write of the item it checks would.
-func txWriteUnits(a *txAction, res writeResult) indexUnits {
+func txWriteUnits(a *txAction, res writeResult) indexes.Units {
 	if a.Kind == transact.KindConditionCheck {
 		// DynamoDB bills a ConditionCheck as a transactional write of
 		// the item it checks (measured: 2 write units for a small item).
-		return indexUnits{table: 2 * writeUnits(res.OldBilled)}
+		return indexes.Units{Table: 2 * writeUnits(res.OldBilled)}
 	}
 	u := a.table.writeUnitsOf(res)
-	u.table *= 2
-	for k := range u.gsi {
-		u.gsi[k] *= 2
+	u.Table *= 2
+	for k := range u.GSI {
+		u.GSI[k] *= 2
 	}
-	for k := range u.lsi {
-		u.lsi[k] *= 2
+	for k := range u.LSI {
+		u.LSI[k] *= 2
 	}
 	return u
 }

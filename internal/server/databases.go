@@ -344,6 +344,8 @@ func (s *Server) openDatabase(name, region string) (*database, error) {
 			return nil, err
 		}
 		s.log.Info("joined the cluster", "database", name, "node", db.member.ID())
+		eng.NodesChanged() // its share of the throughput now counts it
+
 	}
 	return db, nil
 }

@@ -45,12 +45,15 @@ type Buckets struct {
 	burst   time.Duration
 	mu      sync.Mutex
 	buckets map[Key]*bucket
+	// nodes is how many nodes share each limit (SetNodes, share.go):
+	// every bucket fills at Rate/nodes and holds a burst of that.
+	nodes int
 }
 
 // New returns empty buckets that keep burst of unused provisioned
 // capacity (at least one second's).
 func New(burst time.Duration) *Buckets {
-	return &Buckets{burst: max(burst, time.Second)}
+	return &Buckets{burst: max(burst, time.Second), nodes: 1}
 }
 
 // Empty reports whether lim's bucket has no capacity left at now: a
@@ -76,7 +79,8 @@ func (b *Buckets) fill(lim Limit, now time.Time) *bucket {
 	if lim.OnDemand {
 		burst = time.Second
 	}
-	capacity := lim.Rate * burst.Seconds()
+	rate := lim.Rate / float64(b.nodes)
+	capacity := rate * burst.Seconds()
 	bk := b.buckets[lim.Key]
 	if bk == nil {
 		if b.buckets == nil {
@@ -86,10 +90,10 @@ func (b *Buckets) fill(lim Limit, now time.Time) *bucket {
 		b.buckets[lim.Key] = bk
 	}
 	if d := now.Sub(bk.at); d > 0 {
-		bk.tokens += lim.Rate * d.Seconds()
+		bk.tokens += rate * d.Seconds()
 		bk.at = now
 	}
-	bk.tokens = min(bk.tokens, capacity) // also after the limit was lowered
+	bk.tokens = min(bk.tokens, capacity) // also after the limit (or the share) was lowered
 	return bk
 }
 

@@ -1,6 +1,7 @@
 package throttle
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -79,5 +80,50 @@ func TestRefused(t *testing.T) {
 		if e.Type != tc.typ || len(e.ThrottlingReasons) != 1 || e.ThrottlingReasons[0].Reason != tc.reason || e.ThrottlingReasons[0].Resource != tc.r {
 			t.Errorf("Refused(%+v) = %s %+v", tc.lim, e.Type, e.ThrottlingReasons)
 		}
+	}
+}
+
+// TestShareOfNodes: with n nodes a bucket fills at Rate/n and holds a
+// burst of that; a raised share (a node left) refills faster, a lowered
+// one (a node joined) caps what the bucket holds at once; Follow
+// refreshes the share from the count until told to stop, and a failed
+// count keeps the share.
+func TestShareOfNodes(t *testing.T) {
+	b := New(time.Second)
+	lim := Limit{Key: Key{Table: 1, Write: true}, Rate: 30}
+	b.SetNodes(3) // a share of 10 a second, 10 held
+	b.Charge(lim, t0, 10)
+	if !b.Empty(lim, t0) {
+		t.Fatal("a third of the burst admits more")
+	}
+	if b.Empty(lim, t0.Add(110*time.Millisecond)) { // 1.1 refilled
+		t.Fatal("the share does not refill")
+	}
+	b.SetNodes(1) // alone: refills at 30
+	b.Charge(lim, t0.Add(110*time.Millisecond), 1.1)
+	if b.Empty(lim, t0.Add(150*time.Millisecond)) { // 40 ms at 30/s
+		t.Fatal("the raised share refills at the old rate")
+	}
+	b.SetNodes(3)
+	b.Charge(lim, t0.Add(time.Hour), 10) // capped at 10, not 30
+	if !b.Empty(lim, t0.Add(time.Hour)) {
+		t.Fatal("the lowered share holds the old burst")
+	}
+	b.SetNodes(0)
+	if b.Nodes() != 1 {
+		t.Fatalf("no node counts as %d", b.Nodes())
+	}
+
+	counts := []int{2, 4}
+	var rounds, sleeps int
+	b.Follow(func() (int, error) {
+		if rounds == len(counts) {
+			return 0, errors.New("store down")
+		}
+		rounds++
+		return counts[rounds-1], nil
+	}, time.Millisecond, func(time.Duration) bool { sleeps++; return sleeps <= len(counts)+1 })
+	if b.Nodes() != 4 {
+		t.Fatalf("Follow left the share of %d nodes, want 4 (the last count; the failed one keeps it)", b.Nodes())
 	}
 }
