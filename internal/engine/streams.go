@@ -25,11 +25,26 @@ func (e *Engine) streamsConfig() streams.Config {
 			_, ok := e.lookupTable(name)
 			return ok
 		},
+		Cluster:    e.cfg.Cluster,
+		Table:      e.storedTable,
 		Background: e.goBackground, // called from Open only, as goBackground asks
 		Hold:       func() bool { return e.holds(leaseStreams) },
 		Sleep:      e.sleep,
 		Closing:    e.closing,
 	}
+}
+
+// storedTable is the named table as the store has it now (cluster mode:
+// the stream upkeep's check that a stream's table still names it).
+func (e *Engine) storedTable(name string) (*change.Table, bool, bool, error) {
+	t, ok, err := e.reloadTable(name)
+	if err != nil || !ok {
+		return nil, false, false, err
+	}
+	if t, ok = e.settle(t); !ok {
+		return nil, false, false, nil
+	}
+	return &t.Table, t.Status == StatusDeleting, true, nil
 }
 
 // streamSpec is the stream a table's description names.

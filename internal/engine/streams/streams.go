@@ -44,6 +44,13 @@ type Config struct {
 	Background func(f func())
 	Sleep      func(d time.Duration) bool
 	Closing    <-chan struct{}
+	// Cluster: the store is shared by several nodes (positions stored,
+	// readers reading the store: shared.go).
+	Cluster bool
+	// Table is the table of that name as the store has it now, for the
+	// upkeep's check in cluster mode that a stream's table still names it
+	// (found false: no such table; deleting: it is DELETING).
+	Table func(name string) (t *change.Table, deleting, found bool, err error)
 	// Hold reports whether this node is the one of those sharing the
 	// store that maintains the streams now (the engine's lease "streams");
 	// nil: always.
