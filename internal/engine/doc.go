@@ -19,7 +19,8 @@
 //	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries, and
 //	          item collection sizes under index ID 0 (internal/engine/indexes);
 //	          vector-index mappings (internal/engine/vectors)
-//	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
+//	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record; "mstream/" and
+//	          "mstreams/" → streams' metadata, and in cluster mode their positions (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (package backup)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
