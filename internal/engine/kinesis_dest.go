@@ -3,16 +3,15 @@ package engine
 import (
 	"context"
 
-	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // The Kinesis streaming destinations are internal/engine/kinesisdest's: the
-// engine opens its Feed (openKinesis), offers it every item change inside
-// the item's transaction (kinesisWrites, from derivedWrites) and answers
-// the four operations once the table is known.
+// engine opens its Feed (openKinesis), which is a subsystem of the write
+// path (subsystems.go), finds the table of each of the four operations
+// (kinesisTable) and hands the request to the Feed.
 
 func (e *Engine) openKinesis(store storage.Store) error {
 	f, err := kinesisdest.Open(store, kinesisdest.Config{
@@ -48,14 +47,7 @@ func (e *Engine) EnableKinesisStreamingDestination(ctx context.Context, in *wire
 	if err != nil {
 		return nil, err
 	}
-	if err := e.kin.Refused(); err != nil {
-		return nil, err
-	}
-	precision := ""
-	if c := in.EnableKinesisStreamingConfiguration; c != nil {
-		precision = c.ApproximateCreationDateTimePrecision
-	}
-	return e.kin.Enable(t, cpDeref(in.StreamArn), precision)
+	return e.kin.EnableRequest(t, in)
 }
 
 // DisableKinesisStreamingDestination stops putting the table's changes to
@@ -65,17 +57,7 @@ func (e *Engine) DisableKinesisStreamingDestination(ctx context.Context, in *wir
 	if err != nil {
 		return nil, err
 	}
-	// DynamoDB refuses a Disable that carries a precision (measured against
-	// it with MICROSECOND on an ACTIVE destination: ack-api-quirks finding
-	// DDB-TABLE-301). A configuration without one counts as none, as for
-	// UpdateKinesisStreamingDestination, whose refusal names "null or only
-	// null values" alike; where it ranks against a missing table or a
-	// destination in another state was not recorded: after the table, before
-	// the state.
-	if c := in.EnableKinesisStreamingConfiguration; c != nil && c.ApproximateCreationDateTimePrecision != "" {
-		return nil, ddberr.Validation("Stream cannot be disabled using EnableKinesisStreamingConfiguration parameters")
-	}
-	return e.kin.Disable(t, cpDeref(in.StreamArn))
+	return e.kin.DisableRequest(t, in)
 }
 
 // UpdateKinesisStreamingDestination changes the precision of the
@@ -85,11 +67,7 @@ func (e *Engine) UpdateKinesisStreamingDestination(ctx context.Context, in *wire
 	if err != nil {
 		return nil, err
 	}
-	precision := ""
-	if c := in.UpdateKinesisStreamingConfiguration; c != nil {
-		precision = c.ApproximateCreationDateTimePrecision
-	}
-	return e.kin.Update(t, cpDeref(in.StreamArn), precision)
+	return e.kin.UpdateRequest(t, in)
 }
 
 // DescribeKinesisStreamingDestination lists the table's destinations.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/streams"
-	"github.com/kura-db/kura/internal/wire"
 	sw "github.com/kura-db/kura/internal/wire/streamswire"
 )
 
@@ -47,14 +46,8 @@ func (e *Engine) storedTable(name string) (*change.Table, bool, bool, error) {
 	return &t.Table, t.Status == StatusDeleting, true, nil
 }
 
-// streamSpec is the stream a table's description names.
-func streamSpec(d *wire.TableDescription) change.StreamSpec {
-	s := change.StreamSpec{ARN: cpDeref(d.LatestStreamArn), Label: cpDeref(d.LatestStreamLabel), KeySchema: d.KeySchema}
-	if spec := d.StreamSpecification; spec != nil {
-		s.Enabled, s.ViewType = cpDeref(spec.StreamEnabled), spec.StreamViewType
-	}
-	return s
-}
+// streamSpec is the stream a table's description names (catalog.go).
+var streamSpec = streams.Spec
 
 // observeStreams tells the streams of a new version of a table (install
 // calls it after every catalog change).

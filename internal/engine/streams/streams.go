@@ -8,6 +8,7 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
 )
 
 // Clock is the time source of records, shards and iterators.
@@ -114,3 +115,12 @@ func (reg *Registry) Open(tables []Observed) error {
 // Committed has nothing to do: the transaction carrying a record releases
 // its sequence number when it ends (streamTxn).
 func (*Registry) Committed(change.Change) {}
+
+// Spec is the stream a table's description names.
+func Spec(d *wire.TableDescription) change.StreamSpec {
+	s := change.StreamSpec{ARN: wire.Deref(d.LatestStreamArn), Label: wire.Deref(d.LatestStreamLabel), KeySchema: d.KeySchema}
+	if spec := d.StreamSpecification; spec != nil {
+		s.Enabled, s.ViewType = wire.Deref(spec.StreamEnabled), spec.StreamViewType
+	}
+	return s
+}
