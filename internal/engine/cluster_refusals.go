@@ -11,8 +11,6 @@ import (
 // lives in one process's memory and is not shared between nodes yet
 // (docs/running.md "Several nodes" lists them): a refusal rather than an
 // answer that would be wrong on the other nodes.
-//   - Kinesis streaming destinations (their outbox numbering and
-//     destination states are per process);
 //   - vector indexes (each process holds its own graph);
 //   - on-demand backups and restores, point-in-time restores, exports,
 //     imports and bulk operations (their records are read into memory at
@@ -20,8 +18,9 @@ import (
 //   - throughput enforcement (the token buckets are per process): Open
 //     refuses Throttle.On.
 // Open refuses a store whose tables already have a vector index (written
-// by a single server before). Streams are coherent across nodes
-// (internal/engine/streams, shared.go).
+// by a single server before). Streams and Kinesis streaming destinations
+// are coherent across nodes (shared.go in internal/engine/streams and
+// internal/engine/kinesisdest).
 
 // notInCluster is the ValidationException for what cluster mode refuses.
 func notInCluster(what string) error {

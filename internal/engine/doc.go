@@ -29,7 +29,8 @@
 //	          (a bulk operation from its checkpoint, over its listing of input
 //	          objects under "mbulkobj/" + ARN)
 //	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
-//	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
+//	          destID(8) + seq(8) → a change not yet put to it; in cluster mode "mkseq/" +
+//	          destID(8) → its last outbox number (internal/engine/kinesisdest)
 //	catalog generations: "mtgen/" + tableID(8) → the generation of the
 //	          table's current record (catalog_nodes.go)
 //	nodes:    "mnode/" + nodeID → a cluster node's record (internal/membership)

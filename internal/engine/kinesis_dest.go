@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/storage"
@@ -13,15 +16,44 @@ import (
 // path (subsystems.go), finds the table of each of the four operations
 // (kinesisTable) and hands the request to the Feed.
 
+// leaseKinesis is the lease of the forwarder's work in cluster mode:
+// delivery, ENABLING's check of the stream, the timed states (leases.go).
+const leaseKinesis = "kinesis"
+
 func (e *Engine) openKinesis(store storage.Store) error {
 	f, err := kinesisdest.Open(store, kinesisdest.Config{
-		Client: e.cfg.Kinesis,
-		Region: e.cfg.Region,
-		Clock:  e.clock.Now,
-		Sync:   e.cfg.Sync,
+		Client:  e.cfg.Kinesis,
+		Region:  e.cfg.Region,
+		Clock:   e.clock.Now,
+		Sync:    e.cfg.Sync,
+		Cluster: e.cfg.Cluster,
+		Touch:   touchTable,
+		Hold:    func() bool { return e.holds(leaseKinesis) },
 	})
 	e.kin = f
 	return err
+}
+
+// touchTable rewrites table id's record as its next generation in txn
+// (cluster mode: a destination of the table changed, so every node's
+// writes reload the table and read its destinations again). A table whose
+// record is gone, or replaced by another of its name, is left alone.
+func touchTable(txn storage.Txn, id uint64, name string) error {
+	b, err := txn.Get(catalogKey(name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec tableRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("engine: catalog record %q: %w", name, err)
+	}
+	if rec.ID != id {
+		return nil
+	}
+	return putRecord(txn, &rec)
 }
 
 // kinesisTable looks up the table of a destination operation: one still
@@ -40,9 +72,6 @@ func (e *Engine) kinesisTable(name *string) (kinesisdest.TableRef, error) {
 // EnableKinesisStreamingDestination starts putting the table's changes to
 // a Kinesis data stream.
 func (e *Engine) EnableKinesisStreamingDestination(ctx context.Context, in *wire.EnableKinesisStreamingDestinationInput) (*wire.EnableKinesisStreamingDestinationOutput, error) {
-	if err := e.refuseInCluster("EnableKinesisStreamingDestination"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	t, err := e.kinesisTable(in.TableName)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,9 @@ func (f *Feed) EnableRequest(t TableRef, in *wire.EnableKinesisStreamingDestinat
 	if c := in.EnableKinesisStreamingConfiguration; c != nil {
 		precision = c.ApproximateCreationDateTimePrecision
 	}
-	return f.Enable(t, wire.Deref(in.StreamArn), precision)
+	return retryShared(f, func() (*wire.EnableKinesisStreamingDestinationOutput, error) {
+		return f.Enable(t, wire.Deref(in.StreamArn), precision)
+	})
 }
 
 // DisableRequest is DisableKinesisStreamingDestination.
@@ -33,7 +35,9 @@ func (f *Feed) DisableRequest(t TableRef, in *wire.DisableKinesisStreamingDestin
 	if c := in.EnableKinesisStreamingConfiguration; c != nil && c.ApproximateCreationDateTimePrecision != "" {
 		return nil, ddberr.Validation("Stream cannot be disabled using EnableKinesisStreamingConfiguration parameters")
 	}
-	return f.Disable(t, wire.Deref(in.StreamArn))
+	return retryShared(f, func() (*wire.DisableKinesisStreamingDestinationOutput, error) {
+		return f.Disable(t, wire.Deref(in.StreamArn))
+	})
 }
 
 // UpdateRequest is UpdateKinesisStreamingDestination.
@@ -42,5 +46,7 @@ func (f *Feed) UpdateRequest(t TableRef, in *wire.UpdateKinesisStreamingDestinat
 	if c := in.UpdateKinesisStreamingConfiguration; c != nil {
 		precision = c.ApproximateCreationDateTimePrecision
 	}
-	return f.Update(t, wire.Deref(in.StreamArn), precision)
+	return retryShared(f, func() (*wire.UpdateKinesisStreamingDestinationOutput, error) {
+		return f.Update(t, wire.Deref(in.StreamArn), precision)
+	})
 }
