@@ -96,7 +96,7 @@ func Open(store storage.Store, cfg Config) (*Feed, error) {
 		shared: make(map[uint64]sharedView),
 	}
 	if !cfg.Cluster {
-		if err := dropSeqs(store, cfg.Sync); err != nil {
+		if err := f.dropSeqs(); err != nil {
 			return nil, err
 		}
 	}

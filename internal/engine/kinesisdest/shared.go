@@ -206,35 +206,23 @@ func retryShared[T any](f *Feed, op func() (T, error)) (T, error) {
 // dropSeqs removes, at Open of a single server, the outbox numbers nodes
 // in cluster mode kept: the server numbers in memory from the largest in
 // the outbox, and a later start in cluster mode derives them again.
-func dropSeqs(store storage.Store, sync bool) error {
-	snap, err := store.NewSnapshot()
+func (f *Feed) dropSeqs() error {
+	snap, err := f.store.NewSnapshot()
 	if err != nil {
 		return err
 	}
+	defer snap.Close()
 	it, err := snap.NewIterator(storage.IterOptions{Lower: []byte(seqPrefix), Upper: prefixEnd(seqPrefix)})
 	if err != nil {
-		snap.Close()
 		return err
 	}
+	defer it.Close()
 	var keys [][]byte
 	for it.Next() {
 		keys = append(keys, bytes.Clone(it.Key()))
 	}
-	err = it.Err()
-	it.Close()
-	snap.Close()
-	if err != nil || len(keys) == 0 {
+	if err := it.Err(); err != nil {
 		return err
 	}
-	txn, err := store.Begin()
-	if err != nil {
-		return err
-	}
-	defer txn.Rollback()
-	for _, k := range keys {
-		if err := txn.Delete(k); err != nil {
-			return err
-		}
-	}
-	return txn.Commit(storage.CommitOptions{Sync: sync})
+	return f.deleteKeys(keys)
 }
