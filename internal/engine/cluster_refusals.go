@@ -11,33 +11,22 @@ import (
 // lives in one process's memory and is not shared between nodes yet
 // (docs/running.md "Several nodes" lists them): a refusal rather than an
 // answer that would be wrong on the other nodes.
-//   - streams (sequence numbers and shards are handed out per process) and
-//     Kinesis streaming destinations (their outbox numbering likewise);
 //   - vector indexes (each process holds its own graph);
-// Open refuses a store whose tables already have a stream or a vector
-// index (written by a single server before).
+// Open refuses a store whose tables already have a vector index (written
+// by a single server before). Streams and Kinesis streaming destinations
+// are coherent across nodes (shared.go in internal/engine/streams and
+// internal/engine/kinesisdest).
 
 // notInCluster is the ValidationException for what cluster mode refuses.
 func notInCluster(what string) error {
 	return ddberr.Validation(what + " is not supported by Kura nodes in cluster mode (--cluster) yet")
 }
 
-// refuseInCluster refuses an operation of the list above in cluster mode.
-func (e *Engine) refuseInCluster(operation string) error {
-	if !e.cfg.Cluster {
-		return nil
-	}
-	return notInCluster(operation)
-}
-
-// refuseCreateInCluster refuses a CreateTable that asks for a stream or
-// vector indexes in cluster mode.
+// refuseCreateInCluster refuses a CreateTable that asks for vector
+// indexes in cluster mode.
 func (e *Engine) refuseCreateInCluster(in *wire.CreateTableInput) error {
 	if !e.cfg.Cluster {
 		return nil
-	}
-	if s := in.StreamSpecification; s != nil && cpDeref(s.StreamEnabled) {
-		return notInCluster("DynamoDB Streams")
 	}
 	if len(in.VectorIndexes) > 0 {
 		return notInCluster("Vector indexes")
@@ -45,14 +34,11 @@ func (e *Engine) refuseCreateInCluster(in *wire.CreateTableInput) error {
 	return nil
 }
 
-// refuseUpdateInCluster refuses an UpdateTable that enables a stream or
-// changes vector indexes in cluster mode.
+// refuseUpdateInCluster refuses an UpdateTable that changes vector
+// indexes in cluster mode.
 func (e *Engine) refuseUpdateInCluster(in *wire.UpdateTableInput) error {
 	if !e.cfg.Cluster {
 		return nil
-	}
-	if s := in.StreamSpecification; s != nil && cpDeref(s.StreamEnabled) {
-		return notInCluster("DynamoDB Streams")
 	}
 	if len(in.VectorIndexUpdates) > 0 {
 		return notInCluster("Vector indexes")
@@ -67,9 +53,6 @@ func (e *Engine) checkClusterOpen() error {
 		return nil
 	}
 	for _, t := range e.snapshotTables() {
-		if t.Stream.Enabled {
-			return fmt.Errorf("engine: table %s has a stream; streams are not supported in cluster mode yet: disable it with a server outside cluster mode first", t.Name)
-		}
 		if len(t.Vectors) > 0 {
 			return fmt.Errorf("engine: table %s has vector indexes, which are not supported in cluster mode yet: delete them with a server outside cluster mode first", t.Name)
 		}

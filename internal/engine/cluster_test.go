@@ -446,7 +446,7 @@ func TestClusterLinearizable(t *testing.T) {
 
 // TestClusterRefusals: what is not coherent across nodes yet is refused
 // in cluster mode with a clear error, never served from one node's
-// memory; Open refuses a store a single server gave a stream.
+// memory.
 func TestClusterRefusals(t *testing.T) {
 	store := memory.New()
 	defer store.Close()
@@ -454,25 +454,23 @@ func TestClusterRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := ctlPPR("s")
-	in.StreamSpecification = &wire.StreamSpecification{StreamEnabled: dpBool(true), StreamViewType: "NEW_IMAGE"}
-	_, err = e.CreateTable(dpCtx, in)
-	dpWantErr(t, err, "ValidationException", "DynamoDB Streams is not supported by Kura nodes in cluster mode (--cluster) yet")
-	dpTable(t, e, "t", "pk:S")
-	_, err = e.UpdateTable(dpCtx, &wire.UpdateTableInput{TableName: dpStr("t"), StreamSpecification: in.StreamSpecification})
-	dpWantErr(t, err, "ValidationException", "DynamoDB Streams is not supported by Kura nodes in cluster mode (--cluster) yet")
+	_, err = e.CreateTable(dpCtx, &wire.CreateTableInput{
+		TableName: dpStr("v"), BillingMode: BillingPayPerRequest,
+		AttributeDefinitions: ixDefs("pk", "S"), KeySchema: ixKS("pk", "HASH"),
+		VectorIndexes: []wire.VectorIndex{{IndexName: dpStr("vix"), VectorAttribute: &wire.VectorAttributeDefinition{AttributeName: dpStr("emb")},
+			Dimensions: cpPtr(int64(vsDims)), DistanceFunction: "EUCLIDEAN", Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}},
+	})
+	dpWantErr(t, err, "ValidationException", "Vector indexes is not supported by Kura nodes in cluster mode (--cluster) yet")
 	e.Close()
 
 	single, err := Open(store, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := single.CreateTable(dpCtx, in); err != nil {
-		t.Fatal(err)
-	}
+	vsCreate(t, single)
 	single.Close()
-	if _, err := Open(store, Config{Cluster: true}); err == nil || !strings.Contains(err.Error(), "table s has a stream") {
-		t.Fatalf("cluster mode on a store with a stream: %v", err)
+	if _, err := Open(store, Config{Cluster: true}); err == nil || !strings.Contains(err.Error(), "table v has vector indexes") {
+		t.Fatalf("cluster mode on a store with a vector index: %v", err)
 	}
 }
 

@@ -19,7 +19,8 @@
 //	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries, and
 //	          item collection sizes under index ID 0 (internal/engine/indexes);
 //	          vector-index mappings (internal/engine/vectors)
-//	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record (internal/engine/streams)
+//	stream:   "s" + tableID(8) + streamNo(4) + shardNo(4) + seq(8) → stream record; "mstream/" and
+//	          "mstreams/" → streams' metadata, and in cluster mode their positions (internal/engine/streams)
 //	backup:   "b" + backupID(8) → backup record; "B" + backupID(8) + item suffix → its items (package backup)
 //	PITR:     "p" + tableID(8) + time(8) → the image a change replaced (internal/engine/pitr)
 //	jobs:     "mexport/", "mimport/", "mbulk/" + ARN → an export's, import's or bulk
@@ -28,7 +29,8 @@
 //	          (a bulk operation from its checkpoint, over its listing of input
 //	          objects under "mbulkobj/" + ARN)
 //	Kinesis:  "mkdest/" + destID(8) → a Kinesis streaming destination; "mkout/" +
-//	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
+//	          destID(8) + seq(8) → a change not yet put to it; in cluster mode "mkseq/" +
+//	          destID(8) → its last outbox number (internal/engine/kinesisdest)
 //	catalog generations: "mtgen/" + tableID(8) → the generation of the
 //	          table's current record (catalog_nodes.go)
 //	tokens:   "mtxtok/" + ClientRequestToken → a write transaction's token

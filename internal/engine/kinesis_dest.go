@@ -2,27 +2,58 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 
-	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
 // The Kinesis streaming destinations are internal/engine/kinesisdest's: the
-// engine opens its Feed (openKinesis), offers it every item change inside
-// the item's transaction (kinesisWrites, from derivedWrites) and answers
-// the four operations once the table is known.
+// engine opens its Feed (openKinesis), which is a subsystem of the write
+// path (subsystems.go), finds the table of each of the four operations
+// (kinesisTable) and hands the request to the Feed.
+
+// leaseKinesis is the lease of the forwarder's work in cluster mode:
+// delivery, ENABLING's check of the stream, the timed states (leases.go).
+const leaseKinesis = "kinesis"
 
 func (e *Engine) openKinesis(store storage.Store) error {
 	f, err := kinesisdest.Open(store, kinesisdest.Config{
-		Client: e.cfg.Kinesis,
-		Region: e.cfg.Region,
-		Clock:  e.clock.Now,
-		Sync:   e.cfg.Sync,
+		Client:  e.cfg.Kinesis,
+		Region:  e.cfg.Region,
+		Clock:   e.clock.Now,
+		Sync:    e.cfg.Sync,
+		Cluster: e.cfg.Cluster,
+		Touch:   touchTable,
+		Hold:    func() bool { return e.holds(leaseKinesis) },
 	})
 	e.kin = f
 	return err
+}
+
+// touchTable rewrites table id's record as its next generation in txn
+// (cluster mode: a destination of the table changed, so every node's
+// writes reload the table and read its destinations again). A table whose
+// record is gone, or replaced by another of its name, is left alone.
+func touchTable(txn storage.Txn, id uint64, name string) error {
+	b, err := txn.Get(catalogKey(name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec tableRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("engine: catalog record %q: %w", name, err)
+	}
+	if rec.ID != id {
+		return nil
+	}
+	return putRecord(txn, &rec)
 }
 
 // kinesisTable looks up the table of a destination operation: one still
@@ -41,21 +72,11 @@ func (e *Engine) kinesisTable(name *string) (kinesisdest.TableRef, error) {
 // EnableKinesisStreamingDestination starts putting the table's changes to
 // a Kinesis data stream.
 func (e *Engine) EnableKinesisStreamingDestination(ctx context.Context, in *wire.EnableKinesisStreamingDestinationInput) (*wire.EnableKinesisStreamingDestinationOutput, error) {
-	if err := e.refuseInCluster("EnableKinesisStreamingDestination"); err != nil { // cluster_refusals.go
-		return nil, err
-	}
 	t, err := e.kinesisTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.kin.Refused(); err != nil {
-		return nil, err
-	}
-	precision := ""
-	if c := in.EnableKinesisStreamingConfiguration; c != nil {
-		precision = c.ApproximateCreationDateTimePrecision
-	}
-	return e.kin.Enable(t, cpDeref(in.StreamArn), precision)
+	return e.kin.EnableRequest(t, in)
 }
 
 // DisableKinesisStreamingDestination stops putting the table's changes to
@@ -65,17 +86,7 @@ func (e *Engine) DisableKinesisStreamingDestination(ctx context.Context, in *wir
 	if err != nil {
 		return nil, err
 	}
-	// DynamoDB refuses a Disable that carries a precision (measured against
-	// it with MICROSECOND on an ACTIVE destination: ack-api-quirks finding
-	// DDB-TABLE-301). A configuration without one counts as none, as for
-	// UpdateKinesisStreamingDestination, whose refusal names "null or only
-	// null values" alike; where it ranks against a missing table or a
-	// destination in another state was not recorded: after the table, before
-	// the state.
-	if c := in.EnableKinesisStreamingConfiguration; c != nil && c.ApproximateCreationDateTimePrecision != "" {
-		return nil, ddberr.Validation("Stream cannot be disabled using EnableKinesisStreamingConfiguration parameters")
-	}
-	return e.kin.Disable(t, cpDeref(in.StreamArn))
+	return e.kin.DisableRequest(t, in)
 }
 
 // UpdateKinesisStreamingDestination changes the precision of the
@@ -85,11 +96,7 @@ func (e *Engine) UpdateKinesisStreamingDestination(ctx context.Context, in *wire
 	if err != nil {
 		return nil, err
 	}
-	precision := ""
-	if c := in.UpdateKinesisStreamingConfiguration; c != nil {
-		precision = c.ApproximateCreationDateTimePrecision
-	}
-	return e.kin.Update(t, cpDeref(in.StreamArn), precision)
+	return e.kin.UpdateRequest(t, in)
 }
 
 // DescribeKinesisStreamingDestination lists the table's destinations.

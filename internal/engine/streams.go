@@ -5,7 +5,6 @@ import (
 
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/streams"
-	"github.com/kura-db/kura/internal/wire"
 	sw "github.com/kura-db/kura/internal/wire/streamswire"
 )
 
@@ -25,6 +24,8 @@ func (e *Engine) streamsConfig() streams.Config {
 			_, ok := e.lookupTable(name)
 			return ok
 		},
+		Cluster:    e.cfg.Cluster,
+		Table:      e.storedTable,
 		Background: e.goBackground, // called from Open only, as goBackground asks
 		Hold:       func() bool { return e.holds(leaseStreams) },
 		Sleep:      e.sleep,
@@ -32,14 +33,21 @@ func (e *Engine) streamsConfig() streams.Config {
 	}
 }
 
-// streamSpec is the stream a table's description names.
-func streamSpec(d *wire.TableDescription) change.StreamSpec {
-	s := change.StreamSpec{ARN: cpDeref(d.LatestStreamArn), Label: cpDeref(d.LatestStreamLabel), KeySchema: d.KeySchema}
-	if spec := d.StreamSpecification; spec != nil {
-		s.Enabled, s.ViewType = cpDeref(spec.StreamEnabled), spec.StreamViewType
+// storedTable is the named table as the store has it now (cluster mode:
+// the stream upkeep's check that a stream's table still names it).
+func (e *Engine) storedTable(name string) (*change.Table, bool, bool, error) {
+	t, ok, err := e.reloadTable(name)
+	if err != nil || !ok {
+		return nil, false, false, err
 	}
-	return s
+	if t, ok = e.settle(t); !ok {
+		return nil, false, false, nil
+	}
+	return &t.Table, t.Status == StatusDeleting, true, nil
 }
+
+// streamSpec is the stream a table's description names (catalog.go).
+var streamSpec = streams.Spec
 
 // observeStreams tells the streams of a new version of a table (install
 // calls it after every catalog change).

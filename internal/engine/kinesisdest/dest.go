@@ -91,8 +91,12 @@ const (
 	outboxPrefix = "mkout/"
 )
 
-// saveDest writes d in its own transaction.
+// saveDest writes d in its own transaction (in cluster mode over the
+// destination as this node read it: saveShared).
 func (f *Feed) saveDest(d *dest) error {
+	if f.cfg.Cluster {
+		return f.saveShared(f.dests[d.ID], d)
+	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -161,6 +165,9 @@ type TableRef struct {
 func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.reloadLocked(); err != nil {
+		return nil, err
+	}
 	refused := ddberr.Validation(notValid + "EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED to perform ENABLE operation.")
 	if t.Deleting {
 		// DynamoDB refuses it with this text while the table is DELETING,
@@ -210,6 +217,9 @@ func (f *Feed) Enable(t TableRef, streamARN, precision string) (*wire.EnableKine
 func (f *Feed) Disable(t TableRef, streamARN string) (*wire.DisableKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.reloadLocked(); err != nil {
+		return nil, err
+	}
 	d := f.find(t.ID, streamARN)
 	switch {
 	case d != nil && d.Status == Active:
@@ -235,6 +245,9 @@ func (f *Feed) Disable(t TableRef, streamARN string) (*wire.DisableKinesisStream
 func (f *Feed) Update(t TableRef, streamARN, precision string) (*wire.UpdateKinesisStreamingDestinationOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.reloadLocked(); err != nil {
+		return nil, err
+	}
 	d := f.find(t.ID, streamARN)
 	switch {
 	case d == nil:
@@ -299,19 +312,25 @@ func (f *Feed) Describe(t TableRef) *wire.DescribeKinesisStreamingDestinationOut
 // again under its name has another ID, so no destination of its own. What
 // the outbox holds is still delivered: those changes were acknowledged.
 func (f *Feed) DropTable(tableID uint64) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, d := range f.tableDests(tableID) {
-		if d.Removed {
-			continue
+	_, err := retryShared(f, func() (struct{}, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.reloadLocked(); err != nil {
+			return struct{}{}, err
 		}
-		c := *d
-		c.Removed = true
-		if err := f.replace(&c); err != nil {
-			return err
+		for _, d := range f.tableDests(tableID) {
+			if d.Removed {
+				continue
+			}
+			c := *d
+			c.Removed = true
+			if err := f.replace(&c); err != nil {
+				return struct{}{}, err
+			}
 		}
-	}
-	return nil
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // tableDests is the table's destinations. The caller holds mu.

@@ -27,9 +27,27 @@
 //	"mkdest/" + destID(8)            → a destination (JSON)
 //	"mkout/"  + destID(8) + seq(8)   → one outbox record: partition key and Kinesis data
 //
+// In cluster mode (Config.Cluster) also:
+//
+//	"mkseq/"  + destID(8)            → the destination's last outbox number (uint64 BE)
+//
 // State in memory: the destinations by table (read from "mkdest/" at Open)
 // and the next outbox sequence number (one past the largest stored, found
 // at Open). Nothing else: after a restart the forwarder resumes from the
 // outbox as stored, and destinations in ENABLING, DISABLING or UPDATING move
 // on when their time comes, as before.
+//
+// Several nodes sharing the store (shared.go): the counter above would be
+// one process's, and so would the destinations read at Open. In cluster
+// mode each destination's outbox numbers are stored ("mkseq/", read and
+// advanced in the capturing write's transaction, so outbox order is commit
+// order on every node); each operation reads the destinations from the
+// store and writes its change only over the destination as it read it,
+// rewriting the table's catalog record as its next generation
+// (Config.Touch) in the same transaction, so every node's next write of
+// the table conflicts, reloads the table and reads its live destinations
+// again (Stage keeps them per version of the table's definition); and only
+// the holder of the lease Config.Hold runs the forwarder, reading the
+// destinations from the store each round. A single server drops the
+// stored numbers at Open; a node derives a missing one from the outbox.
 package kinesisdest

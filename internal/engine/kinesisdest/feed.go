@@ -43,6 +43,14 @@ type Config struct {
 	// Poll is how often the forwarder looks at the outbox and the
 	// destinations' states without being woken (default 100 ms).
 	Poll time.Duration
+	// Cluster: the store is shared by several nodes (shared.go). Touch
+	// then rewrites the table's catalog record as its next generation in
+	// txn, in every transaction that changes one of its destinations, and
+	// Hold reports whether this node is the one that delivers (the lease
+	// "kinesis"; nil: always).
+	Cluster bool
+	Touch   func(txn storage.Txn, tableID uint64, table string) error
+	Hold    func() bool
 }
 
 // Feed is the Kinesis streaming destinations of one database.
@@ -66,6 +74,9 @@ type Feed struct {
 	closing chan struct{}
 	done    chan struct{}
 	retry   map[uint64]*backoff // per destination; the forwarder's own
+
+	sharedMu sync.Mutex
+	shared   map[uint64]sharedView // cluster mode: Stage's live destinations by table ID
 }
 
 // Open reads the destinations and the outbox's position from store and
@@ -82,6 +93,12 @@ func Open(store storage.Store, cfg Config) (*Feed, error) {
 		dests: make(map[uint64]*dest), nextDest: 1,
 		wakeCh: make(chan struct{}, 1), closing: make(chan struct{}), done: make(chan struct{}),
 		retry: make(map[uint64]*backoff), dirty: make(map[uint64]uint64),
+		shared: make(map[uint64]sharedView),
+	}
+	if !cfg.Cluster {
+		if err := f.dropSeqs(); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.loadDests(); err != nil {
 		return nil, err
@@ -115,8 +132,17 @@ func (f *Feed) Close() {
 // when the item does (change.Subsystem). A write that changed nothing adds
 // none. Sequence numbers of attempts that do not commit are only skipped.
 func (f *Feed) Stage(txn storage.Txn, c change.Change) error {
+	if c.Old == nil && c.New == nil {
+		return nil
+	}
 	ds := (*f.byTable.Load())[c.Table.Def().ID]
-	if len(ds) == 0 || (c.Old == nil && c.New == nil) {
+	if f.cfg.Cluster {
+		var err error
+		if ds, err = f.liveDests(txn, &c); err != nil {
+			return err
+		}
+	}
+	if len(ds) == 0 {
 		return nil
 	}
 	if c.Old != nil && c.New != nil && attr.ItemsEqual(c.Old, c.New) {
@@ -128,11 +154,24 @@ func (f *Feed) Stage(txn storage.Txn, c change.Change) error {
 		if err != nil {
 			return err
 		}
-		if err := txn.Set(outboxKey(d.ID, f.seq.Add(1)), encodeOutbox(pk, data)); err != nil {
+		seq, err := f.draw(txn, d.ID)
+		if err != nil {
+			return err
+		}
+		if err := txn.Set(outboxKey(d.ID, seq), encodeOutbox(pk, data)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// draw is the next outbox number of destination id: the feed's counter,
+// or in cluster mode the destination's stored one (shared.go).
+func (f *Feed) draw(txn storage.Txn, id uint64) (uint64, error) {
+	if f.cfg.Cluster {
+		return drawShared(txn, id)
+	}
+	return f.seq.Add(1), nil
 }
 
 // Committed wakes the forwarder when the change's table has a live
@@ -230,6 +269,16 @@ func (f *Feed) run() {
 		case <-f.wakeCh:
 		case <-tick.C:
 		}
+		if f.cfg.Cluster {
+			if f.cfg.Hold != nil && !f.cfg.Hold() {
+				continue // another node delivers
+			}
+			// Other nodes' commits do not wake this one: look at every
+			// outbox each round.
+			f.mu.Lock()
+			f.markAll()
+			f.mu.Unlock()
+		}
 		if n%sweepEvery == 0 {
 			// A commit whose outcome the store could not report was not
 			// told to Committed: look at every outbox now and then.
@@ -248,6 +297,10 @@ func (f *Feed) settleAll() {
 	now := f.cfg.Clock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.reloadLocked(); err != nil {
+		slog.Warn("kinesis destination: reading the destinations", "error", err)
+		return
+	}
 	for _, d := range f.dests {
 		if (d.Status != Disabling && d.Status != Updating) || now.Before(d.Due) {
 			continue

@@ -83,13 +83,33 @@ func (reg *Registry) lookupStream(action, arn string) (*streamState, error) {
 	if err := reg.cfg.Authorize(action, arn); err != nil {
 		return nil, err
 	}
-	reg.mu.Lock()
-	s, ok := reg.byARN[arn]
-	reg.mu.Unlock()
+	s, ok, err := reg.known(func() *streamState { return reg.byARN[arn] })
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, streamNotFound(arn)
 	}
 	return s, nil
+}
+
+// known finds a stream in the registry with find (called under reg.mu);
+// in cluster mode a stream it does not know is looked for in the store
+// (another node may have created it).
+func (reg *Registry) known(find func() *streamState) (*streamState, bool, error) {
+	reg.mu.Lock()
+	s := find()
+	reg.mu.Unlock()
+	if s != nil || !reg.cfg.Cluster {
+		return s, s != nil, nil
+	}
+	if err := reg.refreshAll(); err != nil {
+		return nil, false, err
+	}
+	reg.mu.Lock()
+	s = find()
+	reg.mu.Unlock()
+	return s, s != nil, nil
 }
 
 // ListStreams lists the retained streams, optionally of one table, in
@@ -103,6 +123,11 @@ func (reg *Registry) ListStreams(ctx context.Context, in *sw.ListStreamsInput) (
 	if strings.HasPrefix(name, "arn:") {
 		if i := strings.Index(name, ":table/"); i >= 0 {
 			name = name[i+len(":table/"):]
+		}
+	}
+	if reg.cfg.Cluster {
+		if err := reg.refreshAll(); err != nil {
+			return nil, err
 		}
 	}
 	all := reg.list()
@@ -155,9 +180,14 @@ func (reg *Registry) DescribeStream(ctx context.Context, in *sw.DescribeStreamIn
 	if in.Limit != nil && int(*in.Limit) < limit {
 		limit = int(*in.Limit)
 	}
-	s.mu.Lock()
-	m := cloneMeta(s.meta)
-	s.mu.Unlock()
+	v, found, err := reg.readView(s)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, streamNotFound(s.arn)
+	}
+	m := v.meta
 	d := &sw.StreamDescription{
 		StreamArn: wire.Ptr(m.ARN), StreamLabel: wire.Ptr(m.Label), StreamViewType: m.ViewType,
 		StreamStatus: streamEnabled, TableName: wire.Ptr(m.TableName),
@@ -290,25 +320,31 @@ func (reg *Registry) GetShardIterator(ctx context.Context, in *sw.GetShardIterat
 		return nil, ddberr.Validation("Must not provide SequenceNumber for iterator type " + typ)
 	}
 	id := wire.Deref(in.ShardId)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sh := s.shard(id)
-	if sh == nil {
+	v, found, err := reg.readView(s)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, streamNotFound(arn)
+	}
+	i := slices.IndexFunc(v.meta.Shards, func(sh shardMeta) bool { return sh.ID == id })
+	if i < 0 {
 		return nil, shardNotFound(id)
 	}
-	it := iterator{table: s.meta.TableID, stream: s.meta.No, shard: sh.No, issued: reg.cfg.Clock.Now()}
+	sh := &v.meta.Shards[i]
+	it := iterator{table: v.meta.TableID, stream: v.meta.No, shard: sh.No, issued: reg.cfg.Clock.Now()}
 	switch typ {
 	case "TRIM_HORIZON":
 		it.after = max(sh.Start-1, sh.Trimmed)
 	case "LATEST":
 		if sh.open() {
-			it.after = max(s.safe(reg), sh.Start-1)
+			it.after = max(v.safe, sh.Start-1)
 		} else {
 			it.after = sh.End
 		}
 	default:
 		n, ok := parseSeq(seqStr)
-		if !ok || n < sh.Start || !sh.open() && n > sh.End || sh.open() && n > reg.seq.Load() {
+		if !ok || n < sh.Start || !sh.open() && n > sh.End || sh.open() && n > v.top {
 			return nil, ddberr.Validation("Invalid SequenceNumber " + seqStr + " for shard " + id)
 		}
 		if n <= sh.Trimmed {
@@ -339,23 +375,39 @@ func (reg *Registry) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*s
 	if in.Limit != nil && int(*in.Limit) < limit {
 		limit = int(*in.Limit)
 	}
-	reg.mu.Lock()
-	s, ok := reg.byID[streamKey{it.table, it.stream}]
-	reg.mu.Unlock()
+	s, ok, err := reg.known(func() *streamState { return reg.byID[streamKey{it.table, it.stream}] })
+	if err != nil {
+		return nil, err
+	}
 	if !ok || s.arn != arn {
 		return nil, streamNotFound(arn)
 	}
-	s.mu.Lock()
+	// With one node the snapshot is taken after the watermark (below); in
+	// cluster mode the stream is read from the snapshot its records are
+	// read from.
+	var snap storage.Snapshot
+	if reg.cfg.Cluster {
+		if snap, err = reg.cfg.Store.NewSnapshot(); err != nil {
+			return nil, err
+		}
+		defer snap.Close()
+	}
+	v, found, err := reg.view(s, snap)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, streamNotFound(arn)
+	}
 	var sh shardMeta
-	found := false
-	for _, x := range s.meta.Shards {
+	found = false
+	for _, x := range v.meta.Shards {
 		if x.No == it.shard {
 			sh, found = x, true
 		}
 	}
-	upper := s.safe(reg)
-	view := s.meta.ViewType
-	s.mu.Unlock()
+	upper := v.safe
+	view := v.meta.ViewType
 	if !found {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: Shard does not exist")
 	}
@@ -368,13 +420,14 @@ func (reg *Registry) GetRecords(ctx context.Context, in *sw.GetRecordsInput) (*s
 	out := &sw.GetRecordsOutput{Records: []sw.Record{}}
 	pos := it.after
 	if upper > pos {
-		// The snapshot is taken after the watermark: every record at or
-		// below it has committed and is visible.
-		snap, err := reg.cfg.Store.NewSnapshot()
-		if err != nil {
-			return nil, err
+		if snap == nil {
+			// The snapshot is taken after the watermark: every record at
+			// or below it has committed and is visible.
+			if snap, err = reg.cfg.Store.NewSnapshot(); err != nil {
+				return nil, err
+			}
+			defer snap.Close()
 		}
-		defer snap.Close()
 		prefix := shardPrefix(it.table, it.stream, it.shard)
 		iter, err := snap.NewIterator(storage.IterOptions{
 			Lower: binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), pos+1),

@@ -16,7 +16,8 @@
 // records, shards and disabled streams past the retention.
 //
 // Key layout: see store.go ("s" records, "mstream/" metadata and the
-// "mstreams/" sequence floor, MAC key and stream counter).
+// "mstreams/" sequence floor, MAC key and stream counter; in cluster mode
+// the stored positions and each table's newest stream).
 //
 // State in memory, and how it is rebuilt (Open, from the store):
 //   - every retained stream's metadata (shards, lineage, trim points): read
@@ -30,8 +31,22 @@
 //     survives a restart;
 //   - the shard-iterator MAC key: persisted once, read back.
 //
-// Another node sharing the store would need the same counter (numbers are
-// unique only within one process today, as are the in-flight sets that make
-// the watermark safe), and would have to learn of streams and shards other
-// nodes create (the metadata is in the store, the registry is not).
+// Several nodes sharing the store (Config.Cluster, shared.go): the
+// engine-wide counter and the in-flight sets would be one process's, so
+// each stream's position (open shard, last number drawn, disabled) is a
+// key of the store instead, read with Get and advanced in the
+// transaction of every write that records into the stream: the store
+// serialises the stream's writers on every node, numbers commit in their
+// order (none reused, none skipped), and any snapshot holds exactly the
+// records up to the position it shows, so readers need no watermark.
+// Rollover, disabling and trimming read the metadata and the position
+// and write them back in one transaction; a stream is created once
+// ("mstreams/tab/", the table's newest stream, read in the creating
+// transaction). The registry is then a cache: the Streams API reads each
+// stream's metadata and position from the store (one snapshot per
+// GetRecords, which its records come from), streams other nodes created
+// are looked for in the store, and the lease holder's upkeep starts from
+// the store's streams and disables those their table no longer names. At
+// Open a node derives the positions a single server left unstored; a
+// single server drops them at its Open (folding them into the floor).
 package streams

@@ -34,6 +34,13 @@ func (reg *Registry) maintainIfHeld() {
 func (reg *Registry) maintainStreams() {
 	now := reg.cfg.Clock.Now()
 	cutoff := now.Add(-reg.retention())
+	if reg.cfg.Cluster {
+		// Other nodes create and disable streams: start from the store's.
+		if err := reg.refreshAll(); err != nil {
+			slog.Warn("streams: reading the streams", "err", err)
+			return
+		}
+	}
 	for _, s := range reg.list() {
 		select {
 		case <-reg.cfg.Closing:
@@ -48,6 +55,14 @@ func (reg *Registry) maintainStreams() {
 		if gone {
 			if err := reg.dropStream(s); err != nil {
 				slog.Warn("streams: removing an expired stream", "stream", s.arn, "err", err)
+			}
+			continue
+		}
+		if reg.cfg.Cluster && !gone && reg.orphaned(s) {
+			// Its table no longer names it: the node that changed the
+			// table stopped before disabling it.
+			if err := reg.disableStream(s); err != nil {
+				slog.Warn("streams: disabling a stream its table no longer has", "stream", s.arn, "err", err)
 			}
 			continue
 		}
@@ -85,8 +100,9 @@ func (reg *Registry) trimStream(s *streamState, cutoff time.Time) error {
 			}
 			if err := reg.cfg.Commit(false, func(txn storage.Txn) error {
 				// The floor keeps numbers increasing after a restart even
-				// when every record has been trimmed.
-				if err := txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, reg.seq.Load())); err != nil {
+				// when every record has been trimmed (in cluster mode the
+				// stored positions do).
+				if err := reg.saveFloor(txn); err != nil {
 					return err
 				}
 				for _, k := range keys {
@@ -136,43 +152,43 @@ func (reg *Registry) expiredRecords(prefix []byte, cutoff time.Time) ([][]byte, 
 
 // setTrimmed persists a shard's new trim point.
 func (reg *Registry) setTrimmed(s *streamState, shard uint32, upto uint64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := cloneMeta(s.meta)
-	for i := range m.Shards {
-		if m.Shards[i].No == shard && m.Shards[i].Trimmed < upto {
-			m.Shards[i].Trimmed = upto
+	return reg.update(s, false, func(m *streamMeta, _ *position) bool {
+		changed := false
+		for i := range m.Shards {
+			if m.Shards[i].No == shard && m.Shards[i].Trimmed < upto {
+				m.Shards[i].Trimmed, changed = upto, true
+			}
 		}
-	}
-	if err := reg.cfg.Commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
-		return err
-	}
-	s.meta = m
-	return nil
+		return changed || !reg.cfg.Cluster // one node stores it as before
+	})
 }
 
 // forgetShards drops closed shards closed before cutoff whose records are
 // all trimmed (DynamoDB stops listing them after the retention).
 func (reg *Registry) forgetShards(s *streamState, cutoff time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := cloneMeta(s.meta)
-	kept := m.Shards[:0]
-	for _, sh := range m.Shards {
-		if !sh.open() && sh.Closed.Before(cutoff) && sh.Trimmed >= sh.End {
-			continue
+	return reg.update(s, false, func(m *streamMeta, _ *position) bool {
+		kept := make([]shardMeta, 0, len(m.Shards))
+		for _, sh := range m.Shards {
+			if !sh.open() && sh.Closed.Before(cutoff) && sh.Trimmed >= sh.End {
+				continue
+			}
+			kept = append(kept, sh)
 		}
-		kept = append(kept, sh)
-	}
-	if len(kept) == len(s.meta.Shards) || len(kept) == 0 {
+		if len(kept) == len(m.Shards) || len(kept) == 0 {
+			return false
+		}
+		m.Shards = kept
+		return true
+	})
+}
+
+// saveFloor persists the engine-wide counter as the sequence floor (one
+// node; in cluster mode the stored positions keep the numbers).
+func (reg *Registry) saveFloor(txn storage.Txn) error {
+	if reg.cfg.Cluster {
 		return nil
 	}
-	m.Shards = kept
-	if err := reg.cfg.Commit(false, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
-		return err
-	}
-	s.meta = m
-	return nil
+	return txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, reg.seq.Load()))
 }
 
 // dropStream removes a disabled stream past the retention: its records in
@@ -183,9 +199,7 @@ func (reg *Registry) dropStream(s *streamState) error {
 	if s.id.no == math.MaxUint32 {
 		upper = binary.BigEndian.AppendUint64([]byte{prefixStream}, s.id.table+1)
 	}
-	if err := reg.cfg.Commit(false, func(txn storage.Txn) error {
-		return txn.Set(metaStreamSeqKey, binary.BigEndian.AppendUint64(nil, reg.seq.Load()))
-	}); err != nil {
+	if err := reg.cfg.Commit(false, reg.saveFloor); err != nil {
 		return err
 	}
 	for {
@@ -198,6 +212,9 @@ func (reg *Registry) dropStream(s *streamState) error {
 		}
 	}
 	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error {
+		if err := txn.Delete(counterKey(s.id)); err != nil {
+			return err
+		}
 		return txn.Delete(streamMetaKey(s.id.table, s.id.no))
 	}); err != nil {
 		return err
@@ -206,4 +223,27 @@ func (reg *Registry) dropStream(s *streamState) error {
 	reg.remove(s)
 	reg.mu.Unlock()
 	return nil
+}
+
+// orphaned reports whether an enabled stream's table no longer names it
+// as its enabled stream (cluster mode, from the store's catalog). A failed
+// look-up reports false.
+func (reg *Registry) orphaned(s *streamState) bool {
+	s.mu.Lock()
+	m := s.meta
+	s.mu.Unlock()
+	if !m.Disabled.IsZero() || reg.cfg.Table == nil {
+		return false
+	}
+	t, deleting, found, err := reg.cfg.Table(m.TableName)
+	switch {
+	case err != nil:
+		return false
+	case !found || deleting || t.ID != m.TableID:
+		return true
+	case t.Stream.ARN == s.arn:
+		return !t.Stream.Enabled
+	default:
+		return t.Stream.Label > s.label // the table has a newer stream
+	}
 }

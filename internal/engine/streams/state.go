@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -30,9 +32,15 @@ type streamKey struct {
 
 // streamState is one stream: its metadata and in-flight numbers.
 type streamState struct {
-	id   streamKey // immutable copies of meta fields read without mu
-	view string
-	arn  string
+	id    streamKey // immutable copies of meta fields read without mu
+	view  string
+	arn   string
+	label string
+
+	// turn (cluster mode) makes this node's writers of the stream take
+	// turns, from Stage to the end of their transaction: they would
+	// otherwise only conflict with one another on the stored position.
+	turn sync.Mutex
 
 	mu       sync.Mutex
 	meta     streamMeta
@@ -44,16 +52,6 @@ type streamState struct {
 func (s *streamState) activeShard() *shardMeta {
 	if n := len(s.meta.Shards); n > 0 && s.meta.Shards[n-1].open() {
 		return &s.meta.Shards[n-1]
-	}
-	return nil
-}
-
-// shard returns the shard with the given ID.
-func (s *streamState) shard(id string) *shardMeta {
-	for i := range s.meta.Shards {
-		if s.meta.Shards[i].ID == id {
-			return &s.meta.Shards[i]
-		}
 	}
 	return nil
 }
@@ -112,6 +110,27 @@ func (s Store) BeginLazy() (storage.Txn, error) {
 type streamTxn struct {
 	storage.Txn
 	pending []pendingSeq
+	turns   []*streamState // cluster mode: the streams whose turn it holds
+}
+
+// errTurn is a transaction's refusal to wait for a second stream's turn
+// while it holds one (waiting could deadlock with a transaction taking
+// them the other way round): a conflict, so it retries.
+var errTurn = fmt.Errorf("%w: another transaction of this node is writing to the stream", storage.ErrConflict)
+
+// takeTurn makes t hold s's turn until it ends: waiting for it when t
+// holds none, else only when it is free at once.
+func (t *streamTxn) takeTurn(s *streamState) error {
+	if slices.Contains(t.turns, s) {
+		return nil
+	}
+	if len(t.turns) == 0 {
+		s.turn.Lock()
+	} else if !s.turn.TryLock() {
+		return errTurn
+	}
+	t.turns = append(t.turns, s)
+	return nil
 }
 
 type pendingSeq struct {
@@ -138,26 +157,25 @@ func (t *streamTxn) releaseAll() {
 		p.s.release(p.n)
 	}
 	t.pending = t.pending[:0]
+	for _, s := range t.turns {
+		s.turn.Unlock()
+	}
+	t.turns = t.turns[:0]
 }
 
 // load restores the registry at Open: the MAC key, every stream's
 // metadata and the sequence counter (the highest stored number, shard
-// bound or persisted floor).
+// bound or persisted floor). In cluster mode it prepares the stored
+// positions instead (openShared); a single server drops them.
 func (reg *Registry) load() error {
+	if err := reg.loadKey(); err != nil {
+		return err
+	}
 	snap, err := reg.cfg.Store.NewSnapshot()
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
-	if reg.key, err = snap.Get(metaStreamHMACKey); err != nil {
-		reg.key = make([]byte, 32)
-		if _, err := rand.Read(reg.key); err != nil {
-			return err
-		}
-		if err := reg.cfg.Commit(true, func(txn storage.Txn) error { return txn.Set(metaStreamHMACKey, reg.key) }); err != nil {
-			return err
-		}
-	}
 	var top uint64
 	if v, err := snap.Get(metaStreamSeqKey); err == nil && len(v) == 8 {
 		top = binary.BigEndian.Uint64(v)
@@ -165,22 +183,7 @@ func (reg *Registry) load() error {
 	if v, err := snap.Get(metaStreamNextKey); err == nil && len(v) == 4 {
 		reg.next = binary.BigEndian.Uint32(v)
 	}
-	upper := append(append([]byte(nil), metaStreamPrefix[:len(metaStreamPrefix)-1]...), '/'+1)
-	it, err := snap.NewIterator(storage.IterOptions{Lower: metaStreamPrefix, Upper: upper})
-	if err != nil {
-		return err
-	}
-	var metas []streamMeta
-	for it.Next() {
-		var m streamMeta
-		if err := json.Unmarshal(it.Value(), &m); err != nil {
-			it.Close()
-			return err
-		}
-		metas = append(metas, m)
-	}
-	err = it.Err()
-	it.Close()
+	metas, err := loadMetas(snap)
 	if err != nil {
 		return err
 	}
@@ -200,8 +203,59 @@ func (reg *Registry) load() error {
 		reg.next = max(reg.next, m.No+1)
 		reg.add(s)
 	}
+	if reg.cfg.Cluster {
+		return reg.openShared(metas)
+	}
+	if top, err = dropPositions(reg.cfg.Store, top, reg.cfg.Sync); err != nil {
+		return err
+	}
 	reg.seq.Store(top)
 	return nil
+}
+
+// loadKey reads the shard-iterator MAC key, creating it on first use in a
+// transaction that reads it first, so that nodes starting together on a
+// new store agree on one key.
+func (reg *Registry) loadKey() error {
+	return retryShared(func() error {
+		txn, err := reg.cfg.Store.Begin()
+		if err != nil {
+			return err
+		}
+		defer txn.Rollback()
+		if reg.key, err = txn.Get(metaStreamHMACKey); err == nil {
+			return nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		reg.key = make([]byte, 32)
+		if _, err := rand.Read(reg.key); err != nil {
+			return err
+		}
+		if err := txn.Set(metaStreamHMACKey, reg.key); err != nil {
+			return err
+		}
+		return txn.Commit(storage.CommitOptions{Sync: true})
+	})
+}
+
+// loadMetas reads every stream's metadata.
+func loadMetas(r storage.Reader) ([]streamMeta, error) {
+	upper := append(append([]byte(nil), metaStreamPrefix[:len(metaStreamPrefix)-1]...), '/'+1)
+	it, err := r.NewIterator(storage.IterOptions{Lower: metaStreamPrefix, Upper: upper})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var metas []streamMeta
+	for it.Next() {
+		var m streamMeta
+		if err := json.Unmarshal(it.Value(), &m); err != nil {
+			return nil, err
+		}
+		metas = append(metas, m)
+	}
+	return metas, it.Err()
 }
 
 // lastSeqIn returns the highest record number under a shard prefix (0 if none).
@@ -223,7 +277,7 @@ func lastSeqIn(r storage.Reader, prefix []byte) (uint64, error) {
 
 // add indexes a stream (callers hold reg.mu or are in Open).
 func (reg *Registry) add(s *streamState) {
-	s.id, s.view, s.arn = streamKey{s.meta.TableID, s.meta.No}, s.meta.ViewType, s.meta.ARN
+	s.id, s.view, s.arn, s.label = streamKey{s.meta.TableID, s.meta.No}, s.meta.ViewType, s.meta.ARN, s.meta.Label
 	reg.byARN[s.meta.ARN] = s
 	reg.byID[streamKey{s.meta.TableID, s.meta.No}] = s
 	if cur, ok := reg.current[s.meta.TableID]; !ok || cur.meta.No < s.meta.No {
@@ -277,10 +331,26 @@ func (reg *Registry) streamFor(t *change.Table) (*streamState, error) {
 // ensureStream creates (and persists) the stream t's description names,
 // disabling the table's previous stream. It is idempotent.
 func (reg *Registry) ensureStream(t *change.Table) (*streamState, error) {
+	label := t.Stream.Label
+	created, err := time.Parse("2006-01-02T15:04:05.000", label)
+	if err != nil {
+		created = reg.cfg.Clock.Now()
+	}
+	create := func(no uint32, p *position) streamMeta {
+		m := streamMeta{TableID: t.ID, TableName: t.Name, No: no, ARN: t.Stream.ARN, Label: label,
+			ViewType: t.Stream.ViewType, KeySchema: slices.Clone(t.Stream.KeySchema),
+			Created: created.UTC()}
+		start := p.reserve()
+		m.Shards = []shardMeta{{No: 0, ID: shardID(created, t.ID, m.No, 0), Start: start, Created: created.UTC()}}
+		m.NextShard = 1
+		return m
+	}
+	if reg.cfg.Cluster {
+		return reg.ensureShared(t.Stream.ARN, label, create, t.ID)
+	}
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	arn := t.Stream.ARN
-	if s, ok := reg.byARN[arn]; ok {
+	if s, ok := reg.byARN[t.Stream.ARN]; ok {
 		return s, nil
 	}
 	if prev := reg.current[t.ID]; prev != nil {
@@ -288,17 +358,7 @@ func (reg *Registry) ensureStream(t *change.Table) (*streamState, error) {
 			return nil, err
 		}
 	}
-	label := t.Stream.Label
-	created, err := time.Parse("2006-01-02T15:04:05.000", label)
-	if err != nil {
-		created = reg.cfg.Clock.Now()
-	}
-	m := streamMeta{TableID: t.ID, TableName: t.Name, No: reg.next, ARN: arn, Label: label,
-		ViewType: t.Stream.ViewType, KeySchema: slices.Clone(t.Stream.KeySchema),
-		Created: created.UTC()}
-	start := reg.seq.Add(1)
-	m.Shards = []shardMeta{{No: 0, ID: shardID(created, t.ID, m.No, 0), Start: start, Created: created.UTC()}}
-	m.NextShard = 1
+	m := create(reg.next, &position{draw: func() uint64 { return reg.seq.Add(1) }})
 	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error {
 		if err := txn.Set(metaStreamNextKey, binary.BigEndian.AppendUint32(nil, m.No+1)); err != nil {
 			return err
@@ -313,51 +373,71 @@ func (reg *Registry) ensureStream(t *change.Table) (*streamState, error) {
 	return s, nil
 }
 
-// disableStream closes a stream's open shard and marks it DISABLED (it
-// stays readable for the retention period).
-func (reg *Registry) disableStream(s *streamState) error {
+// update applies f to a copy of a stream's metadata and write position
+// and, when f reports a change, stores it and makes it the stream's. With
+// one node the registry's copy is the truth, changed under the stream's
+// lock; in cluster mode both are read from the store in the transaction
+// that writes them (updateShared).
+func (reg *Registry) update(s *streamState, sync bool, f func(m *streamMeta, p *position) bool) error {
+	if reg.cfg.Cluster {
+		return reg.updateShared(s, sync, f)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.meta.Disabled.IsZero() {
+	m := cloneMeta(s.meta)
+	p := position{last: s.last, disabled: !m.Disabled.IsZero(), draw: func() uint64 { return reg.seq.Add(1) }}
+	if !f(&m, &p) {
 		return nil
 	}
-	m := cloneMeta(s.meta)
-	now := reg.cfg.Clock.Now().UTC()
-	m.Disabled = now
-	if sh := &m.Shards[len(m.Shards)-1]; sh.open() {
-		sh.End = max(s.last, sh.Start)
-		sh.Closed = now
-	}
-	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
+	if err := reg.cfg.Commit(sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
 		return err
 	}
-	s.meta = m
+	s.meta, s.last = m, p.last
 	return nil
 }
 
-// rollover closes a stream's open shard and opens its child.
-func (reg *Registry) rollover(s *streamState) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.activeShard() == nil {
-		return nil
-	}
-	m := cloneMeta(s.meta)
+// disableStream closes a stream's open shard and marks it DISABLED (it
+// stays readable for the retention period).
+func (reg *Registry) disableStream(s *streamState) error {
 	now := reg.cfg.Clock.Now().UTC()
-	parent := &m.Shards[len(m.Shards)-1]
-	parent.End = max(s.last, parent.Start)
-	parent.Closed = now
-	start := reg.seq.Add(1)
-	child := shardMeta{No: m.NextShard, ID: shardID(now, m.TableID, m.No, m.NextShard),
-		Parent: parent.ID, Start: start, Created: now}
-	m.Shards = append(m.Shards, child)
-	m.NextShard++
-	if err := reg.cfg.Commit(reg.cfg.Sync, func(txn storage.Txn) error { return putStreamMeta(txn, &m) }); err != nil {
-		return err
+	return reg.update(s, reg.cfg.Sync, func(m *streamMeta, p *position) bool { return disable(m, p, now) })
+}
+
+// disable marks m disabled at now, closing its open shard at the last
+// number drawn; false when it already was.
+func disable(m *streamMeta, p *position, now time.Time) bool {
+	if !m.Disabled.IsZero() {
+		return false
 	}
-	s.meta = m
-	s.last = 0
-	return nil
+	m.Disabled, p.disabled = now, true
+	if sh := &m.Shards[len(m.Shards)-1]; sh.open() {
+		sh.End = max(p.last, sh.Start)
+		sh.Closed = now
+	}
+	return true
+}
+
+// rollover closes a stream's open shard and opens its child, when the
+// open shard (as the store has it in cluster mode) has outlived the
+// period: nodes that decide on the same stale view roll over once.
+func (reg *Registry) rollover(s *streamState) error {
+	now := reg.cfg.Clock.Now().UTC()
+	return reg.update(s, reg.cfg.Sync, func(m *streamMeta, p *position) bool {
+		if p.disabled || len(m.Shards) == 0 || !m.Shards[len(m.Shards)-1].open() ||
+			now.Before(m.Shards[len(m.Shards)-1].Created.Add(reg.shardPeriod())) {
+			return false
+		}
+		parent := &m.Shards[len(m.Shards)-1]
+		parent.End = max(p.last, parent.Start)
+		parent.Closed = now
+		start := p.reserve()
+		child := shardMeta{No: m.NextShard, ID: shardID(now, m.TableID, m.No, m.NextShard),
+			Parent: parent.ID, Start: start, Created: now}
+		m.Shards = append(m.Shards, child)
+		m.NextShard++
+		p.shard = child.No
+		return true
+	})
 }
 
 func cloneMeta(m streamMeta) streamMeta {
@@ -380,8 +460,10 @@ func (reg *Registry) Observe(t *change.Table, deleting bool) {
 	reg.mu.Lock()
 	cur := reg.current[t.ID]
 	reg.mu.Unlock()
-	if cur != nil {
-		reg.disableStream(cur) //nolint:errcheck // retried at the next Open
+	// In cluster mode t may be older than a stream another node created
+	// since (its label is later): that one stays.
+	if cur != nil && (deleting || !reg.cfg.Cluster || cur.label <= t.Stream.Label) {
+		reg.disableStream(cur) //nolint:errcheck // retried at the next Open, or by the upkeep in cluster mode
 	}
 }
 

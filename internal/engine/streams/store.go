@@ -20,9 +20,14 @@ import (
 //	        "m" "streams/seq"   → sequence-number floor (uint64 BE)
 //	        "m" "streams/hmac"  → shard-iterator MAC key
 //	        "m" "streams/next"  → next stream number (uint32 BE)
+//	        "m" "streams/ctr/" + tableID(8) + streamNo(4) → cluster mode: the
+//	                            stream's position, shard(4) last(8) disabled(1)
+//	        "m" "streams/tab/" + tableID(8) → cluster mode: the table's newest
+//	                            stream (JSON: number, ARN, label)
 //
-// Sequence numbers come from one engine-wide counter, so they increase
-// within every shard and across a shard and its children.
+// Sequence numbers come from one engine-wide counter (in cluster mode
+// from the stream's stored position), so they increase within every shard
+// and across a shard and its children.
 const prefixStream = 's'
 
 var (

@@ -8,6 +8,7 @@ import (
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/storage"
+	"github.com/kura-db/kura/internal/wire"
 )
 
 // Clock is the time source of records, shards and iterators.
@@ -44,6 +45,13 @@ type Config struct {
 	Background func(f func())
 	Sleep      func(d time.Duration) bool
 	Closing    <-chan struct{}
+	// Cluster: the store is shared by several nodes (positions stored,
+	// readers reading the store: shared.go).
+	Cluster bool
+	// Table is the table of that name as the store has it now, for the
+	// upkeep's check in cluster mode that a stream's table still names it
+	// (found false: no such table; deleting: it is DELETING).
+	Table func(name string) (t *change.Table, deleting, found bool, err error)
 	// Hold reports whether this node is the one of those sharing the
 	// store that maintains the streams now (the engine's lease "streams");
 	// nil: always.
@@ -107,3 +115,12 @@ func (reg *Registry) Open(tables []Observed) error {
 // Committed has nothing to do: the transaction carrying a record releases
 // its sequence number when it ends (streamTxn).
 func (*Registry) Committed(change.Change) {}
+
+// Spec is the stream a table's description names.
+func Spec(d *wire.TableDescription) change.StreamSpec {
+	s := change.StreamSpec{ARN: wire.Deref(d.LatestStreamArn), Label: wire.Deref(d.LatestStreamLabel), KeySchema: d.KeySchema}
+	if spec := d.StreamSpecification; spec != nil {
+		s.Enabled, s.ViewType = wire.Deref(spec.StreamEnabled), spec.StreamViewType
+	}
+	return s
+}

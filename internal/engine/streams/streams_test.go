@@ -30,7 +30,13 @@ type harness struct {
 }
 
 func newHarness(t *testing.T) *harness {
-	h := &harness{t: t, store: WrapStore(memory.New())}
+	return newHarnessOn(t, WrapStore(memory.New()), fixedClock{time.Date(2026, 12, 2, 0, 0, 1, 0, time.UTC)}, false)
+}
+
+// newHarnessOn is newHarness on store with clock, in cluster mode when
+// cluster is set (several harnesses on one store are nodes).
+func newHarnessOn(t *testing.T, store Store, clock Clock, cluster bool) *harness {
+	h := &harness{t: t, store: store}
 	h.table = &change.Table{Name: "T", ID: 1, Hash: change.KeyAttr{Name: "pk", Type: attr.S},
 		Stream: change.StreamSpec{Enabled: true, ViewType: "NEW_AND_OLD_IMAGES", ARN: arn,
 			Label:     "2026-12-02T00:00:00.000",
@@ -38,7 +44,7 @@ func newHarness(t *testing.T) *harness {
 	closing := make(chan struct{})
 	t.Cleanup(func() { close(closing) })
 	h.reg = New(Config{
-		Store: h.store, Clock: fixedClock{time.Date(2026, 12, 2, 0, 0, 1, 0, time.UTC)}, Region: "us-east-1",
+		Store: h.store, Clock: clock, Region: "us-east-1", Cluster: cluster,
 		Commit: func(_ bool, f func(storage.Txn) error) error {
 			txn, err := h.store.Begin()
 			if err != nil {

@@ -32,10 +32,6 @@ func (reg *Registry) Stage(txn storage.Txn, c change.Change) error {
 	if old != nil && new != nil && attr.ItemsEqual(old, new) {
 		return nil
 	}
-	st, ok := txn.(*streamTxn)
-	if !ok {
-		return errStreamTxn
-	}
 	r := streamRecord{Created: reg.cfg.Clock.Now()}
 	switch {
 	case old == nil:
@@ -58,6 +54,18 @@ func (reg *Registry) Stage(txn storage.Txn, c change.Change) error {
 		r.New, r.Old = new, old
 	}
 	value := encodeStreamRecord(&r)
+	if reg.cfg.Cluster {
+		if st, ok := txn.(*streamTxn); ok {
+			if err := st.takeTurn(s); err != nil {
+				return err
+			}
+		}
+		return reg.stageShared(txn, s, value)
+	}
+	st, ok := txn.(*streamTxn)
+	if !ok {
+		return errStreamTxn
+	}
 
 	// Allocate the number and register it in flight atomically, so that a
 	// reader's watermark never passes it before the commit resolves it.
