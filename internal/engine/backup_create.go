@@ -43,7 +43,7 @@ func (e *Engine) CreateBackup(ctx context.Context, in *wire.CreateBackupInput) (
 		Created:   now,
 		SizeBytes: cpDeref(d.TableSizeBytes),
 		ItemCount: cpDeref(d.ItemCount),
-		Source:    *t.rec.clone(),
+		Source:    *t.rec.Clone(),
 	}
 	_, err = e.commitNewID(func(txn storage.Txn, id uint64) error {
 		b.ID = id

@@ -77,7 +77,7 @@ func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.R
 		return nil, nil, verr
 	}
 	rec := e.newTableRecord(cin, billing, e.clock.Now())
-	rec.setStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
+	rec.SetStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
 	tables.SetGSIStatus(&rec.Desc, StatusCreating)
 	addCreateVectors(rec, cin, StatusCreating)
 	if summary != nil { // nil: an import's table (import.go)
@@ -188,9 +188,9 @@ func (e *Engine) finishRestore(t *Table) {
 		return
 	}
 	now := e.clock.Now()
-	rec := cur.rec.clone()
+	rec := cur.rec.Clone()
 	rec.ReadyAt = now
-	rec.settle(now)
+	rec.Settle(now)
 	rec.Desc.RestoreSummary = nil
 	rec.RestoreSource = 0
 	_, _ = e.saveRecord(rec) // on failure the table stays CREATING; the next Open restores again

@@ -26,7 +26,7 @@ func (e *Engine) systemBackup(t *Table, now time.Time) *backupRecord {
 		Created:   now,
 		SizeBytes: cpDeref(d.TableSizeBytes),
 		ItemCount: cpDeref(d.ItemCount),
-		Source:    *t.rec.clone(),
+		Source:    *t.rec.Clone(),
 		System:    true,
 		Expires:   now.AddDate(0, 0, backup.SystemDays),
 	}

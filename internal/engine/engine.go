@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/engine/bulk"
+	"github.com/kura-db/kura/internal/engine/catalog"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
@@ -132,8 +133,8 @@ type Engine struct {
 	applier writeApplier
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
-	ddl    sync.Mutex
-	nextID uint64 // next table ID to allocate; persisted under metaNextIDKey
+	ddl sync.Mutex
+	cat *catalog.Catalog // the catalog's store side (catalog.go, package catalog)
 
 	statsMu    sync.Mutex
 	stats      map[uint64]*tableStats // by table ID
@@ -180,7 +181,6 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		tables:   make(map[string]*Table),
 		stats:    make(map[uint64]*tableStats),
 		closing:  make(chan struct{}),
-		nextID:   1,
 		metering: cfg.Throttle.On || cfg.MeterCapacity,
 		items:    newItemCache(itemCacheBudget(cfg)),
 		thr:      throttle.New(cfg.Throttle.Burst),
@@ -189,6 +189,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.openCatalog(store)
 	e.openLeases(store)
 	e.streams = streams.New(e.streamsConfig())
 	e.vec = e.newVectorRegistry()
@@ -314,8 +315,8 @@ func (e *Engine) promote(t *Table) *Table {
 	if cur.Status != StatusCreating && cur.Status != StatusUpdating {
 		return cur
 	}
-	rec := cur.rec.clone()
-	rec.settle(e.clock.Now())
+	rec := cur.rec.Clone()
+	rec.Settle(e.clock.Now())
 	nt, err := e.buildTable(rec)
 	if err != nil {
 		return cur

@@ -124,7 +124,7 @@ func insightsActive(t *Table, index string) error {
 
 // saveInsights stores a table's or GSI's new Contributor Insights state.
 func (e *Engine) saveInsights(t *Table, index string, r *insights.Record) error {
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	if rec.Insights == nil {
 		rec.Insights = map[string]*insights.Record{}
 	}

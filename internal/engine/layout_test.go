@@ -17,6 +17,8 @@ import (
 	"github.com/tikv/client-go/v2/tikv"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/catalog"
+	"github.com/kura-db/kura/internal/engine/layout"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -94,10 +96,10 @@ func sameDump(t *testing.T, what string, got, want []kv) {
 // wrote it (no version key): the test's old-layout writer.
 func downgrade(t *testing.T, store storage.Store) {
 	t.Helper()
-	if _, err := relayout(store, layoutV2, layoutV1, 0); err != nil {
+	if _, err := layout.Relayout(store, layout.V2, layout.V1, 0, layout.Options{Schemas: catalog.LayoutSchemas}); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitLayout(store, func(txn storage.Txn) error { return txn.Delete(metaLayoutKey) }); err != nil {
+	if err := layout.Commit(store, func(txn storage.Txn) error { return txn.Delete(layout.VersionKey) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -216,7 +218,7 @@ func newLayoutFixture(t *testing.T) *layoutFixture {
 	if _, err := snap.Get(itemKey(f.sID, dpS("k1"), attr.Value{})); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("new-layout item key left in the old layout: %v", err)
 	}
-	if _, err := snap.Get(metaLayoutKey); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := snap.Get(layout.VersionKey); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatal("the old layout has a version key")
 	}
 	return f
@@ -432,11 +434,11 @@ func streamRecords(t *testing.T, e *Engine, table string) int {
 func hashedKeys(d []kv) int {
 	n := 0
 	for _, p := range d {
-		if bytes.HasPrefix(p.k, layoutStaged) {
+		if bytes.HasPrefix(p.k, layout.Staged) {
 			n++
 			continue
 		}
-		for _, r := range hashedRanges {
+		for _, r := range layout.HashedRanges {
 			if bytes.Compare(p.k, r[0]) >= 0 && bytes.Compare(p.k, r[1]) < 0 {
 				n++
 			}
@@ -445,20 +447,18 @@ func hashedKeys(d []kv) int {
 	return n
 }
 
-// crashAfter makes the migration stop before its batch n+1 commits, as a
-// kill would, and counts the batches.
-func crashAfter(t *testing.T, n int) *int {
-	t.Helper()
+// crashAfter is a migration of 16 keys a batch that stops before its batch
+// n+1 commits, as a kill would, and counts the batches.
+func crashAfter(store storage.Store, n int) (int, error) {
 	batches := 0
-	layoutBatchHook = func(byte) error {
+	err := layout.Migrate(store, layout.Options{Schemas: catalog.LayoutSchemas, BatchKeys: 16, BatchHook: func(byte) error {
 		if batches == n {
 			return errors.New("killed")
 		}
 		batches++
 		return nil
-	}
-	t.Cleanup(func() { layoutBatchHook = nil })
-	return &batches
+	}})
+	return batches, err
 }
 
 // TestLayoutMigrationResumes: a migration killed before any of its batches
@@ -467,20 +467,17 @@ func crashAfter(t *testing.T, n int) *int {
 // into exactly the layout-2 store; so does one killed again and again.
 func TestLayoutMigrationResumes(t *testing.T) {
 	f := newLayoutFixture(t)
-	defer func(k int) { layoutBatchKeys = k }(layoutBatchKeys)
-	layoutBatchKeys = 16
 	moved := hashedKeys(f.old)
 
 	// How many batches a whole migration commits.
 	total := func() int {
 		store := memory.New()
 		loadStore(t, store, f.old)
-		n := crashAfter(t, -1)
-		if err := migrateLayout(store); err != nil {
+		n, err := crashAfter(store, -1)
+		if err != nil {
 			t.Fatal(err)
 		}
-		layoutBatchHook = nil
-		return *n
+		return n
 	}()
 	if total < 20 {
 		t.Fatalf("only %d batches: the test covers too little", total)
@@ -497,11 +494,9 @@ func TestLayoutMigrationResumes(t *testing.T) {
 				}
 				store, restart := b.open(t)
 				loadStore(t, store, f.old)
-				crashAfter(t, k)
-				if err := migrateLayout(store); err == nil {
+				if _, err := crashAfter(store, k); err == nil {
 					t.Fatalf("crash after %d batches: the migration finished", k)
 				}
-				layoutBatchHook = nil
 				store = restart()
 				if n := hashedKeys(dumpStore(t, store)); n != moved {
 					t.Fatalf("crash after %d batches: %d keys to migrate, want %d", k, n, moved)
@@ -516,9 +511,7 @@ func TestLayoutMigrationResumes(t *testing.T) {
 			loadStore(t, store, f.old)
 			starts := 0
 			for {
-				crashAfter(t, 5)
-				err := migrateLayout(store)
-				layoutBatchHook = nil
+				_, err := crashAfter(store, 5)
 				if err == nil {
 					break
 				}
@@ -540,10 +533,10 @@ func TestLayoutVersionRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	if v, step, err := readLayout(store); err != nil || v != layoutCurrent.version || step != 0 {
+	if v, step, err := layout.Read(store); err != nil || v != layout.Current.Version || step != 0 {
 		t.Fatalf("new store: layout %d, step %d, %v", v, step, err)
 	}
-	if err := commitLayout(store, func(txn storage.Txn) error { return txn.Set(metaLayoutKey, []byte{9}) }); err != nil {
+	if err := layout.Commit(store, func(txn storage.Txn) error { return txn.Set(layout.VersionKey, []byte{9}) }); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Open(store, Config{})

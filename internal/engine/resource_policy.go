@@ -77,7 +77,7 @@ func (e *Engine) PutResourcePolicy(ctx context.Context, in *wire.PutResourcePoli
 	if cur != nil {
 		prev = cur.Revision
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	if rec.Policies == nil {
 		rec.Policies = policies.Set{}
 	}
@@ -120,7 +120,7 @@ func (e *Engine) DeleteResourcePolicy(ctx context.Context, in *wire.DeleteResour
 	if cur == nil {
 		return &wire.DeleteResourcePolicyOutput{}, nil
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	delete(rec.Policies, key)
 	if _, err := e.saveRecord(rec); err != nil {
 		return nil, err

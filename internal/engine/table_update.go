@@ -39,7 +39,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	} else if t.Status != StatusActive {
 		return nil, inUse(t)
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	now := e.clock.Now()
 	target, transitional, terr := e.account().ApplyTable(&rec.Desc, &rec.ClassChanges,
 		tables.Update{In: in, Flags: f, Name: name, ARN: t.ARN(), Billing: t.BillingMode, Now: now})
@@ -55,7 +55,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, gerr
 	}
 	if created != "" {
-		rec.addIndexID(created)
+		rec.AddIndexID(created)
 	}
 	transitional = transitional || changed
 	vchanged, verr := e.applyVectorUpdates(t, rec, in, target)
@@ -65,10 +65,10 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	transitional = transitional || vchanged
 
 	if transitional {
-		rec.setStatus(StatusUpdating)
+		rec.SetStatus(StatusUpdating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)
 		rec.UpdateKind = tables.Kind(f, switching)
-		rec.settle(now) // immediate when CreateDelay is 0
+		rec.Settle(now) // immediate when CreateDelay is 0
 	}
 	nt, err := e.saveRecord(rec)
 	if err != nil {

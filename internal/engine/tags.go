@@ -128,7 +128,7 @@ func (e *Engine) TagResource(ctx context.Context, in *wire.TagResourceInput) (*w
 	if !taggable(t, ok) {
 		return nil, resourceARNNotFound(arn)
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	merged, verr := tags.Merge(rec.Tags, in.Tags)
 	if verr != nil {
 		return nil, verr
@@ -167,7 +167,7 @@ func (e *Engine) UntagResource(ctx context.Context, in *wire.UntagResourceInput)
 	if !taggable(t, ok) {
 		return nil, resourceARNNotFound(arn)
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	rec.Tags = tags.Remove(rec.Tags, in.TagKeys)
 	if _, err := e.saveRecord(rec); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/catalog"
 	"github.com/kura-db/kura/internal/wire"
 )
 
@@ -12,12 +13,8 @@ import (
 // change is refused (DynamoDB documents "up to one hour").
 const ttlCooldown = time.Hour
 
-// ttlRecord is a table's persisted Time to Live setting.
-type ttlRecord struct {
-	Attribute string    `json:"attr,omitempty"`
-	Enabled   bool      `json:"enabled"`
-	Changed   time.Time `json:"changed"`
-}
+// ttlRecord is a table's persisted Time to Live setting (package catalog).
+type ttlRecord = catalog.TTLRecord
 
 // ttlAttribute is the table's TTL attribute, "" when TTL is disabled.
 func (t *Table) ttlAttribute() string {
@@ -62,7 +59,7 @@ func (e *Engine) UpdateTimeToLive(ctx context.Context, in *wire.UpdateTimeToLive
 	case cur != nil && now.Sub(cur.Changed) < ttlCooldown:
 		return nil, ddberr.Validation("Time to live has been modified multiple times within a fixed interval")
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	rec.TTL = &ttlRecord{Enabled: enable, Changed: now}
 	if enable {
 		rec.TTL.Attribute = attrName
