@@ -28,7 +28,7 @@ var errNotExpired = errors.New("engine: item no longer expired")
 func (e *Engine) startTTL() {
 	e.ttl = ttl.New(ttlCore{e}, e.clock.Now, e.closing)
 	if e.cfg.TTLInterval >= 0 {
-		e.goBackground(func() { e.ttl.Background(e.cfg.TTLInterval, &ttlGuard{e: e}) })
+		e.goBackground(func() { e.ttl.Background(e.cfg.TTLInterval, e.ttlLease()) })
 	}
 }
 
