@@ -15,6 +15,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/streams"
+	"github.com/kura-db/kura/internal/engine/stripes"
 	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/ttl"
@@ -115,8 +116,8 @@ type Engine struct {
 	mu     sync.RWMutex
 	tables map[string]*Table // by name; values are immutable, swapped on change
 
-	locks [1024]sync.Mutex // striped per-item locks, see lockFor
-	items *itemCache       // recently written and read items; nil when off
+	locks stripes.Locks // striped per-item locks, see lockFor (package stripes)
+	items *itemCache    // recently written and read items; nil when off
 
 	tx *transact.State // items held by in-flight transactions, idempotency tokens (package transact)
 

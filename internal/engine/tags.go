@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/engine/tags"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -13,9 +13,6 @@ import (
 // The tag APIs: this file resolves the resource a request names and keeps
 // the tags in the table record; what tags are valid and what TagResource
 // and UntagResource make of them is package tags'.
-
-// tableNameChars are the characters of a table name.
-var tableNameChars = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 
 // parseTableARN checks a resource ARN and returns the table name it names.
 func (e *Engine) parseTableARN(arn string) (string, *ddberr.Error) {
@@ -66,7 +63,7 @@ func (e *Engine) parseResourceARNAccount(arn string) (name, sub, account string,
 	if hasSub && !strings.HasPrefix(sub, "stream/") {
 		return "", "", "", ddberr.InvalidParam("Invalid resource arn provided, only table or stream is accepted. Provided resource arn: %s", arn)
 	}
-	if len(name) < 3 || len(name) > 255 || !tableNameChars.MatchString(name) || parts[3] != e.cfg.Region {
+	if !tables.ValidName(name) || parts[3] != e.cfg.Region {
 		return "", "", "", invalid()
 	}
 	return name, sub, parts[4], nil // the account is the caller's to check
