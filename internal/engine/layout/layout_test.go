@@ -194,4 +194,3 @@ func TestVersions(t *testing.T) {
 		t.Fatalf("step after the failed rewrite %d, want %d (resumable)", step, stepRewrite)
 	}
 }
-
