@@ -23,36 +23,17 @@ import (
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
 	"github.com/kura-db/kura/internal/storage/postgres"
+	"github.com/kura-db/kura/internal/storage/storagetest"
 	kvstore "github.com/kura-db/kura/internal/storage/tikv"
 	"github.com/kura-db/kura/internal/wire"
 	sw "github.com/kura-db/kura/internal/wire/streamswire"
 )
 
 // kv is one stored key and value.
-type kv struct{ k, v []byte }
+type kv = storagetest.KV
 
 // dumpStore is every key and value of store, in key order.
-func dumpStore(t *testing.T, store storage.Store) []kv {
-	t.Helper()
-	snap, err := store.NewSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	var out []kv
-	for it.Next() {
-		out = append(out, kv{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+func dumpStore(t *testing.T, store storage.Store) []kv { return storagetest.Dump(t, store) }
 
 // loadStore writes d into store (empty), in batches.
 func loadStore(t *testing.T, store storage.Store, d []kv) {
@@ -64,7 +45,7 @@ func loadStore(t *testing.T, store storage.Store, d []kv) {
 			t.Fatal(err)
 		}
 		for _, p := range d[:n] {
-			if err := txn.Set(p.k, p.v); err != nil {
+			if err := txn.Set(p.K, p.V); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -81,13 +62,13 @@ func sameDump(t *testing.T, what string, got, want []kv) {
 	for i := 0; i < len(got) || i < len(want); i++ {
 		switch {
 		case i >= len(got):
-			t.Fatalf("%s: key %q missing (%d keys, want %d)", what, want[i].k, len(got), len(want))
+			t.Fatalf("%s: key %q missing (%d keys, want %d)", what, want[i].K, len(got), len(want))
 		case i >= len(want):
-			t.Fatalf("%s: extra key %q (%d keys, want %d)", what, got[i].k, len(got), len(want))
-		case !bytes.Equal(got[i].k, want[i].k):
-			t.Fatalf("%s: key %d is %q, want %q", what, i, got[i].k, want[i].k)
-		case !bytes.Equal(got[i].v, want[i].v):
-			t.Fatalf("%s: key %q has value %x, want %x", what, got[i].k, got[i].v, want[i].v)
+			t.Fatalf("%s: extra key %q (%d keys, want %d)", what, got[i].K, len(got), len(want))
+		case !bytes.Equal(got[i].K, want[i].K):
+			t.Fatalf("%s: key %d is %q, want %q", what, i, got[i].K, want[i].K)
+		case !bytes.Equal(got[i].V, want[i].V):
+			t.Fatalf("%s: key %q has value %x, want %x", what, got[i].K, got[i].V, want[i].V)
 		}
 	}
 }
@@ -434,12 +415,12 @@ func streamRecords(t *testing.T, e *Engine, table string) int {
 func hashedKeys(d []kv) int {
 	n := 0
 	for _, p := range d {
-		if bytes.HasPrefix(p.k, layout.Staged) {
+		if bytes.HasPrefix(p.K, layout.Staged) {
 			n++
 			continue
 		}
 		for _, r := range layout.HashedRanges {
-			if bytes.Compare(p.k, r[0]) >= 0 && bytes.Compare(p.k, r[1]) < 0 {
+			if bytes.Compare(p.K, r[0]) >= 0 && bytes.Compare(p.K, r[1]) < 0 {
 				n++
 			}
 		}

@@ -39,6 +39,21 @@ func record(name string, id uint64) *Record {
 	return r
 }
 
+// load is what c's Load reads of store now.
+func load(t *testing.T, c *Catalog, store storage.Store) *Loaded {
+	t.Helper()
+	snap, err := store.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	l, err := c.Load(snap, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func put(t *testing.T, c *Catalog, recs ...*Record) {
 	t.Helper()
 	if err := c.Commit(storage.CommitOptions{}, func(txn storage.Txn) error {
@@ -98,19 +113,7 @@ func TestAllocIDs(t *testing.T) {
 	if err := c.Commit(storage.CommitOptions{}, func(txn storage.Txn) error { return txn.Set(PurgeKey(9), nil) }); err != nil {
 		t.Fatal(err)
 	}
-	load := func(c *Catalog) *Loaded {
-		snap, err := store.NewSnapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		l, err := c.Load(snap, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	l := load(c)
+	l := load(t, c, store)
 	if len(l.Records) != 1 || len(l.Purges) != 1 || l.Purges[0] != (Purge{ID: 9}) {
 		t.Fatalf("loaded %d records, purges %+v", len(l.Records), l.Purges)
 	}
@@ -119,7 +122,7 @@ func TestAllocIDs(t *testing.T) {
 		t.Fatalf("first ID %d, %v; want 10 (past the purge)", id, err)
 	}
 	other := New(Options{Store: store, Retry: func(int) bool { return true }})
-	load(other)
+	load(t, other, store)
 	// other allocates inside c's allocation: c's commit conflicts and
 	// runs again with the next ID.
 	calls := 0
@@ -157,29 +160,17 @@ func TestLoadStats(t *testing.T) {
 	if err := c.SaveStats([]Stats{{ID: 1, Counts: Counts{Items: 3, Bytes: 300}, Indexes: []byte("ix")}}); err != nil {
 		t.Fatal(err)
 	}
-	load := func() *Loaded {
-		snap, err := store.NewSnapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		l, err := c.Load(snap, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, err := snap.Get(indexes.StatsKey(1)); err != nil || string(v) != "ix" {
-			t.Fatalf("index statistics %q, %v", v, err)
-		}
-		return l
+	if v, err := c.get(indexes.StatsKey(1)); err != nil || string(v) != "ix" {
+		t.Fatalf("index statistics %q, %v", v, err)
 	}
-	l := load()
+	l := load(t, c, store)
 	if !l.Clean || l.Counts[1] != (Counts{3, 300}) || len(l.Counts) != 1 {
 		t.Fatalf("clean load: %v %+v", l.Clean, l.Counts)
 	}
 	if err := c.Unclean(); err != nil {
 		t.Fatal(err)
 	}
-	l = load()
+	l = load(t, c, store)
 	if l.Clean || l.Counts != nil {
 		t.Fatalf("after Unclean: clean %v, counts %+v", l.Clean, l.Counts)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
+	"github.com/kura-db/kura/internal/storage/storagetest"
 )
 
 // The fixture: table 1 (pk S, sk N) with GSI 1 on g (S) and vector
@@ -27,7 +28,7 @@ var schemas = &Schemas{
 
 func readSchemas(storage.Snapshot) (*Schemas, error) { return schemas, nil }
 
-type kv struct{ k, v []byte }
+type kv = storagetest.KV
 
 func id8(p byte, id uint64) []byte { return binary.BigEndian.AppendUint64([]byte{p}, id) }
 
@@ -40,7 +41,7 @@ func suffix(l Layout, pk string, sk int) []byte {
 // keys is the fixture written in layout l, in key order.
 func keys(l Layout) []kv {
 	var out []kv
-	add := func(k, v []byte) { out = append(out, kv{k, v}) }
+	add := func(k, v []byte) { out = append(out, kv{K: k, V: v}) }
 	for i := range 7 {
 		pk := fmt.Sprint("p", i)
 		item := append(id8(PrefixItem, 1), suffix(l, pk, i)...)
@@ -58,7 +59,7 @@ func keys(l Layout) []kv {
 	}
 	add([]byte("c"+"t"), []byte("{}"))
 	add([]byte("mnext-table-id"), []byte{0, 0, 0, 0, 0, 0, 0, 4})
-	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.K, b.K) })
 	return out
 }
 
@@ -67,7 +68,7 @@ func load(t *testing.T, d []kv) storage.Store {
 	var s storage.Store = memory.New()
 	if err := Commit(s, func(txn storage.Txn) error {
 		for _, p := range d {
-			if err := txn.Set(p.k, p.v); err != nil {
+			if err := txn.Set(p.K, p.V); err != nil {
 				return err
 			}
 		}
@@ -78,36 +79,19 @@ func load(t *testing.T, d []kv) storage.Store {
 	return s
 }
 
-func dump(t *testing.T, s storage.Store) []kv {
-	t.Helper()
-	snap, err := s.NewSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	var out []kv
-	for it.Next() {
-		out = append(out, kv{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
-	}
-	return out
-}
+func dump(t *testing.T, s storage.Store) []kv { return storagetest.Dump(t, s) }
 
 // want is the migrated fixture: layout 2's keys without the deleted
 // table's, and the version recorded.
 func want() []kv {
 	var out []kv
 	for _, p := range keys(V2) {
-		if !bytes.HasPrefix(p.k, id8(PrefixItem, 3)) {
+		if !bytes.HasPrefix(p.K, id8(PrefixItem, 3)) {
 			out = append(out, p)
 		}
 	}
-	out = append(out, kv{VersionKey, []byte{V2.Version}})
-	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	out = append(out, kv{K: VersionKey, V: []byte{V2.Version}})
+	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.K, b.K) })
 	return out
 }
 
@@ -117,8 +101,8 @@ func same(t *testing.T, what string, got, want []kv) {
 		t.Fatalf("%s: %d keys, want %d", what, len(got), len(want))
 	}
 	for i := range got {
-		if !bytes.Equal(got[i].k, want[i].k) || !bytes.Equal(got[i].v, want[i].v) {
-			t.Fatalf("%s: key %d is %x = %x, want %x = %x", what, i, got[i].k, got[i].v, want[i].k, want[i].v)
+		if !bytes.Equal(got[i].K, want[i].K) || !bytes.Equal(got[i].V, want[i].V) {
+			t.Fatalf("%s: key %d is %x = %x, want %x = %x", what, i, got[i].K, got[i].V, want[i].K, want[i].V)
 		}
 	}
 }
