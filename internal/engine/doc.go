@@ -33,6 +33,8 @@
 //	          table's current record; "mnext-table-id", "mclean", "mstats/",
 //	          "mpurge/" → the ID counter, the statistics of a clean Close,
 //	          pending purges (package catalog)
+//	tokens:   "mtxtok/" + ClientRequestToken → a write transaction's token
+//	          record, cluster mode only (internal/engine/transact)
 //	nodes:    "mnode/" + nodeID → a cluster node's record (internal/membership)
 //	leases:   "mlease/" + name → the lease on one piece of background work
 //	          (package internal/lease; leases.go lists them)
@@ -79,7 +81,8 @@
 //   - each subsystem's own state, which its package's doc.go describes
 //     (indexes, vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
 //     wires them; the items in-flight transactions hold and the tokens of
-//     recent ones are internal/engine/transact's (not rebuilt).
+//     recent ones are internal/engine/transact's (not rebuilt; in cluster
+//     mode the tokens are shared through the store).
 //
 // Background work (leases.go: the lease names; lease.Guard, lease.Claim
 // and lease.Manager.Under the ways it is held) is done by one node at a time among those
