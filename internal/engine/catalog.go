@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/kura-db/kura/internal/engine/catalog"
@@ -264,8 +265,26 @@ func (e *Engine) saveStats() error {
 	return e.cat.SaveStats(all)
 }
 
+// layoutOptions are the key-layout migration's options (tests make its
+// batches small and slow).
+var layoutOptions = layout.Options{Schemas: catalog.LayoutSchemas}
+
 // migrateLayout brings store to the current key layout before anything
 // else reads it (package layout; callers are in Open).
-func migrateLayout(store storage.Store) error {
-	return layout.Migrate(store, layout.Options{Schemas: catalog.LayoutSchemas})
+func migrateLayout(store storage.Store) error { return layout.Migrate(store, layoutOptions) }
+
+// openLayout is Open's migrateLayout. In cluster mode it runs under the
+// lease "layout/" + the current version, so that nodes starting together
+// on a store of an older layout migrate it once: the others wait until it
+// is done (or, if its node dies, take it over from its step).
+func (e *Engine) openLayout(store storage.Store) error {
+	if !e.cfg.Cluster {
+		return migrateLayout(store)
+	}
+	var err error
+	e.underLease(fmt.Sprintf("%s%d", leaseLayout, layout.Current.Version), func() bool {
+		v, _, rerr := layout.Read(store)
+		return rerr != nil || v != layout.Current.Version
+	}, func() { err = migrateLayout(store) })
+	return err
 }

@@ -201,7 +201,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.wireAppliers()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
-	if err := migrateLayout(store); err != nil {
+	if err := e.openLayout(store); err != nil {
 		return nil, err
 	}
 	if err := e.loadCatalog(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine/catalog"
 	"github.com/kura-db/kura/internal/engine/layout"
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -523,5 +525,74 @@ func TestLayoutVersionRecorded(t *testing.T) {
 	_, err = Open(store, Config{})
 	if want := "engine: the store's key layout 9 is newer than this Kura reads (2): run a Kura at least as new as the one that last wrote it"; err == nil || err.Error() != want {
 		t.Fatalf("newer layout: %v, want %q", err, want)
+	}
+}
+
+// TestLayoutMigrationClusterOnce: nodes in cluster mode that start
+// together on a store of the old layout migrate it once: every node opens
+// and serves the migrated store, which holds exactly the keys the same
+// writes make in the current layout.
+func TestLayoutMigrationClusterOnce(t *testing.T) {
+	store := memory.New()
+	e, err := Open(store, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateTable(dpCtx, ctlPPRWithGSI("s", "g", ProjectAll)); err != nil {
+		t.Fatal(err)
+	}
+	lsiTable(t, e, "n")
+	for i := 0; i < 60; i++ {
+		k := fmt.Sprint("k", i)
+		dpPut(t, e, "s", attr.Item{"pk": dpS(k), "g": dpS(fmt.Sprint("g", i%3))})
+		dpPut(t, e, "n", attr.Item{"pk": dpS(fmt.Sprint("p", i%5)), "sk": dpS(k), "l": dpS(k)})
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hashed := func(d []kv) (out []kv) {
+		for _, p := range d {
+			for _, r := range layout.HashedRanges {
+				if bytes.Compare(p.K, r[0]) >= 0 && bytes.Compare(p.K, r[1]) < 0 || bytes.HasPrefix(p.K, layout.Staged) {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+	want := hashed(dumpStore(t, store))
+	downgrade(t, store)
+
+	defer func(o layout.Options) { layoutOptions = o }(layoutOptions)
+	layoutOptions.BatchKeys = 4
+	layoutOptions.BatchHook = func(byte) error { time.Sleep(time.Millisecond); return nil }
+	engines := make([]*Engine, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			engines[i], errs[i] = Open(store, Config{Cluster: true, TTLInterval: -1, LeaseTTL: 300 * time.Millisecond,
+				Node: lease.Node{ID: fmt.Sprint("n", i), Host: "test", PID: 1}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+		defer engines[i].Close()
+	}
+	sameDump(t, "migrated by the nodes", hashed(dumpStore(t, store)), want)
+	for i, e := range engines {
+		if n := len(dpScanAll(t, e, wire.ScanInput{TableName: dpStr("s")})); n != 60 {
+			t.Fatalf("node %d scans %d items of s, want 60", i, n)
+		}
+		q, err := e.Query(dpCtx, &wire.QueryInput{TableName: dpStr("s"), IndexName: dpStr("G"), KeyConditionExpression: dpStr("g = :g"),
+			ExpressionAttributeValues: attr.Item{":g": dpS("g1")}})
+		if err != nil || len(q.Items) != 20 {
+			t.Fatalf("node %d: GSI query %d items, %v; want 20", i, len(q.Items), err)
+		}
 	}
 }

@@ -22,6 +22,7 @@ const (
 	leaseBackup   = "backup/"   // + ARN: an on-demand backup's copy
 	leaseRestore  = "restore/"  // + table ID: a restore into that table
 	leaseBackfill = "backfill/" // + tableID/indexID: a GSI's or vector index's backfill
+	leaseLayout   = "layout/"   // + version: the key-layout migration at Open (cluster mode)
 )
 
 // openLeases creates this node's lease manager over store and starts its

@@ -21,10 +21,11 @@
 //
 // State in memory: none; everything a migration knows is in the store,
 // so a restart (or another node's start) resumes it from the step key.
-// A migration takes no lease: nodes sharing a store that needs one should
-// be started one at a time (two runs at once conflict on the keys they
-// both move, and the run whose batch fails stops its Open; it resumes at
-// its next start).
+// Nodes sharing a store must not run two migrations at once (their
+// batches would conflict, or one would stage keys the other already
+// rewrote): the core runs Migrate in cluster mode under a lease
+// ("layout/" + version), so that one node migrates while the others'
+// Opens wait, and a node that takes over resumes from the step key.
 //
 // It never imports internal/engine.
 package layout
