@@ -198,11 +198,23 @@ func TestReaderWaitsForAPreparingWriter(t *testing.T) {
 	if _, any := s.Preparing(keys); !any || time.Since(start) < ReadWait {
 		t.Fatalf("preparing %v after %v", any, time.Since(start))
 	}
-	go func() {
-		time.Sleep(ReadWait / 5)
-		s.SetCommitting(keys, true)
-	}()
-	if _, any := s.Preparing(keys); any {
+	// The writer reaches its commit while the reader waits. On a loaded
+	// machine the writer's goroutine may not run within ReadWait, so the
+	// reader is given several tries; with the wake-up broken all fail.
+	woken := false
+	for try := 0; try < 20 && !woken; try++ {
+		s.SetCommitting(keys, false)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(ReadWait / 5)
+			s.SetCommitting(keys, true)
+		}()
+		_, any := s.Preparing(keys)
+		woken = !any
+		<-done // this try's writer has run before the next try starts
+	}
+	if !woken {
 		t.Fatal("a committing writer is a conflict for readers")
 	}
 	if _, held := s.HoldsAny(keys); !held {
