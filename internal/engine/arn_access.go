@@ -9,9 +9,6 @@ import (
 // authorization, then the resource lookup), is package arns'; these are
 // the core's entry points for the operations that check ARNs.
 
-// tableNameChars are the characters of a table name (table_arn.go).
-var tableNameChars = arns.TableNameChars
-
 // arnScope is the region and account this engine answers for.
 func (e *Engine) arnScope() arns.Scope {
 	return arns.Scope{Region: e.cfg.Region, AccountID: e.cfg.AccountID}

@@ -123,7 +123,7 @@ func (h backupHost) Table(name string) (backup.Table[tableRecord], bool) {
 // view is t as a backup takes it.
 func (h backupHost) view(t *Table) backup.Table[tableRecord] {
 	d := h.e.describe(t)
-	return backup.Table[tableRecord]{Record: *t.rec.clone(), ID: t.ID, Name: t.Name, Status: t.Status,
+	return backup.Table[tableRecord]{Record: *t.rec.Clone(), ID: t.ID, Name: t.Name, Status: t.Status,
 		SizeBytes: cpDeref(d.TableSizeBytes), ItemCount: cpDeref(d.ItemCount), PITR: t.rec.PITR.Enabled}
 }
 

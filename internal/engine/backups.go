@@ -55,7 +55,7 @@ func (e *Engine) UpdateContinuousBackups(ctx context.Context, in *wire.UpdateCon
 	if t.Status == StatusCreating {
 		return nil, ddberr.ContinuousBackupsUnavailable(t.Name)
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	if enable {
 		if !rec.PITR.Enabled {
 			// A write in flight may hold the table's previous version:

@@ -14,7 +14,7 @@
 //
 // Key layout in storage (all integers big-endian):
 //
-//	catalog:  "c" + tableName                         → table metadata (JSON)
+//	catalog:  "c" + tableName                         → table metadata (JSON; package catalog)
 //	item:     "i" + tableID(8) + hash(pk)(8) + key(pk) + key(sk)  → encoded item
 //	index:    "x" + tableID(8) + indexID(4) + hash(index pk)(8) + ... → index entries, and
 //	          item collection sizes under index ID 0 (internal/engine/indexes);
@@ -32,13 +32,15 @@
 //	          destID(8) + seq(8) → a change not yet put to it; in cluster mode "mkseq/" +
 //	          destID(8) → its last outbox number (internal/engine/kinesisdest)
 //	catalog generations: "mtgen/" + tableID(8) → the generation of the
-//	          table's current record (catalog_nodes.go)
+//	          table's current record; "mnext-table-id", "mclean", "mstats/",
+//	          "mpurge/" → the ID counter, the statistics of a clean Close,
+//	          pending purges (package catalog)
 //	tokens:   "mtxtok/" + ClientRequestToken → a write transaction's token
 //	          record, cluster mode only (internal/engine/transact)
 //	nodes:    "mnode/" + nodeID → a cluster node's record (internal/membership)
 //	leases:   "mlease/" + name → the lease on one piece of background work
 //	          (package internal/lease; leases.go lists them)
-//	layout:   "mlayout" → the key-layout version (layout.go); while a
+//	layout:   "mlayout" → the key-layout version (package layout); while a
 //	          migration runs, "mlayoutstep" → its step and "mrelayout/" + old
 //	          key → a key waiting to be rewritten
 //
@@ -47,7 +49,7 @@
 // order, and parallel Scan segments are contiguous hash ranges.
 // key(v) is attr's order-preserving key encoding.
 //
-// Layout versions (layout.go): a store records the version of this layout;
+// Layout versions (package layout): a store records the version of this layout;
 // Open migrates a store of an older version (layout 1: a 2-byte FNV hash)
 // before it reads anything else, in bounded batches that survive a crash at
 // any point (the next Open resumes). Nothing of it stays in memory.
@@ -66,7 +68,8 @@
 //
 // State the core keeps in memory, and how Open rebuilds it from the store:
 //   - the catalog (tables by name, immutable versions swapped on change):
-//     read from the "c" records; the next table ID from its meta key;
+//     built from the records package catalog loads (catalog.go); the
+//     next table ID is the catalog package's;
 //   - table statistics (ItemCount, sizes): read back from the "mstats/"
 //     keys Close wrote when the last shutdown was clean, else recounted in
 //     the background from a snapshot of the items; each table's index
@@ -75,15 +78,16 @@
 //   - the item cache: empty at Open, filled by writers and readers holding
 //     the item's stripe lock (so only for a store this process alone
 //     writes);
-//   - the stripe locks and the item-collection locks (indexes.Collections):
-//     not rebuilt;
+//   - the stripe locks (package stripes) and the item-collection locks
+//     (indexes.Collections): not rebuilt;
 //   - each subsystem's own state, which its package's doc.go describes
 //     (indexes, vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
 //     wires them; the items in-flight transactions hold and the tokens of
 //     recent ones are internal/engine/transact's (not rebuilt; in cluster
 //     mode the tokens are shared through the store).
 //
-// Background work (leases.go) is done by one node at a time among those
+// Background work (leases.go: the lease names; lease.Guard, lease.Claim
+// and lease.Manager.Under the ways it is held) is done by one node at a time among those
 // sharing the store: the TTL pass, stream upkeep, PITR trimming, each
 // export/import/bulk run, each GSI or vector backfill, backup copy and
 // restore runs on the node holding its lease (internal/lease), which

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kura-db/kura/internal/engine/backup"
 	"github.com/kura-db/kura/internal/engine/bulk"
+	"github.com/kura-db/kura/internal/engine/catalog"
 	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/export"
 	"github.com/kura-db/kura/internal/engine/imports"
@@ -15,6 +16,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/pitr"
 	"github.com/kura-db/kura/internal/engine/restore"
 	"github.com/kura-db/kura/internal/engine/streams"
+	"github.com/kura-db/kura/internal/engine/stripes"
 	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/engine/transact"
 	"github.com/kura-db/kura/internal/engine/ttl"
@@ -115,8 +117,8 @@ type Engine struct {
 	mu     sync.RWMutex
 	tables map[string]*Table // by name; values are immutable, swapped on change
 
-	locks [1024]sync.Mutex // striped per-item locks, see lockFor
-	items *itemCache       // recently written and read items; nil when off
+	locks stripes.Locks // striped per-item locks, see lockFor (package stripes)
+	items *itemCache    // recently written and read items; nil when off
 
 	tx *transact.State // items held by in-flight transactions, idempotency tokens (package transact)
 
@@ -133,8 +135,8 @@ type Engine struct {
 	applier writeApplier
 
 	// ddl serialises control-plane changes (catalog writes, ID allocation).
-	ddl    sync.Mutex
-	nextID uint64 // next table ID to allocate; persisted under metaNextIDKey
+	ddl sync.Mutex
+	cat *catalog.Catalog // the catalog's store side (catalog.go, package catalog)
 
 	statsMu    sync.Mutex
 	stats      map[uint64]*tableStats // by table ID
@@ -182,7 +184,6 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 		tables:  make(map[string]*Table),
 		stats:   make(map[uint64]*tableStats),
 		closing: make(chan struct{}),
-		nextID:  1,
 		items:   newItemCache(itemCacheBudget(cfg)),
 		quota:   throttle.NewQuota(cfg.Throttle, cfg.MeterCapacity, cfg.Clock.Now),
 		pitr:    pitr.New(cfg.Clock),
@@ -190,6 +191,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 
 		chargeUpdates: chargesUpdateStatements(cfg.Region),
 	}
+	e.openCatalog(store)
 	e.openLeases(store)
 	e.streams = streams.New(e.streamsConfig())
 	e.vec = e.newVectorRegistry()
@@ -200,7 +202,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.wireAppliers()
 	e.point, _ = store.(storage.PointReader)
 	e.rng, _ = store.(storage.RangeReader)
-	if err := migrateLayout(store); err != nil {
+	if err := e.openLayout(store); err != nil {
 		return nil, err
 	}
 	if err := e.loadCatalog(); err != nil {
@@ -317,8 +319,8 @@ func (e *Engine) promote(t *Table) *Table {
 	if cur.Status != StatusCreating && cur.Status != StatusUpdating {
 		return cur
 	}
-	rec := cur.rec.clone()
-	rec.settle(e.clock.Now())
+	rec := cur.rec.Clone()
+	rec.Settle(e.clock.Now())
 	nt, err := e.buildTable(rec)
 	if err != nil {
 		return cur

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/catalog"
 	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
@@ -212,7 +213,7 @@ func TestIndexStatsPersisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Unclean stop (no clean marker): the statistics are recounted.
-	if err := commitTo(store, func(txn storage.Txn) error { return txn.Delete(metaCleanKey) }); err != nil {
+	if err := commitTo(store, func(txn storage.Txn) error { return txn.Delete(catalog.CleanKey) }); err != nil {
 		t.Fatal(err)
 	}
 	e, err = Open(store, Config{})

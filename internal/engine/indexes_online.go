@@ -120,7 +120,7 @@ func (e *Engine) backfill(table string, tableID uint64, ix *Index, minEnd time.T
 	if !ok {
 		return
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	// While the table is still UPDATING (--create-delay: DynamoDB's
 	// resource allocation, which comes before the backfill) the index stays
 	// CREATING; settle turns it ACTIVE with the table.

@@ -194,9 +194,15 @@ func itemSize(it attr.Item) int {
 // lockFor returns the stripe lock of an item's storage key. Every writer of
 // one item holds it across its read-check-write, so concurrent writers of
 // the same item queue instead of failing on storage conflicts.
-func (e *Engine) lockFor(key []byte) *sync.Mutex {
-	return &e.locks[e.stripeOf(key)]
-}
+func (e *Engine) lockFor(key []byte) *sync.Mutex { return e.locks.For(key) }
+
+// lockStripes locks the stripe locks of keys in one global order, so that
+// transactions never deadlock with each other or with single-item
+// writers; it returns the unlock function (package stripes).
+func (e *Engine) lockStripes(keys [][]byte) func() { return e.locks.Lock(keys) }
+
+// stripeOf is the index in e.locks of a key's stripe.
+func (e *Engine) stripeOf(key []byte) int { return e.locks.Of(key) }
 
 // itemWrite is one single-item write for writeItem.
 type itemWrite struct {

@@ -4,23 +4,21 @@ import (
 	"encoding/binary"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/catalog"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/keyhash"
+	"github.com/kura-db/kura/internal/engine/layout"
 )
 
 // Key-space prefixes; see doc.go.
 const (
-	prefixCatalog = 'c'
-	prefixItem    = 'i'
-	prefixIndex   = 'x'
+	prefixCatalog = catalog.Prefix
+	prefixItem    = layout.PrefixItem
+	prefixIndex   = indexes.KeyPrefix
 )
 
-// catalogKey is the storage key of a table's metadata.
-func catalogKey(name string) []byte {
-	return append([]byte{prefixCatalog}, name...)
-}
-
 // itemPrefixLen is the length of itemPrefix.
-const itemPrefixLen = 9
+const itemPrefixLen = layout.ItemPrefixLen
 
 // itemPrefix is the common prefix of every item key of a table.
 func itemPrefix(tableID uint64) []byte {
@@ -31,7 +29,7 @@ func itemPrefix(tableID uint64) []byte {
 }
 
 // hashLen is the length of the partition hash in item and index keys
-// (layout version 2, layout.go).
+// (layout version 2, package layout).
 const hashLen = keyhash.Len
 
 // partitionHash is DynamoDB's hash of a partition key (package keyhash).

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,40 +18,24 @@ import (
 	"github.com/tikv/client-go/v2/tikv"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/catalog"
+	"github.com/kura-db/kura/internal/engine/layout"
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
 	"github.com/kura-db/kura/internal/storage/postgres"
+	"github.com/kura-db/kura/internal/storage/storagetest"
 	kvstore "github.com/kura-db/kura/internal/storage/tikv"
 	"github.com/kura-db/kura/internal/wire"
 	sw "github.com/kura-db/kura/internal/wire/streamswire"
 )
 
 // kv is one stored key and value.
-type kv struct{ k, v []byte }
+type kv = storagetest.KV
 
 // dumpStore is every key and value of store, in key order.
-func dumpStore(t *testing.T, store storage.Store) []kv {
-	t.Helper()
-	snap, err := store.NewSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	it, err := snap.NewIterator(storage.IterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	var out []kv
-	for it.Next() {
-		out = append(out, kv{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+func dumpStore(t *testing.T, store storage.Store) []kv { return storagetest.Dump(t, store) }
 
 // loadStore writes d into store (empty), in batches.
 func loadStore(t *testing.T, store storage.Store, d []kv) {
@@ -62,7 +47,7 @@ func loadStore(t *testing.T, store storage.Store, d []kv) {
 			t.Fatal(err)
 		}
 		for _, p := range d[:n] {
-			if err := txn.Set(p.k, p.v); err != nil {
+			if err := txn.Set(p.K, p.V); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -79,13 +64,13 @@ func sameDump(t *testing.T, what string, got, want []kv) {
 	for i := 0; i < len(got) || i < len(want); i++ {
 		switch {
 		case i >= len(got):
-			t.Fatalf("%s: key %q missing (%d keys, want %d)", what, want[i].k, len(got), len(want))
+			t.Fatalf("%s: key %q missing (%d keys, want %d)", what, want[i].K, len(got), len(want))
 		case i >= len(want):
-			t.Fatalf("%s: extra key %q (%d keys, want %d)", what, got[i].k, len(got), len(want))
-		case !bytes.Equal(got[i].k, want[i].k):
-			t.Fatalf("%s: key %d is %q, want %q", what, i, got[i].k, want[i].k)
-		case !bytes.Equal(got[i].v, want[i].v):
-			t.Fatalf("%s: key %q has value %x, want %x", what, got[i].k, got[i].v, want[i].v)
+			t.Fatalf("%s: extra key %q (%d keys, want %d)", what, got[i].K, len(got), len(want))
+		case !bytes.Equal(got[i].K, want[i].K):
+			t.Fatalf("%s: key %d is %q, want %q", what, i, got[i].K, want[i].K)
+		case !bytes.Equal(got[i].V, want[i].V):
+			t.Fatalf("%s: key %q has value %x, want %x", what, got[i].K, got[i].V, want[i].V)
 		}
 	}
 }
@@ -94,10 +79,10 @@ func sameDump(t *testing.T, what string, got, want []kv) {
 // wrote it (no version key): the test's old-layout writer.
 func downgrade(t *testing.T, store storage.Store) {
 	t.Helper()
-	if _, err := relayout(store, layoutV2, layoutV1, 0); err != nil {
+	if _, err := layout.Relayout(store, layout.V2, layout.V1, 0, layout.Options{Schemas: catalog.LayoutSchemas}); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitLayout(store, func(txn storage.Txn) error { return txn.Delete(metaLayoutKey) }); err != nil {
+	if err := layout.Commit(store, func(txn storage.Txn) error { return txn.Delete(layout.VersionKey) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -216,7 +201,7 @@ func newLayoutFixture(t *testing.T) *layoutFixture {
 	if _, err := snap.Get(itemKey(f.sID, dpS("k1"), attr.Value{})); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("new-layout item key left in the old layout: %v", err)
 	}
-	if _, err := snap.Get(metaLayoutKey); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := snap.Get(layout.VersionKey); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatal("the old layout has a version key")
 	}
 	return f
@@ -432,12 +417,12 @@ func streamRecords(t *testing.T, e *Engine, table string) int {
 func hashedKeys(d []kv) int {
 	n := 0
 	for _, p := range d {
-		if bytes.HasPrefix(p.k, layoutStaged) {
+		if bytes.HasPrefix(p.K, layout.Staged) {
 			n++
 			continue
 		}
-		for _, r := range hashedRanges {
-			if bytes.Compare(p.k, r[0]) >= 0 && bytes.Compare(p.k, r[1]) < 0 {
+		for _, r := range layout.HashedRanges {
+			if bytes.Compare(p.K, r[0]) >= 0 && bytes.Compare(p.K, r[1]) < 0 {
 				n++
 			}
 		}
@@ -445,20 +430,18 @@ func hashedKeys(d []kv) int {
 	return n
 }
 
-// crashAfter makes the migration stop before its batch n+1 commits, as a
-// kill would, and counts the batches.
-func crashAfter(t *testing.T, n int) *int {
-	t.Helper()
+// crashAfter is a migration of 16 keys a batch that stops before its batch
+// n+1 commits, as a kill would, and counts the batches.
+func crashAfter(store storage.Store, n int) (int, error) {
 	batches := 0
-	layoutBatchHook = func(byte) error {
+	err := layout.Migrate(store, layout.Options{Schemas: catalog.LayoutSchemas, BatchKeys: 16, BatchHook: func(byte) error {
 		if batches == n {
 			return errors.New("killed")
 		}
 		batches++
 		return nil
-	}
-	t.Cleanup(func() { layoutBatchHook = nil })
-	return &batches
+	}})
+	return batches, err
 }
 
 // TestLayoutMigrationResumes: a migration killed before any of its batches
@@ -467,20 +450,17 @@ func crashAfter(t *testing.T, n int) *int {
 // into exactly the layout-2 store; so does one killed again and again.
 func TestLayoutMigrationResumes(t *testing.T) {
 	f := newLayoutFixture(t)
-	defer func(k int) { layoutBatchKeys = k }(layoutBatchKeys)
-	layoutBatchKeys = 16
 	moved := hashedKeys(f.old)
 
 	// How many batches a whole migration commits.
 	total := func() int {
 		store := memory.New()
 		loadStore(t, store, f.old)
-		n := crashAfter(t, -1)
-		if err := migrateLayout(store); err != nil {
+		n, err := crashAfter(store, -1)
+		if err != nil {
 			t.Fatal(err)
 		}
-		layoutBatchHook = nil
-		return *n
+		return n
 	}()
 	if total < 20 {
 		t.Fatalf("only %d batches: the test covers too little", total)
@@ -497,11 +477,9 @@ func TestLayoutMigrationResumes(t *testing.T) {
 				}
 				store, restart := b.open(t)
 				loadStore(t, store, f.old)
-				crashAfter(t, k)
-				if err := migrateLayout(store); err == nil {
+				if _, err := crashAfter(store, k); err == nil {
 					t.Fatalf("crash after %d batches: the migration finished", k)
 				}
-				layoutBatchHook = nil
 				store = restart()
 				if n := hashedKeys(dumpStore(t, store)); n != moved {
 					t.Fatalf("crash after %d batches: %d keys to migrate, want %d", k, n, moved)
@@ -516,9 +494,7 @@ func TestLayoutMigrationResumes(t *testing.T) {
 			loadStore(t, store, f.old)
 			starts := 0
 			for {
-				crashAfter(t, 5)
-				err := migrateLayout(store)
-				layoutBatchHook = nil
+				_, err := crashAfter(store, 5)
 				if err == nil {
 					break
 				}
@@ -540,14 +516,83 @@ func TestLayoutVersionRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	if v, step, err := readLayout(store); err != nil || v != layoutCurrent.version || step != 0 {
+	if v, step, err := layout.Read(store); err != nil || v != layout.Current.Version || step != 0 {
 		t.Fatalf("new store: layout %d, step %d, %v", v, step, err)
 	}
-	if err := commitLayout(store, func(txn storage.Txn) error { return txn.Set(metaLayoutKey, []byte{9}) }); err != nil {
+	if err := layout.Commit(store, func(txn storage.Txn) error { return txn.Set(layout.VersionKey, []byte{9}) }); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Open(store, Config{})
 	if want := "engine: the store's key layout 9 is newer than this Kura reads (2): run a Kura at least as new as the one that last wrote it"; err == nil || err.Error() != want {
 		t.Fatalf("newer layout: %v, want %q", err, want)
+	}
+}
+
+// TestLayoutMigrationClusterOnce: nodes in cluster mode that start
+// together on a store of the old layout migrate it once: every node opens
+// and serves the migrated store, which holds exactly the keys the same
+// writes make in the current layout.
+func TestLayoutMigrationClusterOnce(t *testing.T) {
+	store := memory.New()
+	e, err := Open(store, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateTable(dpCtx, ctlPPRWithGSI("s", "g", ProjectAll)); err != nil {
+		t.Fatal(err)
+	}
+	lsiTable(t, e, "n")
+	for i := 0; i < 60; i++ {
+		k := fmt.Sprint("k", i)
+		dpPut(t, e, "s", attr.Item{"pk": dpS(k), "g": dpS(fmt.Sprint("g", i%3))})
+		dpPut(t, e, "n", attr.Item{"pk": dpS(fmt.Sprint("p", i%5)), "sk": dpS(k), "l": dpS(k)})
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hashed := func(d []kv) (out []kv) {
+		for _, p := range d {
+			for _, r := range layout.HashedRanges {
+				if bytes.Compare(p.K, r[0]) >= 0 && bytes.Compare(p.K, r[1]) < 0 || bytes.HasPrefix(p.K, layout.Staged) {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+	want := hashed(dumpStore(t, store))
+	downgrade(t, store)
+
+	defer func(o layout.Options) { layoutOptions = o }(layoutOptions)
+	layoutOptions.BatchKeys = 4
+	layoutOptions.BatchHook = func(byte) error { time.Sleep(time.Millisecond); return nil }
+	engines := make([]*Engine, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			engines[i], errs[i] = Open(store, Config{Cluster: true, TTLInterval: -1, LeaseTTL: 300 * time.Millisecond,
+				Node: lease.Node{ID: fmt.Sprint("n", i), Host: "test", PID: 1}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+		defer engines[i].Close()
+	}
+	sameDump(t, "migrated by the nodes", hashed(dumpStore(t, store)), want)
+	for i, e := range engines {
+		if n := len(dpScanAll(t, e, wire.ScanInput{TableName: dpStr("s")})); n != 60 {
+			t.Fatalf("node %d scans %d items of s, want 60", i, n)
+		}
+		q, err := e.Query(dpCtx, &wire.QueryInput{TableName: dpStr("s"), IndexName: dpStr("G"), KeyConditionExpression: dpStr("g = :g"),
+			ExpressionAttributeValues: attr.Item{":g": dpS("g1")}})
+		if err != nil || len(q.Items) != 20 {
+			t.Fatalf("node %d: GSI query %d items, %v; want 20", i, len(q.Items), err)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -12,18 +11,16 @@ import (
 )
 
 // Background work is done by one node at a time among the Kura nodes
-// sharing a store: each loop asks for its lease (package lease) at every
-// round and skips the round while another node holds it; the holder
-// renews it (Run, every TTL/3) and records its progress, and Close
-// releases it so another node takes over at once. A dead node's leases
-// are taken over once they expire (Config.LeaseTTL after its last
-// renewal), at the next round of the taker's loop. With one node every
-// lease is simply this node's.
+// sharing a store, each piece under its lease (package lease: a Guard for
+// a loop's rounds, a Claim for a job, Under for work done once). With one
+// node every lease is simply this node's. The leases:
 const (
-	leaseTTLPass = "ttl"     // the TTL expirer's background pass; progress: its cursor
-	leaseStreams = "streams" // stream shard rollover, trimming and removal
-	leasePITR    = "pitr"    // PITR history trimming and system backup expiry
-	leaseJob     = "job/"    // + ARN: an export's, import's or bulk operation's run
+	leaseTTLPass  = "ttl"       // the TTL expirer's background pass; progress: its cursor
+	leaseStreams  = "streams"   // stream shard rollover, trimming and removal
+	leasePITR     = "pitr"      // PITR history trimming and system backup expiry
+	leaseJob      = "job/"      // + ARN: an export's, import's or bulk operation's run
+	leaseBackfill = "backfill/" // + tableID/indexID: a GSI's or vector index's backfill
+	leaseLayout   = "layout/"   // + version: the key-layout migration at Open (cluster mode)
 	// backup.LeasePrefix + ARN: an on-demand backup's copy;
 	// restore.LeasePrefix + table ID: a restore into that table.
 )
@@ -48,44 +45,11 @@ func (e *Engine) holds(name string) bool {
 // Node is this engine's identity as a lease holder.
 func (e *Engine) Node() lease.Node { return e.leases.Node() }
 
-// ttlGuard is the TTL expirer's lease.
-type ttlGuard struct {
-	e *Engine
-	l *lease.Lease
-}
-
-func (g *ttlGuard) Hold() ([]byte, bool) {
-	l, ok := g.e.leases.Hold(leaseTTLPass)
-	if !ok {
-		return nil, false
-	}
-	g.l = l
-	return l.Progress(), true
-}
-
-func (g *ttlGuard) Save(cursor []byte) error { return g.l.Save(cursor) }
+// ttlLease is the TTL expirer's lease.
+func (e *Engine) ttlLease() *lease.Guard { return e.leases.Guard(leaseTTLPass) }
 
 // claimJob is the job packages' Claimer: the lease leaseJob + arn.
-func (e *Engine) claimJob(arn string) (jobs.Claim, bool) {
-	l, err := e.leases.Acquire(leaseJob + arn)
-	if err != nil {
-		if !errors.Is(err, lease.ErrHeld) {
-			slog.Warn("claiming a job", "arn", arn, "err", err)
-		}
-		return nil, false
-	}
-	return jobClaim{l}, true
-}
-
-type jobClaim struct{ l *lease.Lease }
-
-func (c jobClaim) Fence(txn storage.Txn) error { return c.l.Fence(txn) }
-
-func (c jobClaim) Release() {
-	if err := c.l.Release(); err != nil && !errors.Is(err, lease.ErrLost) {
-		slog.Warn("releasing a job's lease", "lease", c.l.Name(), "err", err)
-	}
-}
+func (e *Engine) claimJob(arn string) (jobs.Claim, bool) { return e.leases.Claim(leaseJob + arn) }
 
 // startJobAdoption looks every lease TTL for exports, imports and bulk
 // operations in progress that no node runs (their node stopped or died:
@@ -113,46 +77,16 @@ func (e *Engine) adoptJobs() {
 	e.adoptBackups()
 }
 
-// leaseBackfill + tableID/indexID: a GSI's or vector index's backfill.
-const leaseBackfill = "backfill/"
-
 // backfillLease names the lease of index indexID's backfill on table
 // tableID.
 func backfillLease(tableID uint64, indexID uint32) string {
 	return fmt.Sprintf("%s%d/%d", leaseBackfill, tableID, indexID)
 }
 
-// leaseDone is the progress of a lease whose work was finished: a node
-// that takes the lease later (its view of the work may be stale) does
-// not run it again.
-const leaseDone = "done"
-
-// underLease runs work once this node holds the lease name: at once when
-// it is free (always, with one node), else when its holder's lease lapsed
-// (it is polled every half lease life) while still reports true and the
-// engine is open. When work returns with still false, the work is done
-// and the lease records it; otherwise (closing) it is released for
-// another node to run the work again from the beginning (a backfill or a
-// copy rewrites what it finds, so a takeover only repeats the dead
-// holder's part). It reports whether work ran.
-func (e *Engine) underLease(name string, still func() bool, work func()) (ran bool) {
-	for {
-		if l, ok := e.leases.Hold(name); ok {
-			if ran = string(l.Progress()) != leaseDone; ran {
-				work()
-				if !still() {
-					_ = l.Save([]byte(leaseDone)) // lost: the taker checks still itself
-				}
-			}
-			if err := l.Release(); err != nil && !errors.Is(err, lease.ErrLost) {
-				slog.Warn("releasing a lease", "lease", name, "err", err)
-			}
-			return ran
-		}
-		if !e.sleep(e.leases.TTL()/2) || !still() {
-			return false
-		}
-	}
+// underLease runs work once this node holds the lease name, while still
+// reports true and the engine is open (lease.Manager.Under).
+func (e *Engine) underLease(name string, still func() bool, work func()) bool {
+	return e.leases.Under(name, e.sleep, still, work)
 }
 
 // leasedBackfill is backfill on the node that holds the index's lease.

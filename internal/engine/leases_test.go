@@ -49,7 +49,7 @@ func putExpired(t *testing.T, e *Engine, keys ...string) {
 // ttlRound runs one background TTL round on e, as its timer would.
 func ttlRound(t *testing.T, e *Engine) (int, bool) {
 	t.Helper()
-	n, ran, err := e.ttl.Round(context.Background(), &ttlGuard{e: e})
+	n, ran, err := e.ttl.Round(context.Background(), e.ttlLease())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +281,8 @@ func TestUnderLeaseWaitsForHolder(t *testing.T) {
 	if !e.underLease("y", func() bool { return !finished }, func() { finished = true }) {
 		t.Fatal("free work did not run")
 	}
-	if h, _, _ := e.leases.Inspect("y"); string(h.Progress) != leaseDone {
-		t.Fatalf("finished work's lease progress %q, want %q", h.Progress, leaseDone)
+	if h, _, _ := e.leases.Inspect("y"); string(h.Progress) != lease.Done {
+		t.Fatalf("finished work's lease progress %q, want %q", h.Progress, lease.Done)
 	}
 	if e.underLease("y", func() bool { return true }, func() { t.Fatal("finished work ran again") }) {
 		t.Fatal("underLease reported finished work as run")

@@ -30,7 +30,7 @@ func (e *Engine) createRestoreTarget(cin *wire.CreateTableInput, summary *wire.R
 		return nil, nil, verr
 	}
 	rec := e.newTableRecord(cin, billing, e.clock.Now())
-	rec.setStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
+	rec.SetStatus(StatusCreating) // no ReadyAt: the restore ends it (finishRestore)
 	tables.SetGSIStatus(&rec.Desc, StatusCreating)
 	addCreateVectors(rec, cin, StatusCreating)
 	if summary != nil { // nil: an import's table (import.go)
@@ -126,9 +126,9 @@ func (e *Engine) finishRestore(id uint64, name string) {
 			return
 		}
 		now := e.clock.Now()
-		rec := cur.rec.clone()
+		rec := cur.rec.Clone()
 		rec.ReadyAt = now
-		rec.settle(now)
+		rec.Settle(now)
 		rec.Desc.RestoreSummary = nil
 		rec.RestoreSource = 0
 		_, err := e.saveRecord(rec)

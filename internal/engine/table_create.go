@@ -49,12 +49,12 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		rec.Policies = policies.Set{"": {Document: *in.ResourcePolicy, Revision: policies.NextRevision(e.clock.Now(), "")}}
 	}
 	if e.cfg.CreateDelay > 0 {
-		rec.setStatus(StatusCreating)
+		rec.SetStatus(StatusCreating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)
 		tables.SetGSIStatus(&rec.Desc, StatusCreating)
 		addCreateVectors(rec, in, StatusCreating)
 	} else {
-		rec.setStatus(StatusActive)
+		rec.SetStatus(StatusActive)
 		tables.SetGSIStatus(&rec.Desc, StatusActive)
 		addCreateVectors(rec, in, StatusActive)
 	}
@@ -74,10 +74,10 @@ func (e *Engine) newTableRecord(in *wire.CreateTableInput, billing string, now t
 	rec := &tableRecord{Name: cpDeref(in.TableName), BillingMode: billing}
 	rec.Desc = e.account().NewDescription(in, billing, now)
 	for _, l := range rec.Desc.LocalSecondaryIndexes {
-		rec.addIndexID(cpDeref(l.IndexName))
+		rec.AddIndexID(cpDeref(l.IndexName))
 	}
 	for _, g := range rec.Desc.GlobalSecondaryIndexes {
-		rec.addIndexID(cpDeref(g.IndexName))
+		rec.AddIndexID(cpDeref(g.IndexName))
 	}
 	rec.Tags = slices.Clone(in.Tags)
 	return rec

@@ -39,8 +39,8 @@ func (e *Engine) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
 	name := t.Name
 	now := e.clock.Now()
-	rec := t.rec.clone()
-	rec.setStatus(StatusDeleting)
+	rec := t.rec.Clone()
+	rec.SetStatus(StatusDeleting)
 	rec.ReadyAt = time.Time{}
 	immediate := e.cfg.DeleteDelay <= 0
 	if !immediate {
@@ -91,7 +91,7 @@ func (e *Engine) dropTable(t *Table) (*wire.TableDescription, error) {
 	id := rec.ID
 	e.items.dropPrefix(itemPrefix(id))
 	if sys != nil {
-		e.nextID = sys.ID + 1
+		e.cat.Allocated(sys.ID)
 		e.setBackup(sys.ARN, sys)
 	}
 	e.goBackground(func() { e.purge(id, sys != nil) })

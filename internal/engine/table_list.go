@@ -2,22 +2,14 @@ package engine
 
 import (
 	"context"
-	"slices"
 
+	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// maxListTables is ListTables' page size limit (and default).
-const maxListTables = 100
-
 // ListTables lists table names in ascending order, paged by Limit and
-// ExclusiveStartTableName.
+// ExclusiveStartTableName (tables.ListPage).
 func (e *Engine) ListTables(ctx context.Context, in *wire.ListTablesInput) (*wire.ListTablesOutput, error) {
-	limit := maxListTables
-	if in.Limit != nil && *in.Limit > 0 && int(*in.Limit) < limit {
-		limit = int(*in.Limit)
-	}
-	start := cpDeref(in.ExclusiveStartTableName)
 	if e.cfg.Cluster { // tables other nodes created or deleted
 		if err := e.syncCatalog(); err != nil {
 			return nil, err
@@ -25,16 +17,24 @@ func (e *Engine) ListTables(ctx context.Context, in *wire.ListTablesInput) (*wir
 	}
 	var names []string
 	for _, t := range e.snapshotTables() {
-		if t.Name > start {
-			names = append(names, t.Name)
-		}
+		names = append(names, t.Name)
 	}
-	slices.Sort(names)
-	out := &wire.ListTablesOutput{TableNames: []string{}}
-	if len(names) > limit {
-		names = names[:limit]
-		out.LastEvaluatedTableName = cpPtr(names[limit-1])
-	}
-	out.TableNames = append(out.TableNames, names...)
-	return out, nil
+	return tables.ListPage(names, in), nil
 }
+
+// DescribeLimits reports DynamoDB's default capacity quotas.
+func (e *Engine) DescribeLimits(ctx context.Context, in *wire.DescribeLimitsInput) (*wire.DescribeLimitsOutput, error) {
+	return tables.Limits(), nil
+}
+
+// DescribeEndpoints answers as DynamoDB does: its regional endpoint.
+func (e *Engine) DescribeEndpoints(ctx context.Context, in *wire.DescribeEndpointsInput) (*wire.DescribeEndpointsOutput, error) {
+	return e.account().Endpoints(), nil
+}
+
+// tableNameOf returns the table name a TableName member refers to
+// (tables.NameOf).
+func tableNameOf(s string) string { return tables.NameOf(s) }
+
+// createTableName is the name CreateTable gives a table named by raw.
+var createTableName = tables.CreateName

@@ -36,7 +36,7 @@ func (c metaCore) setRecord(name string, change func(*tableRecord)) error {
 	if !ok {
 		return tableNotFound(name)
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	change(rec)
 	_, err := c.e.saveRecord(rec)
 	return err

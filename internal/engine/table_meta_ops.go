@@ -83,7 +83,7 @@ func (e *Engine) UpdateTimeToLive(_ context.Context, in *wire.UpdateTimeToLiveIn
 func (e *Engine) startTTL() {
 	e.ttl = ttl.New(metaCore{e}, e.closing)
 	if e.cfg.TTLInterval >= 0 {
-		e.goBackground(func() { e.ttl.Background(e.cfg.TTLInterval, &ttlGuard{e: e}) })
+		e.goBackground(func() { e.ttl.Background(e.cfg.TTLInterval, e.ttlLease()) })
 	}
 }
 

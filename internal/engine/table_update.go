@@ -32,7 +32,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if err := tables.Admit(name, t.Status, t.rec.UpdateKind, &t.rec.Desc, in, f, tableIndexes{}); err != nil {
 		return nil, err
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	now := e.clock.Now()
 	target, transitional, terr := e.account().ApplyTable(&rec.Desc, &rec.ClassChanges,
 		tables.Update{In: in, Flags: f, Name: name, ARN: t.ARN(), Billing: t.BillingMode, Now: now})
@@ -48,7 +48,7 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 		return nil, gerr
 	}
 	if created != "" {
-		rec.addIndexID(created)
+		rec.AddIndexID(created)
 	}
 	transitional = transitional || changed
 	vchanged, verr := e.applyVectorUpdates(t, rec, in, target)
@@ -58,10 +58,10 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	transitional = transitional || vchanged
 
 	if transitional {
-		rec.setStatus(StatusUpdating)
+		rec.SetStatus(StatusUpdating)
 		rec.ReadyAt = now.Add(e.cfg.CreateDelay)
 		rec.UpdateKind = tables.Kind(f, switching)
-		rec.settle(now) // immediate when CreateDelay is 0
+		rec.Settle(now) // immediate when CreateDelay is 0
 	}
 	nt, err := e.saveRecord(rec)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/catalog"
 	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/tables"
 	"github.com/kura-db/kura/internal/engine/vectors"
@@ -14,11 +15,6 @@ import (
 // The control-plane side of vector indexes: CreateTable's and
 // UpdateTable's definitions checked and stored in the table's record (the
 // checks themselves are package vectors').
-
-// buildVectorIndexes parses the vector index descriptions of a record.
-func buildVectorIndexes(rec *tableRecord, types map[string]attr.Type) ([]*VectorIndex, error) {
-	return vectors.Build(rec.Name, rec.Desc.VectorIndexes, rec.indexID, types)
-}
 
 // validateCreateVectors is CreateTable's vector index validation, run after
 // the rest of the request has been validated.
@@ -49,7 +45,7 @@ func newVectorDescription(tableARN string, v vectors.Def, status string) wire.Ve
 // addCreateVectors adds CreateTable's vector indexes to a new record.
 func addCreateVectors(rec *tableRecord, in *wire.CreateTableInput, status string) {
 	for _, v := range vectors.DefsOfCreate(in.VectorIndexes) {
-		rec.addIndexID(v.Name)
+		rec.AddIndexID(v.Name)
 		rec.Desc.VectorIndexes = append(rec.Desc.VectorIndexes, newVectorDescription(cpDeref(rec.Desc.TableArn), v, status))
 	}
 }
@@ -106,7 +102,7 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 		if len(d.VectorIndexes) == 0 {
 			d.VectorIndexes = nil
 		}
-		if id, ok := rec.indexID(n); ok {
+		if id, ok := rec.IndexID(n); ok {
 			e.vec.Drop(rec.ID, id)
 			rec.Indexes = slices.DeleteFunc(rec.Indexes, func(r indexRecord) bool { return r.Name == n })
 		}
@@ -160,7 +156,7 @@ func (e *Engine) applyVectorUpdates(t *Table, rec *tableRecord, in *wire.UpdateT
 		}
 		d.AttributeDefinitions = append(d.AttributeDefinitions, wire.AttributeDefinition{AttributeName: cpPtr(n), AttributeType: in.AttributeDefinitions[j].AttributeType})
 	}
-	rec.addIndexID(v.Name)
+	rec.AddIndexID(v.Name)
 	vd := newVectorDescription(cpDeref(d.TableArn), v, StatusCreating)
 	vd.Backfilling = cpPtr(false)
 	d.VectorIndexes = append(d.VectorIndexes, vd)
@@ -188,26 +184,6 @@ func (t *Table) hasIndexNamed(name string) bool {
 }
 
 // pruneVectorDefinitions is pruneAttributeDefinitions keeping the
-// SearchSchema attributes of vector indexes.
-func pruneVectorDefinitions(d *wire.TableDescription) {
-	keep := vectors.SearchSchemaDefinitions(d)
-	tables.PruneAttributeDefinitions(d)
-	for n, a := range keep {
-		if !slices.ContainsFunc(d.AttributeDefinitions, func(x wire.AttributeDefinition) bool { return cpDeref(x.AttributeName) == n }) {
-			d.AttributeDefinitions = append(d.AttributeDefinitions, a)
-		}
-	}
-	slices.SortStableFunc(d.AttributeDefinitions, func(a, b wire.AttributeDefinition) int {
-		return compareStrings(cpDeref(a.AttributeName), cpDeref(b.AttributeName))
-	})
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+// SearchSchema attributes of vector indexes (package catalog, whose record
+// settles with it too).
+func pruneVectorDefinitions(d *wire.TableDescription) { catalog.PruneDefinitions(d) }

@@ -192,7 +192,7 @@ func (e *Engine) updateVectorDesc(table string, tableID uint64, indexID uint32, 
 	if i < 0 {
 		return false
 	}
-	rec := t.rec.clone()
+	rec := t.rec.Clone()
 	for j := range rec.Desc.VectorIndexes {
 		if cpDeref(rec.Desc.VectorIndexes[j].IndexName) == t.Vectors[i].Name {
 			f(&rec.Desc.VectorIndexes[j])

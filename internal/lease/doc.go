@@ -34,6 +34,13 @@
 //
 // Time is injected (Clock) so tests advance it instead of waiting.
 //
+// Three ways of using a Manager serve the engine's background work
+// (work.go): a Guard is the lease of a loop that asks for it at every
+// round and records its progress (the TTL pass's cursor); a Claim is the
+// lease a job runs under, fencing its writes; Under runs a piece of work
+// once on whichever node holds its lease, waiting while another node
+// does, and records it Done so that a later holder does not run it again.
+//
 // State in memory: a Manager keeps the leases this node holds (name,
 // generation, expiry) for its renewer; nothing else. After a restart the
 // node holds nothing and acquires again; the store is the truth.

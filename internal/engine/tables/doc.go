@@ -8,7 +8,10 @@
 // day's budget of decreases, the table class budget), what is admitted
 // while a table is UPDATING, and how CreateTable, UpdateTable and
 // DeleteTable responses differ from DescribeTable's rendering of the same
-// definition.
+// definition; and the answers that need no table: the table name rules
+// (ValidName, CreateName of a name or table ARN), ListTables' page over
+// the names the core lists (ListPage), DescribeLimits' quotas and
+// DescribeEndpoints' endpoint.
 //
 // Everything here is a pure function of wire shapes, a definition and the
 // time it is given (the core passes its injected clock's now). The core

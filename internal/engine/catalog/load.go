@@ -1,0 +1,167 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/snapshot"
+	"github.com/kura-db/kura/internal/engine/tables"
+	"github.com/kura-db/kura/internal/storage"
+)
+
+// Loaded is what Load read of the catalog.
+type Loaded struct {
+	// Records are the table records, in name order, settled at the
+	// time Load was given.
+	Records []*Record
+	// Clean is whether the last Close was clean: then Counts holds the
+	// statistics it saved (by table ID; tables without any are absent),
+	// and the index statistics next to them are valid too.
+	Clean  bool
+	Counts map[uint64]Counts
+	// Purges are the deleted tables whose ranges are still to be purged.
+	Purges []Purge
+}
+
+// Counts are a table's ItemCount and TableSizeBytes.
+type Counts struct{ Items, Bytes int64 }
+
+// Purge is a deleted table whose ranges are still being removed;
+// KeepItems leaves its items to the system backup that holds them.
+type Purge struct {
+	ID        uint64
+	KeepItems bool
+}
+
+// Counted is the IDs of the loaded tables whose statistics a recount
+// counts: all but the DELETING ones.
+func (l *Loaded) Counted() []uint64 {
+	ids := make([]uint64, 0, len(l.Records))
+	for _, rec := range l.Records {
+		if rec.Status != tables.StatusDeleting {
+			ids = append(ids, rec.ID)
+		}
+	}
+	return ids
+}
+
+// Load reads, from snap, every table record (settled at now), the ID
+// counter, the statistics of a clean Close and the pending purges. The
+// next IDs allocated are past every ID found.
+func (c *Catalog) Load(snap storage.Snapshot, now time.Time) (*Loaded, error) {
+	if v, err := snap.Get(NextIDKey); err == nil {
+		if len(v) != 8 {
+			return nil, errors.New("engine: corrupt table ID counter")
+		}
+		c.next = binary.BigEndian.Uint64(v)
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	l := &Loaded{}
+	err := Each(snap, func(rec *Record) error {
+		rec.Settle(now)
+		l.Records = append(l.Records, rec)
+		c.Allocated(rec.ID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := snap.Get(CleanKey); err == nil {
+		l.Clean = true
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	if l.Clean {
+		l.Counts = map[uint64]Counts{}
+		for _, rec := range l.Records {
+			if v, err := snap.Get(StatsKey(rec.ID)); err == nil && len(v) == 16 {
+				l.Counts[rec.ID] = Counts{int64(binary.BigEndian.Uint64(v)), int64(binary.BigEndian.Uint64(v[8:]))}
+			}
+		}
+	}
+	if l.Purges, err = c.loadPurges(snap); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (c *Catalog) loadPurges(snap storage.Snapshot) ([]Purge, error) {
+	it, err := snap.NewIterator(storage.IterOptions{Lower: []byte(purgePrefix), Upper: []byte("mpurge0")})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var purges []Purge
+	for it.Next() {
+		if k := it.Key(); len(k) == len(purgePrefix)+8 {
+			p := Purge{binary.BigEndian.Uint64(k[len(purgePrefix):]), bytes.Equal(it.Value(), PurgeKeepItems)}
+			purges = append(purges, p)
+			c.Allocated(p.ID)
+		}
+	}
+	return purges, it.Err()
+}
+
+// Unclean drops the clean marker Load found: from now on the stored
+// statistics are stale until the next SaveStats. No fsync of its own:
+// commits become durable in order (storage.Txn.Commit), so a crash that
+// keeps any later write keeps this delete too, and one that loses it lost
+// every later write (the statistics still hold). It may use the store's
+// reserve, so that a restart on a nearly full disk serves reads.
+func (c *Catalog) Unclean() error {
+	return c.Commit(storage.CommitOptions{Reserve: true}, func(txn storage.Txn) error { return txn.Delete(CleanKey) })
+}
+
+// Stats are one table's statistics as Close saves them.
+type Stats struct {
+	ID uint64
+	Counts
+	// Indexes is the table's index statistics, encoded (indexes.Stats).
+	Indexes []byte
+}
+
+// SaveStats persists every table's statistics and the clean marker, in
+// one durable commit. A few bytes per table: the store's reserve may take
+// them, so that a shutdown on a nearly full disk still saves them.
+func (c *Catalog) SaveStats(all []Stats) error {
+	return c.Commit(storage.CommitOptions{Sync: true, Reserve: true}, func(txn storage.Txn) error {
+		for _, s := range all {
+			v := binary.BigEndian.AppendUint64(nil, uint64(s.Items))
+			v = binary.BigEndian.AppendUint64(v, uint64(s.Bytes))
+			if err := txn.Set(StatsKey(s.ID), v); err != nil {
+				return err
+			}
+			if err := txn.Set(indexes.StatsKey(s.ID), s.Indexes); err != nil {
+				return err
+			}
+		}
+		return txn.Set(CleanKey, []byte{1})
+	})
+}
+
+// Count counts table id's items in snap and their size (size of each
+// stored value); done is false when Close stopped it first.
+func (c *Catalog) Count(snap *snapshot.Reader, id uint64, size func(stored []byte) int64) (n Counts, done bool, err error) {
+	done, err = snap.Items(id, func(_, stored []byte) (bool, error) {
+		n.Items++
+		n.Bytes += size(stored)
+		if n.Items%4096 == 0 && c.closed() {
+			return false, nil
+		}
+		return true, nil
+	})
+	return n, done, err
+}
+
+func (c *Catalog) closed() bool {
+	select {
+	case <-c.opts.Closing:
+		return true
+	default:
+		return false
+	}
+}
