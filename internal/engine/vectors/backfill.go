@@ -113,7 +113,7 @@ func (r *Registry) backfillStep(tableID uint64, vx *Index, rt *liveIndex, from [
 		return nil, err
 	}
 	for _, x := range apply {
-		rt.idx.Add(x.id, x.vec, x.a)
+		rt.index().Add(x.id, x.vec, x.a)
 	}
 	return append(last, 0), nil
 }

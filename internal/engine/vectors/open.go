@@ -60,7 +60,7 @@ func (r *Registry) load(vx *Index, rt *liveIndex) error {
 	// The snapshot keeps its quantiser (trained ranges included);
 	// SetQuantization, called after Open, switches it only if the
 	// setting changed.
-	rt.idx = idx
+	rt.idx.Store(idx)
 	// Replay every ID changed since the snapshot.
 	dit, err := snap.NewIterator(storage.IterOptions{Lower: sub(rt.prefix, keyDirty), Upper: sub(rt.prefix, keyDirty+1)})
 	if err != nil {
@@ -89,7 +89,7 @@ func (r *Registry) load(vx *Index, rt *liveIndex) error {
 func (r *Registry) replay(snap storage.Reader, vx *Index, rt *liveIndex, id uint64) error {
 	key, err := snap.Get(idKey(rt.prefix, KeyID, id))
 	if errors.Is(err, storage.ErrNotFound) {
-		rt.idx.Delete(id)
+		rt.index().Delete(id)
 		return nil
 	}
 	if err != nil {
@@ -100,9 +100,9 @@ func (r *Registry) replay(snap storage.Reader, vx *Index, rt *liveIndex, id uint
 		return err
 	}
 	if v, a, ok := vx.entry(it); ok {
-		return rt.idx.Add(id, v, a)
+		return rt.index().Add(id, v, a)
 	}
-	rt.idx.Delete(id)
+	rt.index().Delete(id)
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error 
 	const batch = 4096
 	items := make([]vector.BatchItem, 0, batch)
 	flush := func() error {
-		err := rt.idx.AddBatch(items, runtime.GOMAXPROCS(0))
+		err := rt.index().AddBatch(items, runtime.GOMAXPROCS(0))
 		items = items[:0]
 		return err
 	}
@@ -146,7 +146,7 @@ func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error 
 	}
 	// Make the index due for a periodic snapshot, so that another crash
 	// does not repeat the rebuild.
-	rt.changes.Store(int64(rt.idx.Len()))
+	rt.changes.Store(int64(rt.index().Len()))
 	return nil
 }
 

@@ -66,7 +66,7 @@ func (r *Registry) SetQuantization(q vector.Quantization) error {
 	}
 	r.mu.Unlock()
 	for _, rt := range list {
-		if err := rt.idx.SetQuantization(q); err != nil {
+		if err := rt.index().SetQuantization(q); err != nil {
 			return err
 		}
 	}
@@ -166,7 +166,7 @@ func (r *Registry) due(rt *liveIndex, every time.Duration) bool {
 	if limit <= 0 {
 		limit = DefaultSnapshotChanges
 	}
-	return ch >= min(limit, max(int64(rt.idx.Len()/10), 1))
+	return ch >= min(limit, max(int64(rt.index().Len()/10), 1))
 }
 
 // snapshot writes a new snapshot generation of rt. With holding the
@@ -182,7 +182,7 @@ func (r *Registry) snapshot(rt *liveIndex, holding bool) error {
 	if !holding {
 		unlock = r.opt.Host.LockAll()
 	}
-	view := rt.idx.Freeze()
+	view := rt.index().Freeze()
 	cut := rt.marks.Load()
 	changes := rt.changes.Swap(0)
 	unlock()

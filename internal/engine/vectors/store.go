@@ -122,7 +122,7 @@ type liveIndex struct {
 	tableID uint64
 	indexID uint32
 	prefix  []byte
-	idx     *vector.Index
+	idx     atomic.Pointer[vector.Index] // swapped only by a cluster reload (follow.go)
 
 	mu      sync.Mutex
 	nextID  uint64
@@ -177,6 +177,9 @@ func (r *Registry) runtime(tableID uint64, indexID uint32) *liveIndex {
 	return r.rt[liveKey{tableID, indexID}]
 }
 
+// index is the in-memory graph.
+func (rt *liveIndex) index() *vector.Index { return rt.idx.Load() }
+
 func (rt *liveIndex) alloc() uint64 {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -214,7 +217,8 @@ func (r *Registry) add(tableID uint64, vx *Index) (*liveIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &liveIndex{tableID: tableID, indexID: vx.ID, prefix: r.opt.Prefix(tableID, vx.ID), idx: idx, pending: map[string]op{}}
+	rt := &liveIndex{tableID: tableID, indexID: vx.ID, prefix: r.opt.Prefix(tableID, vx.ID), pending: map[string]op{}}
+	rt.idx.Store(idx)
 	rt.lastSnap.Store(time.Now().UnixNano())
 	r.mu.Lock()
 	r.rt[liveKey{tableID, vx.ID}] = rt
@@ -286,7 +290,7 @@ func (r *Registry) Drop(tableID uint64, indexID uint32) {
 // loaded).
 func (r *Registry) Len(tableID uint64, indexID uint32) int {
 	if rt := r.runtime(tableID, indexID); rt != nil {
-		return rt.idx.Len()
+		return rt.index().Len()
 	}
 	return 0
 }

@@ -120,9 +120,9 @@ func (r *Registry) Committed(c change.Change) {
 			continue
 		}
 		if v, a, in := vx.entry(c.New); in && !o.del {
-			rt.idx.Add(o.id, v, a)
+			rt.index().Add(o.id, v, a)
 		} else {
-			rt.idx.Delete(o.id)
+			rt.index().Delete(o.id)
 		}
 	}
 }
