@@ -13,14 +13,13 @@ import (
 // answer that would be wrong on the other nodes.
 //   - streams (sequence numbers and shards are handed out per process) and
 //     Kinesis streaming destinations (their outbox numbering likewise);
-//   - vector indexes (each process holds its own graph);
 //   - on-demand backups and restores, point-in-time restores, exports,
 //     imports and bulk operations (their records are read into memory at
 //     Open and their work runs on the node that started it);
 //   - throughput enforcement (the token buckets are per process): Open
 //     refuses Throttle.On.
-// Open refuses a store whose tables already have a stream or a vector
-// index (written by a single server before).
+// Open refuses a store whose tables already have a stream (written by a
+// single server before).
 
 // notInCluster is the ValidationException for what cluster mode refuses.
 func notInCluster(what string) error {
@@ -35,8 +34,8 @@ func (e *Engine) refuseInCluster(operation string) error {
 	return notInCluster(operation)
 }
 
-// refuseCreateInCluster refuses a CreateTable that asks for a stream or
-// vector indexes in cluster mode.
+// refuseCreateInCluster refuses a CreateTable that asks for a stream in
+// cluster mode.
 func (e *Engine) refuseCreateInCluster(in *wire.CreateTableInput) error {
 	if !e.cfg.Cluster {
 		return nil
@@ -44,23 +43,17 @@ func (e *Engine) refuseCreateInCluster(in *wire.CreateTableInput) error {
 	if s := in.StreamSpecification; s != nil && cpDeref(s.StreamEnabled) {
 		return notInCluster("DynamoDB Streams")
 	}
-	if len(in.VectorIndexes) > 0 {
-		return notInCluster("Vector indexes")
-	}
 	return nil
 }
 
-// refuseUpdateInCluster refuses an UpdateTable that enables a stream or
-// changes vector indexes in cluster mode.
+// refuseUpdateInCluster refuses an UpdateTable that enables a stream in
+// cluster mode.
 func (e *Engine) refuseUpdateInCluster(in *wire.UpdateTableInput) error {
 	if !e.cfg.Cluster {
 		return nil
 	}
 	if s := in.StreamSpecification; s != nil && cpDeref(s.StreamEnabled) {
 		return notInCluster("DynamoDB Streams")
-	}
-	if len(in.VectorIndexUpdates) > 0 {
-		return notInCluster("Vector indexes")
 	}
 	return nil
 }
@@ -77,9 +70,6 @@ func (e *Engine) checkClusterOpen() error {
 	for _, t := range e.snapshotTables() {
 		if t.Stream.Enabled {
 			return fmt.Errorf("engine: table %s has a stream; streams are not supported in cluster mode yet: disable it with a server outside cluster mode first", t.Name)
-		}
-		if len(t.Vectors) > 0 {
-			return fmt.Errorf("engine: table %s has vector indexes, which are not supported in cluster mode yet: delete them with a server outside cluster mode first", t.Name)
 		}
 	}
 	return nil

@@ -101,7 +101,7 @@ func (r *Registry) backfillStep(tableID uint64, vx *Index, rt *liveIndex, from [
 			if !ok {
 				continue
 			}
-			if err := stageItem(txn, rt, k, true); err != nil {
+			if err := r.stageItem(txn, rt, k, true); err != nil {
 				return err
 			}
 			o, _ := rt.popPending(k)
@@ -113,7 +113,7 @@ func (r *Registry) backfillStep(tableID uint64, vx *Index, rt *liveIndex, from [
 		return nil, err
 	}
 	for _, x := range apply {
-		rt.index().Add(x.id, x.vec, x.a)
+		r.apply(rt, x.id, x.vec, x.a, false)
 	}
 	return append(last, 0), nil
 }

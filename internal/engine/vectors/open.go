@@ -107,10 +107,21 @@ func (r *Registry) replay(snap storage.Reader, vx *Index, rt *liveIndex, id uint
 }
 
 // rebuild fills rt from every mapped item (used when there is no
-// snapshot: the mapping covers every indexed item). Items are inserted in
-// batches that plan neighbours on every core (vector.Index.AddBatch).
+// snapshot: the mapping covers every indexed item).
 func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error {
-	it, err := snap.NewIterator(storage.IterOptions{Lower: sub(rt.prefix, KeyID), Upper: sub(rt.prefix, KeyID+1)})
+	if err := r.rebuildInto(snap, vx, rt.prefix, rt.index()); err != nil {
+		return err
+	}
+	// Make the index due for a periodic snapshot, so that another crash
+	// does not repeat the rebuild.
+	rt.changes.Store(int64(rt.index().Len()))
+	return nil
+}
+
+// rebuildInto adds every item mapped under prefix to idx, in batches that
+// plan neighbours on every core (vector.Index.AddBatch).
+func (r *Registry) rebuildInto(snap storage.Reader, vx *Index, prefix []byte, idx *vector.Index) error {
+	it, err := snap.NewIterator(storage.IterOptions{Lower: sub(prefix, KeyID), Upper: sub(prefix, KeyID+1)})
 	if err != nil {
 		return err
 	}
@@ -118,7 +129,7 @@ func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error 
 	const batch = 4096
 	items := make([]vector.BatchItem, 0, batch)
 	flush := func() error {
-		err := rt.index().AddBatch(items, runtime.GOMAXPROCS(0))
+		err := idx.AddBatch(items, runtime.GOMAXPROCS(0))
 		items = items[:0]
 		return err
 	}
@@ -141,13 +152,7 @@ func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error 
 	if err := it.Err(); err != nil {
 		return err
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	// Make the index due for a periodic snapshot, so that another crash
-	// does not repeat the rebuild.
-	rt.changes.Store(int64(rt.index().Len()))
-	return nil
+	return flush()
 }
 
 // chunkReader streams a snapshot's chunks: the first end chunks of the

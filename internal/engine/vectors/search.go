@@ -46,7 +46,10 @@ func (r *Registry) Search(t Table, q Query) (*wire.SearchVectorsOutput, error) {
 	vx, ok := ByName(t.VectorIndexes(), name)
 	var rt *liveIndex
 	if ok {
-		rt = r.runtime(def.ID, vx.ID)
+		rt = r.ensure(def.Name, def.ID, vx)
+		if err := r.loaded(rt); err != nil {
+			return nil, err
+		}
 	}
 	if !ok || rt == nil || !vx.Ready() {
 		if ok && (vx.Status == statusCreating || vx.Backfilling != nil && *vx.Backfilling) {

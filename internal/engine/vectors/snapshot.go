@@ -80,6 +80,9 @@ func (r *Registry) SetQuantization(q vector.Quantization) error {
 // DefaultSnapshotChanges. The snapshotter stops when the engine closes.
 // Callers hold the core's control-plane lock.
 func (r *Registry) SetSnapshotPolicy(interval time.Duration, changes int) {
+	if r.opt.Cluster {
+		return // nodes of a cluster keep no snapshots (follow.go)
+	}
 	r.snapEvery.Store(int64(max(interval, 0)))
 	r.snapChanges.Store(int64(changes))
 	if interval <= 0 {
@@ -423,9 +426,12 @@ func (c *chunkWriter) commit() error {
 }
 
 // Close snapshots every vector index (the engine's Close, after the
-// periodic snapshotter stopped). It holds every item lock throughout, so
+// periodic snapshotter stopped; not in cluster mode). It holds every item lock throughout, so
 // the snapshots cover every committed write.
 func (r *Registry) Close() error {
+	if r.opt.Cluster {
+		return nil // no snapshots: each node rebuilds at Open (follow.go)
+	}
 	r.mu.RLock()
 	list := make([]*liveIndex, 0, len(r.rt))
 	for _, rt := range r.rt {
