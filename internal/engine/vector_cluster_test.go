@@ -284,3 +284,44 @@ func vcRecall(t *testing.T, e *Engine, queries [][]attr.Value, n int) float64 {
 	}
 	return total / float64(len(queries))
 }
+
+// TestClusterVectorsBackfill: a vector index added through one node while
+// the others write is backfilled once (by the lease holder), becomes
+// ACTIVE on every node, and each node's copy holds every item.
+func TestClusterVectorsBackfill(t *testing.T) {
+	forEachCluster(t, 3, func(t *testing.T, nodes []*Engine) {
+		dpTable(t, nodes[0], "v", "pk:S")
+		for k := range 30 {
+			if err := vcPut(nodes[k%3], k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := nodes[1].UpdateTable(dpCtx, &wire.UpdateTableInput{TableName: dpStr("v"), BillingMode: BillingPayPerRequest,
+			AttributeDefinitions: ixDefs("pk", "S"),
+			VectorIndexUpdates: []wire.VectorIndexUpdate{{Create: &wire.CreateVectorIndexAction{IndexName: dpStr("vix"),
+				VectorAttribute: &wire.VectorAttributeDefinition{AttributeName: dpStr("emb")}, Dimensions: cpPtr(int64(vsDims)),
+				DistanceFunction: "EUCLIDEAN", Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 30; k < 45; k++ {
+			if err := vcPut(nodes[k%3], k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for i, e := range nodes {
+			for {
+				tb, ok := e.lookupTable("v")
+				if vx, found := tb.VectorIndex("vix"); ok && found && vx.Ready() {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("node %d: the index never became ACTIVE", i)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		vcAgree(t, nodes)
+	})
+}

@@ -2,6 +2,8 @@ package vectors
 
 import (
 	"bytes"
+	"errors"
+	"time"
 
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/vector"
@@ -45,6 +47,14 @@ func (r *Registry) backfill(table string, tableID uint64, indexID uint32) {
 			return
 		}
 		next, err := r.backfillStep(tableID, vx, rt, from)
+		if errors.Is(err, storage.ErrConflict) {
+			// A write of one of the step's items (through another node in
+			// cluster mode) committed meanwhile: the step again.
+			if !r.opt.Sleep(time.Millisecond) {
+				return
+			}
+			continue
+		}
 		if err != nil {
 			return
 		}
