@@ -118,9 +118,15 @@ func TestAuthenticationSlowPath(t *testing.T) {
 // Go SDK's SigV4 signer.
 func signAs(t *testing.T, req *http.Request, key, secret string, body []byte) {
 	t.Helper()
+	signIn(t, req, key, secret, "us-east-1", body)
+}
+
+// signIn signs req (whose body is body) for DynamoDB in region.
+func signIn(t *testing.T, req *http.Request, key, secret, region string, body []byte) {
+	t.Helper()
 	sum := sha256.Sum256(body)
 	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", region, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }

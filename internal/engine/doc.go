@@ -31,6 +31,8 @@
 //	          destID(8) + seq(8) → a change not yet put to it (internal/engine/kinesisdest)
 //	catalog generations: "mtgen/" + tableID(8) → the generation of the
 //	          table's current record (catalog_nodes.go)
+//	tokens:   "mtxtok/" + ClientRequestToken → a write transaction's token
+//	          record, cluster mode only (internal/engine/transact)
 //	nodes:    "mnode/" + nodeID → a cluster node's record (internal/membership)
 //	leases:   "mlease/" + name → the lease on one piece of background work
 //	          (package internal/lease; leases.go lists them)
@@ -76,7 +78,8 @@
 //   - each subsystem's own state, which its package's doc.go describes
 //     (indexes, vectors, pitr, streams, kinesisdest, ...) and which Open rebuilds as it
 //     wires them; the items in-flight transactions hold and the tokens of
-//     recent ones are internal/engine/transact's (not rebuilt).
+//     recent ones are internal/engine/transact's (not rebuilt; in cluster
+//     mode the tokens are shared through the store).
 //
 // Background work (leases.go) is done by one node at a time among those
 // sharing the store: the TTL pass, stream upkeep, PITR trimming, each

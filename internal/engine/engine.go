@@ -230,6 +230,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.startPITRTrim()
 	e.startTTL()
 	e.startJobAdoption()
+	e.shareTokens(store)
 	return e, nil
 }
 

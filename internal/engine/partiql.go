@@ -96,19 +96,7 @@ func (c pqCore) TransactWrite(ctx context.Context, items []wire.TransactWriteIte
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.tx.Idempotent(token, in, func() (any, error) {
-		res, err := e.runTransaction(ctx, w)
-		if err != nil {
-			return nil, err
-		}
-		return txWriteCapacity(w.acts, res).List(mode), nil
-	}, func(any) (any, error) {
-		return e.txReplayCapacity(w.acts, mode)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out.([]wire.ConsumedCapacity), nil
+	return e.tx.WriteStatements(ctx, w, token, in, mode)
 }
 
 func (c pqCore) TransactGet(_ context.Context, items []wire.TransactGetItem, mode string) ([]attr.Item, []wire.ConsumedCapacity, error) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
@@ -14,20 +15,15 @@ import (
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// actionConditionCk is the kind of a ConditionCheck action.
-const actionConditionCk = "ConditionCheck"
-
-// txAction is one validated action of a write transaction.
+// txAction is one validated action of a write transaction: its members
+// (transact.Action) and what the core made of them.
 type txAction struct {
-	kind      string // Put, Update, Delete, ConditionCheck
+	transact.Action
 	table     *Table
 	tableName string // the table as the action names it (name or ARN)
 	key       primaryKey
 	skey      []byte
 	x         writeExprs
-	item      attr.Item // Put
-	keyItem   attr.Item // Update, Delete, ConditionCheck
-	onFailure string
 	touched   []expr.Path // the paths an Update wrote (PartiQL RETURNING)
 }
 
@@ -35,68 +31,52 @@ type txAction struct {
 // ConditionCheck, which writes nothing).
 func (a *txAction) write() itemWrite {
 	w := itemWrite{table: a.table, key: a.key, tooBig: msgItemSize}
-	switch a.kind {
-	case "Put":
+	switch a.Kind {
+	case transact.KindPut:
 		w.whole = true
 		w.apply = func(old attr.Item) (attr.Item, error) {
-			if err := checkCondition(a.x.cond, old, a.onFailure); err != nil {
+			if err := checkCondition(a.x.cond, old, a.OnFailure); err != nil {
 				return nil, err
 			}
-			return a.item, nil
+			return a.Item, nil
 		}
-	case "Update":
+	case transact.KindUpdate:
 		w.tooBig = msgUpdSize
 		w.apply = func(old attr.Item) (attr.Item, error) {
-			if err := checkCondition(a.x.cond, old, a.onFailure); err != nil {
+			if err := checkCondition(a.x.cond, old, a.OnFailure); err != nil {
 				return nil, err
 			}
-			next, touched, err := applyUpdate(a.x.update, old, a.keyItem)
+			next, touched, err := applyUpdate(a.x.update, old, a.Key)
 			if err == nil {
 				err = a.table.checkIndexKeys(next, true)
 			}
 			a.touched = touched
 			return next, err
 		}
-	case "Delete":
+	case transact.KindDelete:
 		w.apply = func(old attr.Item) (attr.Item, error) {
-			return nil, checkCondition(a.x.cond, old, a.onFailure)
+			return nil, checkCondition(a.x.cond, old, a.OnFailure)
 		}
 	}
 	return w
 }
 
 // TransactWriteItems applies up to 100 Put, Update, Delete and
-// ConditionCheck actions on distinct items, all or none.
+// ConditionCheck actions on distinct items, all or none, once per
+// ClientRequestToken (transact.State.WriteItems).
 func (e *Engine) TransactWriteItems(ctx context.Context, in *wire.TransactWriteItemsInput) (*wire.TransactWriteItemsOutput, error) {
 	w, err := e.prepareTransactWrite(in.TransactItems)
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.tx.Idempotent(in.ClientRequestToken, in, func() (any, error) {
-		res, err := e.runTransaction(ctx, w)
-		if err != nil {
-			return nil, err
-		}
-		return &wire.TransactWriteItemsOutput{
-			ConsumedCapacity:      txWriteCapacity(w.acts, res).List(in.ReturnConsumedCapacity),
-			ItemCollectionMetrics: e.txCollectionMetrics(in.ReturnItemCollectionMetrics, w.acts),
-		}, nil
-	}, func(first any) (any, error) {
-		out := *first.(*wire.TransactWriteItemsOutput)
-		cc, err := e.txReplayCapacity(w.acts, in.ReturnConsumedCapacity)
-		out.ConsumedCapacity = cc
-		return &out, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out.(*wire.TransactWriteItemsOutput), nil
+	return e.tx.WriteItems(ctx, w, in)
 }
 
 // txWrite is one write transaction as the core prepares it
-// (transact.Actions: the checks of its actions, in DynamoDB's order) and
+// (transact.Actions: the checks of its actions, in DynamoDB's order),
 // runs it (transact.Write: its items' locks, and attempts that stage its
-// actions through stageWrite in one storage transaction).
+// actions through stageWrite in one storage transaction) and bills it
+// (transact.Prepared).
 type txWrite struct {
 	e     *Engine
 	items []wire.TransactWriteItem
@@ -133,10 +113,10 @@ func (w *txWrite) Check(i int) error {
 
 func (w *txWrite) Resolve(i int) ([]byte, int, error) {
 	a := w.acts[i]
-	if err := w.e.resolveTxAction(a, w.items[i]); err != nil {
+	if err := w.e.resolveTxAction(a); err != nil {
 		return nil, 0, err
 	}
-	return a.skey, itemSize(a.item) + itemSize(a.keyItem), nil
+	return a.skey, itemSize(a.Item) + itemSize(a.Key), nil
 }
 
 // Lock locks the items' stripes in one global order (lockStripes) and the
@@ -192,7 +172,7 @@ type txAttempt struct {
 func (t txAttempt) Stage(i int) error {
 	w, a := t.w, t.w.acts[i]
 	var err error
-	if a.kind == actionConditionCk {
+	if a.Kind == transact.KindConditionCheck {
 		w.res[i], err = conditionCheck(t.txn, a)
 	} else {
 		w.res[i], w.changed[i], err = w.e.stageWrite(t.txn, a.write(), a.skey)
@@ -223,6 +203,8 @@ func (t txAttempt) Commit() error {
 
 func (t txAttempt) Rollback() { t.txn.Rollback() }
 
+func (t txAttempt) Txn() storage.Txn { return t.txn }
+
 // CheckTransactWriteItem runs the request-phase checks of one
 // TransactWriteItems action, touching no table (api.TransactActionChecker).
 func (e *Engine) CheckTransactWriteItem(it wire.TransactWriteItem) error {
@@ -231,108 +213,54 @@ func (e *Engine) CheckTransactWriteItem(it wire.TransactWriteItem) error {
 }
 
 // CheckTransactWriteExpressions parses one action's UpdateExpression and
-// ConditionExpression and nothing else: the checks DynamoDB's older layer
-// makes before it reads the action's attribute values.
+// ConditionExpression and nothing else (transact.CheckExpressions).
 func (e *Engine) CheckTransactWriteExpressions(it wire.TransactWriteItem) error {
-	var update, cond *string
-	switch {
-	case it.Put != nil:
-		cond = it.Put.ConditionExpression
-	case it.Update != nil:
-		update, cond = it.Update.UpdateExpression, it.Update.ConditionExpression
-	case it.Delete != nil:
-		cond = it.Delete.ConditionExpression
-	case it.ConditionCheck != nil:
-		cond = it.ConditionCheck.ConditionExpression
-	}
-	if update != nil {
-		if _, err := expr.ParseUpdate(*update); err != nil {
-			return err
-		}
-	}
-	if cond != nil {
-		if _, err := expr.ParseCondition(expr.KindCondition, *cond); err != nil {
-			return err
-		}
-	}
-	return nil
+	return transact.CheckExpressions(it)
 }
 
 // prepareTxAction is the request phase of one action: exactly one of the
-// four, its expressions parsed and resolved.
+// four (transact.ActionOf), its expressions parsed and resolved.
 func prepareTxAction(it wire.TransactWriteItem) (*txAction, error) {
-	n := 0
-	for _, set := range []bool{it.Put != nil, it.Update != nil, it.Delete != nil, it.ConditionCheck != nil} {
-		if set {
-			n++
-		}
+	act, err := transact.ActionOf(it)
+	if err != nil {
+		return nil, err
 	}
-	if n != 1 {
-		return nil, ddberr.Validation("TransactItems can only contain one of Check, Put, Update or Delete")
+	if act.Kind == transact.KindPut && attr.ItemSize(act.Item) > maxItemSize {
+		return nil, ddberr.Detected(msgItemSize)
 	}
-	a := &txAction{}
-	var p writeParams
-	switch {
-	case it.Put != nil:
-		a.kind, a.onFailure = "Put", it.Put.ReturnValuesOnConditionCheckFailure
-		p = writeParams{conditionExpr: it.Put.ConditionExpression, names: it.Put.ExpressionAttributeNames, values: it.Put.ExpressionAttributeValues}
-		if attr.ItemSize(it.Put.Item) > maxItemSize {
-			return nil, ddberr.Detected(msgItemSize)
-		}
-	case it.Update != nil:
-		a.kind, a.onFailure = "Update", it.Update.ReturnValuesOnConditionCheckFailure
-		p = writeParams{conditionExpr: it.Update.ConditionExpression, updateExpr: it.Update.UpdateExpression, names: it.Update.ExpressionAttributeNames, values: it.Update.ExpressionAttributeValues}
-	case it.Delete != nil:
-		a.kind, a.onFailure = "Delete", it.Delete.ReturnValuesOnConditionCheckFailure
-		p = writeParams{conditionExpr: it.Delete.ConditionExpression, names: it.Delete.ExpressionAttributeNames, values: it.Delete.ExpressionAttributeValues}
-	default:
-		a.kind, a.onFailure = actionConditionCk, it.ConditionCheck.ReturnValuesOnConditionCheckFailure
-		p = writeParams{conditionExpr: it.ConditionCheck.ConditionExpression, names: it.ConditionCheck.ExpressionAttributeNames, values: it.ConditionCheck.ExpressionAttributeValues}
-	}
-	var err error
-	a.x, err = prepareWrite(p)
+	a := &txAction{Action: act}
+	a.x, err = prepareWrite(writeParams{conditionExpr: act.Condition, updateExpr: act.Update, names: act.Names, values: act.Values})
 	return a, err
 }
 
 // resolveTxAction looks up the action's table and validates its key.
-func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
-	var name *string
-	switch a.kind {
-	case "Put":
-		name, a.item = it.Put.TableName, it.Put.Item
-	case "Update":
-		name, a.keyItem = it.Update.TableName, it.Update.Key
-	case "Delete":
-		name, a.keyItem = it.Delete.TableName, it.Delete.Key
-	default:
-		name, a.keyItem = it.ConditionCheck.TableName, it.ConditionCheck.Key
-	}
-	t, err := e.activeTable(name)
+func (e *Engine) resolveTxAction(a *txAction) error {
+	t, err := e.activeTable(a.TableName)
 	if err != nil {
 		return err
 	}
-	a.table, a.tableName = t, *name
-	if a.kind == "Put" {
-		if err := t.checkKeyTypes(a.item); err != nil {
+	a.table, a.tableName = t, *a.TableName
+	if a.Kind == transact.KindPut {
+		if err := t.checkKeyTypes(a.Item); err != nil {
 			return transact.Invalid(err)
 		}
-		if a.key, err = t.validateItemKey(a.item); err != nil {
+		if a.key, err = t.validateItemKey(a.Item); err != nil {
 			return err
 		}
-		if err := t.checkIndexKeyTypes(a.item); err != nil {
+		if err := t.checkIndexKeyTypes(a.Item); err != nil {
 			return transact.Invalid(err)
 		}
-		if err := t.checkIndexKeyValues(a.item, false); err != nil {
+		if err := t.checkIndexKeyValues(a.Item, false); err != nil {
 			return err
 		}
 	} else {
-		if a.key, err = t.validateKey(a.keyItem); err != nil {
+		if a.key, err = t.validateKey(a.Key); err != nil {
 			if ddberr.As(err).Message == msgKeySchema {
 				return transact.Invalid(err)
 			}
 			return err
 		}
-		if a.kind == "Update" {
+		if a.Kind == transact.KindUpdate {
 			if err := t.checkUpdatePaths(a.x.update); err != nil {
 				return err
 			}
@@ -348,20 +276,33 @@ func (e *Engine) resolveTxAction(a *txAction, it wire.TransactWriteItem) error {
 	return nil
 }
 
-// runTransaction executes a prepared write transaction atomically
+// Run executes the prepared write transaction atomically
 // (transact.State.Run: conflicts with other transactions, locks, one
 // storage transaction, cancellation reasons in request order). Admission
 // comes first; statistics are recorded, and the capacity paid
-// (throttle.go), after the commit.
-func (e *Engine) runTransaction(ctx context.Context, w *txWrite) ([]writeResult, error) {
-	if err := e.admitTxWrites(w.acts); err != nil {
-		return nil, err
+// (throttle.go), after the commit. A non-nil tok is the request's
+// ClientRequestToken, recorded in the commit (cluster mode).
+func (w *txWrite) Run(ctx context.Context, tok *transact.Token) error {
+	if err := w.e.admitTxWrites(w.acts); err != nil {
+		return err
 	}
-	if err := e.tx.Run(ctx, w, w.keys); err != nil {
-		return nil, err
+	if err := w.e.tx.Run(ctx, w, w.keys, tok); err != nil {
+		return err
 	}
-	e.chargeTxWrites(w.acts, w.res)
-	return w.res, nil
+	w.e.chargeTxWrites(w.acts, w.res)
+	return nil
+}
+
+func (w *txWrite) Capacity(mode string) []wire.ConsumedCapacity {
+	return txWriteCapacity(w.acts, w.res).List(mode)
+}
+
+func (w *txWrite) Collections(mode string) map[string][]wire.ItemCollectionMetrics {
+	return w.e.txCollectionMetrics(mode, w.acts)
+}
+
+func (w *txWrite) ReplayCapacity(mode string) ([]wire.ConsumedCapacity, error) {
+	return w.e.txReplayCapacity(w.acts, mode)
 }
 
 // conditionCheck evaluates a ConditionCheck action against txn's snapshot
@@ -373,7 +314,7 @@ func conditionCheck(txn storage.Txn, a *txAction) (writeResult, error) {
 	}
 	res := writeResult{Old: old, OldSize: itemSize(old)}
 	res.OldBilled = vectors.BilledSize(a.table.Vectors, old, res.OldSize)
-	return res, checkCondition(a.x.cond, old, a.onFailure)
+	return res, checkCondition(a.x.cond, old, a.OnFailure)
 }
 
 // txCollectionMetrics is a write transaction's ItemCollectionMetrics when
@@ -388,7 +329,7 @@ func (e *Engine) txCollectionMetrics(mode string, acts []*txAction) map[string][
 	var tables []*Table
 	var keys []primaryKey
 	for _, a := range acts {
-		if a.kind != actionConditionCk {
+		if a.Kind != transact.KindConditionCheck {
 			names = append(names, cmp.Or(a.tableName, a.table.Name))
 			tables, keys = append(tables, a.table), append(keys, a.key)
 		}
@@ -412,7 +353,7 @@ func txWriteCapacity(acts []*txAction, res []writeResult) *transact.Tally {
 // its units on the table and on each touched index; a ConditionCheck costs
 // what a write of the item it checks would.
 func txWriteUnits(a *txAction, res writeResult) indexUnits {
-	if a.kind == actionConditionCk {
+	if a.Kind == transact.KindConditionCheck {
 		// DynamoDB bills a ConditionCheck as a transactional write of
 		// the item it checks (measured: 2 write units for a small item).
 		return indexUnits{table: 2 * writeUnits(res.OldBilled)}
@@ -450,4 +391,27 @@ func (e *Engine) txReplayCapacity(acts []*txAction, mode string) ([]wire.Consume
 		c.Add(a.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
 	}
 	return c.List(mode), nil
+}
+
+// leaseTokenSweep is the lease of the sweep of expired shared tokens.
+const leaseTokenSweep = "txtokens"
+
+// shareTokens, in cluster mode, shares the ClientRequestTokens of write
+// transactions with the other nodes through the store (package transact)
+// and starts the sweep of expired ones, on the node holding its lease.
+// Callers are in Open.
+func (e *Engine) shareTokens(store storage.Store) {
+	if !e.cfg.Cluster {
+		return
+	}
+	e.tx.ShareTokens(store)
+	e.goBackground(func() {
+		for e.sleep(transact.SweepEvery) {
+			if e.holds(leaseTokenSweep) {
+				if err := e.tx.SweepTokens(); err != nil {
+					slog.Warn("sweeping expired transaction tokens", "err", err)
+				}
+			}
+		}
+	})
 }

@@ -18,7 +18,7 @@ func (g *Group) deleteReplica(region, table, target string) error {
 	if t == nil || t.replica(region) == nil || t.replica(target) == nil {
 		return ddberr.Validation(msgNotMember(target))
 	}
-	if err := busy(t); err != nil {
+	if err := g.busy(t); err != nil {
 		return err
 	}
 	t.replica(target).Status = statusDeleting

@@ -9,7 +9,9 @@
 // (replica.go, replica_update.go), adding GlobalTableVersion and Replicas
 // to table descriptions, making the global table's part of any other
 // UpdateTable or UpdateTimeToLive in every replica (settings.go),
-// answering DescribeTableReplicaAutoScaling and
+// passing a replica's Update through UPDATING (Config.UpdateDelay, on the
+// clock of the region it was asked in), answering
+// DescribeTableReplicaAutoScaling and
 // UpdateTableReplicaAutoScaling (autoscaling.go: stored and described, not
 // acted on), and routing the item operations of MRSC tables
 // (strong_ops.go); every other operation is the engine's. A replicated
@@ -20,10 +22,15 @@
 // Replication is driven from each replica's change log, the table's stream
 // (NEW_AND_OLD_IMAGES, as DynamoDB requires). A worker per replica reads
 // its region's stream (reader.go), stamps each local write with a
-// timestamp and queues it for every other replica in an outbox, and
-// applies the outbox entries queued for its own region (apply.go) with
-// last-writer-wins on the stamp (ties broken by region name), so two
-// regions that wrote one item concurrently converge on the same item.
+// timestamp and queues it for every other replica in an outbox (one store
+// commit per page of records), and applies the outbox entries queued for
+// its own region (apply.go) with last-writer-wins on the stamp (ties
+// broken by region name), so two regions that wrote one item concurrently
+// converge on the same item. It applies them in batches of distinct items
+// (an item's first queued write, then its second, ...), each batch two
+// commits of the replication store around BatchWriteItem requests of 25
+// made side by side, so that a replica keeps up with many writers while
+// each item's writes are made in their order.
 // A multi-Region strongly consistent (MRSC) table (strong.go) uses the
 // same stream and outbox, but its requests wait for them (strong_io.go):
 // a write is answered once a majority of its three regions has it, an
@@ -42,6 +49,8 @@
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
 // store at Open), each replica's backfill progress, the fault settings
-// (not kept across a restart) and the items MRSC writes are making (none
-// survive a restart: their requests end with it).
+// (not kept across a restart), each worker's cursor in its queue (where it
+// last stopped: a hint, the queue is read from its start at Open and
+// every 100 ms) and the items MRSC writes are making (none survive a
+// restart: their requests end with it).
 package replication

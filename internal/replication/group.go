@@ -26,8 +26,13 @@ type Config struct {
 	Now func(region string) time.Time
 	// Poll is how often an idle worker looks for new stream records and
 	// queued writes (0: 10 ms).
-	Poll   time.Duration
-	Logger *slog.Logger
+	Poll time.Duration
+	// UpdateDelay is how long a replica whose settings a ReplicaUpdates
+	// Update changed stays UPDATING (the server's --create-delay; 0: it is
+	// ACTIVE again at once, though the UpdateTable's answer shows it
+	// UPDATING, as the engine's answers show a table's own change).
+	UpdateDelay time.Duration
+	Logger      *slog.Logger
 }
 
 // Group is the global tables of one Kura's regions.

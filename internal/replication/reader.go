@@ -86,10 +86,12 @@ func (g *Group) readShard(ctx context.Context, w *worker, pos *position, shard s
 		if err != nil {
 			return n, err
 		}
-		for i := range out.Records {
-			if skip {
+		if skip {
+			for i := range out.Records {
 				pos.Last[shard] = *out.Records[i].Dynamodb.SequenceNumber
-			} else if err := g.process(w, pos, shard, &out.Records[i]); err != nil {
+			}
+		} else if len(out.Records) > 0 {
+			if err := g.processPage(w, pos, shard, out.Records); err != nil {
 				return n, err
 			}
 		}
@@ -111,22 +113,42 @@ func (g *Group) readShard(ctx context.Context, w *worker, pos *position, shard s
 	return n, nil
 }
 
-// process handles one stream record of region w.region in one transaction
-// with the new position: a write this worker applied there is recognised
-// by its marker and not sent on; any other write is the region's own,
-// stamped and queued for every other replica.
-func (g *Group) process(w *worker, pos *position, shard string, rec *sw.Record) error {
+// processPage handles a page of stream records of region w.region in one
+// transaction with the new position (one commit for the page).
+func (g *Group) processPage(w *worker, pos *position, shard string, recs []sw.Record) error {
+	txn, err := g.cfg.Store.Begin()
+	if err != nil {
+		return err
+	}
+	defer txn.Rollback()
+	g.mu.Lock()
+	targets := g.targets(w.table, w.region)
+	g.mu.Unlock()
+	for i := range recs {
+		if err := g.process(txn, w, targets, &recs[i]); err != nil {
+			return err
+		}
+		if seq := recs[i].Dynamodb.SequenceNumber; seq != nil {
+			pos.Last[shard] = *seq
+		}
+	}
+	if err := setJSON(txn, key('c', w.table, w.region), pos); err != nil {
+		return err
+	}
+	return txn.Commit(storage.CommitOptions{Sync: true})
+}
+
+// process handles one stream record of region w.region in txn (whose
+// reads see the page's records before it): a write this worker applied
+// there is recognised by its marker and not sent on; any other write is
+// the region's own, stamped and queued for targets, every other replica.
+func (g *Group) process(txn storage.Txn, w *worker, targets []string, rec *sw.Record) error {
 	r := rec.Dynamodb
 	img := r.NewImage
 	if rec.EventName == "REMOVE" {
 		img = nil
 	}
 	ks := itemKey(r.Keys)
-	txn, err := g.cfg.Store.Begin()
-	if err != nil {
-		return err
-	}
-	defer txn.Rollback()
 	var marks []marker
 	if _, err := getJSON(txn, key('e', w.table, w.region, ks), &marks); err != nil {
 		return err
@@ -137,39 +159,31 @@ func (g *Group) process(w *worker, pos *position, shard string, rec *sw.Record) 
 		return err
 	}
 	d := digest(img)
-	if i := slices.IndexFunc(marks, func(m marker) bool { return m.Digest == d }); i >= 0 {
-		mine := marks[i]
-		marks = slices.Delete(marks, i, i+1)
-		if err := setMarkers(txn, w, ks, marks); err != nil {
-			return err
-		}
-		if hasCur && cur.Origin == w.region && cur.after(mine.Stamp) {
-			// A later write of the region's own came between reading the
-			// item and writing it, and was overwritten: put it back (the
-			// record's old image is that write). A later stamp of another
-			// region is a write queued after this one, applied next.
-			if _, err := g.enqueue(txn, w.table, w.region, entry{Key: r.Keys, Image: r.OldImage, Stamp: cur, Enqueued: g.cfg.Now(w.region).UnixNano()}); err != nil {
-				return err
-			}
-		}
-	} else if err := g.local(txn, w, r.Keys, img, g.writeTime(w.region, r), cur, hasCur, len(marks) > 0); err != nil {
+	i := slices.IndexFunc(marks, func(m marker) bool { return m.Digest == d })
+	if i < 0 {
+		return g.local(txn, w, targets, r.Keys, img, g.writeTime(w.region, r), cur, hasCur, len(marks) > 0)
+	}
+	mine := marks[i]
+	marks = slices.Delete(marks, i, i+1)
+	if err := setMarkers(txn, w, ks, marks); err != nil {
 		return err
 	}
-	if seq := r.SequenceNumber; seq != nil {
-		pos.Last[shard] = *seq
-	}
-	if err := setJSON(txn, key('c', w.table, w.region), pos); err != nil {
+	if hasCur && cur.Origin == w.region && cur.after(mine.Stamp) {
+		// A later write of the region's own came between reading the
+		// item and writing it, and was overwritten: put it back (the
+		// record's old image is that write). A later stamp of another
+		// region is a write queued after this one, applied next.
+		_, err := g.enqueue(txn, w.table, w.region, entry{Key: r.Keys, Image: r.OldImage, Stamp: cur, Enqueued: g.cfg.Now(w.region).UnixNano()})
 		return err
 	}
-	return txn.Commit(storage.CommitOptions{Sync: true})
+	return nil
 }
 
-// local stamps a write made in w.region and queues it for the other
-// replicas. A write after the item's last one in this region is stamped
+// local stamps a write made in w.region and queues it for targets. A write after the item's last one in this region is stamped
 // later than it even if the clock says otherwise; one that a replicated
 // write still to appear (pending) will overwrite keeps its own stamp and
 // loses to it wherever that one is later.
-func (g *Group) local(txn storage.Txn, w *worker, keys, img attr.Item, at time.Time, cur stamp, hasCur, pending bool) error {
+func (g *Group) local(txn storage.Txn, w *worker, targets []string, keys, img attr.Item, at time.Time, cur stamp, hasCur, pending bool) error {
 	st := stamp{TS: at.UnixNano(), Origin: w.region}
 	if hasCur && !st.after(cur) && !pending {
 		st.TS = cur.TS + 1
@@ -179,9 +193,6 @@ func (g *Group) local(txn storage.Txn, w *worker, keys, img attr.Item, at time.T
 			return err
 		}
 	}
-	g.mu.Lock()
-	targets := g.targets(w.table, w.region)
-	g.mu.Unlock()
 	now := g.cfg.Now(w.region).UnixNano()
 	for _, t := range targets {
 		if _, err := g.enqueue(txn, w.table, t, entry{Key: keys, Image: img, Stamp: st, Enqueued: now}); err != nil {

@@ -118,6 +118,7 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 	if t == nil || t.replica(region) == nil {
 		return
 	}
+	g.settle(t)
 	d.GlobalTableVersion = ptr(GlobalTableVersion)
 	// Settings are replicated, each replica's overrides allowed: the one
 	// mode DynamoDB shows for 2019.11.21 global tables (DDB-TABLE-229).
@@ -138,5 +139,11 @@ func (g *Group) describe(region string, d *wire.TableDescription) {
 		d.Replicas = append(d.Replicas, rd)
 	}
 	sort.Slice(d.Replicas, func(i, j int) bool { return *d.Replicas[i].RegionName < *d.Replicas[j].RegionName })
+	// A global table shows its consistency mode: EVENTUAL (MREC) unless it
+	// is STRONG. Sources: the SDK's TableDescription (the mode defaults to
+	// EVENTUAL) and a DescribeTable of an MREC global table quoted in a
+	// public write-up of global tables, which shows "EVENTUAL"; a table of
+	// one region shows none.
+	d.MultiRegionConsistency = consistencyEventual
 	describeStrong(t, d)
 }

@@ -97,7 +97,11 @@ func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.Upda
 			err = g.deleteReplica(region, *d.TableName, *target)
 		}
 	case u.Update != nil:
-		err = g.updateReplica(ctx, region, *target, d, u.Update)
+		if err = g.updateReplica(ctx, region, *target, d, u.Update); err == nil {
+			g.describe(region, d)
+			showUpdating(d, *target)
+			return &wire.UpdateTableOutput{TableDescription: d}, nil
+		}
 	default:
 		err = ddberr.Validation("Kura does not support ReplicaUpdates Disassociate: its global tables are of one account")
 	}
@@ -106,6 +110,18 @@ func (g *Group) updateReplicas(ctx context.Context, region string, in *wire.Upda
 	}
 	g.describe(region, d)
 	return &wire.UpdateTableOutput{TableDescription: d}, nil
+}
+
+// showUpdating makes the description d, an UpdateTable's answer, show the
+// replica in target UPDATING, and so the table, however short the update
+// lasts (Config.UpdateDelay).
+func showUpdating(d *wire.TableDescription, target string) {
+	d.TableStatus = "UPDATING"
+	for i := range d.Replicas {
+		if deref(d.Replicas[i].RegionName) == target {
+			d.Replicas[i].ReplicaStatus = statusUpdating
+		}
+	}
 }
 
 // actionOf is the region an element of ReplicaUpdates names and how many
@@ -136,7 +152,8 @@ func combined(in *wire.UpdateTableInput) bool {
 }
 
 // busy refuses a replica change while another is under way. g.mu is held.
-func busy(t *tableState) error {
+func (g *Group) busy(t *tableState) error {
+	g.settle(t)
 	for _, r := range t.Replicas {
 		if r.Status != statusActive {
 			return ddberr.ResourceInUse(msgInUseReplicas)
@@ -164,7 +181,7 @@ func (g *Group) createReplica(ctx context.Context, source string, d *wire.TableD
 	g.mu.Lock()
 	t := g.tables[name]
 	if t != nil {
-		if err := busy(t); err != nil {
+		if err := g.busy(t); err != nil {
 			g.mu.Unlock()
 			return err
 		}

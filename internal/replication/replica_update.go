@@ -58,7 +58,7 @@ func (g *Group) updateReplica(ctx context.Context, region, target string, d *wir
 		g.mu.Unlock()
 		return ddberr.Validation(msgNotMember(target))
 	}
-	err := busy(t)
+	err := g.busy(t)
 	cur := t.replica(target).Settings.clone()
 	g.mu.Unlock()
 	if err != nil {
@@ -89,10 +89,34 @@ func (g *Group) updateReplica(ctx context.Context, region, target string, d *wir
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if t := g.tables[name]; t != nil && t.replica(target) != nil {
-		t.replica(target).Settings = next
+		rep := t.replica(target)
+		rep.Settings = next
+		// The replica is UPDATING for a while, as DynamoDB's is after an
+		// Update (even one that changes nothing: DDB-TABLE-223, whose
+		// Update to the table class it had left the table UPDATING).
+		rep.Status, rep.ReadyOn = statusUpdating, region
+		rep.ReadyAt = g.cfg.Now(region).Add(g.cfg.UpdateDelay).UnixNano()
 		return g.saveTable(name, t)
 	}
 	return nil
+}
+
+// settle makes t's UPDATING replicas whose time has come ACTIVE again
+// (and saves t if one did). g.mu is held.
+func (g *Group) settle(t *tableState) {
+	changed := false
+	for i := range t.Replicas {
+		r := &t.Replicas[i]
+		if r.Status == statusUpdating && g.cfg.Now(r.ReadyOn).UnixNano() >= r.ReadyAt {
+			r.Status, r.ReadyAt, r.ReadyOn = statusActive, 0, ""
+			changed = true
+		}
+	}
+	if changed {
+		if err := g.saveTable(t.Name, t); err != nil {
+			g.cfg.Logger.Warn("replication: saving a replica's status", "table", t.Name, "err", err)
+		}
+	}
 }
 
 // baseOf describes the global table's own settings, those of a replica

@@ -220,7 +220,7 @@ func (g *Group) checkTableUpdate(region string, in *wire.UpdateTableInput) error
 	if s := in.StreamSpecification; s != nil && s.StreamEnabled != nil && !*s.StreamEnabled {
 		return ddberr.Validation(msgStreamDisable)
 	}
-	return busy(t)
+	return g.busy(t)
 }
 
 // checkProtection refuses deleting region's replica of table while its

@@ -58,11 +58,16 @@ type tableState struct {
 	Strong *strongState `json:"strong,omitempty"`
 }
 
-// replicaState is one region's replica: CREATING (being filled), ACTIVE
-// or DELETING.
+// replicaState is one region's replica: CREATING (being filled), ACTIVE,
+// UPDATING (its settings changed, until ReadyAt) or DELETING.
 type replicaState struct {
 	Region string `json:"region"`
 	Status string `json:"status"`
+	// ReadyAt is when an UPDATING replica is ACTIVE again, in Unix
+	// nanoseconds on the clock of region ReadyOn (where the change was
+	// asked).
+	ReadyAt int64  `json:"readyAt,omitempty"`
+	ReadyOn string `json:"readyOn,omitempty"`
 	// Settings are what the replica sets apart from its global table
 	// (settings.go); nil: nothing.
 	Settings *replicaSettings `json:"settings,omitempty"`
@@ -71,6 +76,7 @@ type replicaState struct {
 const (
 	statusCreating = "CREATING"
 	statusActive   = "ACTIVE"
+	statusUpdating = "UPDATING"
 	statusDeleting = "DELETING"
 )
 

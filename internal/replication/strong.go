@@ -25,7 +25,10 @@ import (
 // consistency mode fixed once created, no transactions, no TTL). No
 // capture of DynamoDB's refusals was found: their texts are Kura's.
 
-const consistencyStrong = "STRONG"
+const (
+	consistencyStrong   = "STRONG"
+	consistencyEventual = "EVENTUAL"
+)
 
 // strongState is what an MRSC table keeps besides its replicas: its key
 // attributes (to name the items a write holds) and its witness region.
@@ -315,7 +318,7 @@ func (g *Group) removeStrong(region, table string, in *wire.UpdateTableInput) er
 	if len(left) != 1 || !left[region] {
 		return ddberr.Validation(msgStrongDelete)
 	}
-	if err := busy(t); err != nil {
+	if err := g.busy(t); err != nil {
 		return err
 	}
 	for _, r := range gone {

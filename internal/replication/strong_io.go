@@ -34,10 +34,13 @@ import (
 //     it (and so the write's items) until the delay has passed.
 
 // itemLocks are the items of MRSC tables that writes are making: by table
-// and item key, the region writing it and how many of its writes are.
+// and item key, the region writing it and how many of its writes are; and
+// by table, how many items each region's writes hold. A write whose item
+// is not known holds allKeys, every item of its table.
 type itemLocks struct {
-	mu    sync.Mutex
-	items map[[2]string]*itemLock
+	mu     sync.Mutex
+	items  map[[2]string]*itemLock
+	tables map[string]map[string]int
 }
 
 type itemLock struct {
@@ -45,38 +48,56 @@ type itemLock struct {
 	n      int
 }
 
+// allKeys stands for every item of a table (no item key is "*": they are
+// JSON objects).
+const allKeys = "*"
+
 // hold marks keys (of table) as written through region, or refuses them
-// all if another region is writing one of them.
+// all if another region is writing one of them (or all of the table's).
 func (l *itemLocks) hold(table, region string, keys []string) (release func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.items == nil {
-		l.items = map[[2]string]*itemLock{}
+		l.items, l.tables = map[[2]string]*itemLock{}, map[string]map[string]int{}
 	}
-	for _, k := range keys {
+	for _, k := range slices.Concat(keys, []string{allKeys}) {
 		if h := l.items[[2]string{table, k}]; h != nil && h.region != region {
 			return nil, ddberr.ReplicatedWriteConflict()
 		}
 	}
+	if slices.Contains(keys, allKeys) {
+		for r, n := range l.tables[table] {
+			if r != region && n > 0 {
+				return nil, ddberr.ReplicatedWriteConflict()
+			}
+		}
+	}
+	l.count(table, region, keys, 1)
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.count(table, region, keys, -1)
+	}, nil
+}
+
+// count adds d to the holds of keys of table by region. l.mu is held.
+func (l *itemLocks) count(table, region string, keys []string, d int) {
 	for _, k := range keys {
 		h := l.items[[2]string{table, k}]
 		if h == nil {
 			h = &itemLock{region: region}
 			l.items[[2]string{table, k}] = h
 		}
-		h.n++
-	}
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for _, k := range keys {
-			if h := l.items[[2]string{table, k}]; h != nil {
-				if h.n--; h.n == 0 {
-					delete(l.items, [2]string{table, k})
-				}
-			}
+		if h.n += d; h.n == 0 {
+			delete(l.items, [2]string{table, k})
 		}
-	}, nil
+	}
+	if l.tables[table] == nil {
+		l.tables[table] = map[string]int{}
+	}
+	if l.tables[table][region] += d * len(keys); l.tables[table][region] == 0 {
+		delete(l.tables[table], region)
+	}
 }
 
 // strongView is region's view of an MRSC table: its key attributes and
@@ -117,13 +138,17 @@ func (v *strongView) needed() int {
 	return n/2 + 1 - 1
 }
 
-// key is the stored form of item's key under v's key attributes.
+// key is the stored form of item's key under v's key attributes; allKeys
+// when item does not hold them all (a PartiQL write whose item is not
+// known).
 func (v *strongView) key(item attr.Item) string {
 	k := attr.Item{}
 	for _, name := range v.keys {
-		if a, ok := item[name]; ok {
-			k[name] = a
+		a, ok := item[name]
+		if !ok {
+			return allKeys
 		}
+		k[name] = a
 	}
 	return itemKey(k)
 }
@@ -240,13 +265,19 @@ func (g *Group) catchUp(ctx context.Context, table, region string) error {
 		if err != nil {
 			return err
 		}
-		for _, q := range batch {
-			if err := g.applyOne(ctx, w, q); err != nil {
-				return err
-			}
-		}
-		if len(batch) < maxApplyRound {
+		n, err := g.applyReady(ctx, w, batch)
+		switch {
+		case err != nil:
+			return err
+		case n == len(batch) && len(batch) < maxApplyRound:
 			return nil
+		case n < len(batch):
+			// Some of the replica's capacity refused: again once it is back.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(g.cfg.Poll):
+			}
 		}
 	}
 }

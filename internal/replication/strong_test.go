@@ -251,3 +251,39 @@ func TestStrongPartiQL(t *testing.T) {
 		{Statement: ptr(`UPDATE "T" SET n = 8 WHERE pk = 'q'`)}}})
 	wantError(t, err, "ValidationException", msgStrongTransact)
 }
+
+// A write whose item is not known holds its whole table: it conflicts
+// with any item another region is writing, and any item write of another
+// region conflicts with it; writes of one region never conflict.
+//
+// Seen failing with hold treating allKeys as one more item key (another
+// region's item write held first did not stop it).
+func TestStrongHoldsWholeTable(t *testing.T) {
+	var l itemLocks
+	conflicts := func(region string, keys ...string) bool {
+		release, err := l.hold("T", region, keys)
+		if err == nil {
+			release()
+		}
+		return err != nil
+	}
+	release, err := l.hold("T", use1, []string{allKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !conflicts(use2, `{"pk":{"S":"a"}}`) || conflicts(use1, `{"pk":{"S":"a"}}`) {
+		t.Fatal("a whole-table hold: another region's item write went through, or its own region's did not")
+	}
+	release()
+	release, err = l.hold("T", use2, []string{`{"pk":{"S":"a"}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !conflicts(use1, allKeys) || conflicts(use2, allKeys) || conflicts(use1, `{"pk":{"S":"b"}}`) {
+		t.Fatal("an item held: another region's whole-table write went through, or an unrelated write was refused")
+	}
+	release()
+	if conflicts(use1, allKeys) {
+		t.Fatal("released holds still refuse")
+	}
+}

@@ -20,6 +20,11 @@ type worker struct {
 	// mu is held for a round of reading and applying, by the worker or by
 	// a strongly consistent request that does the round itself (strong.go).
 	mu sync.Mutex
+	// cursor is where the next round reads the queue from (nil: its
+	// start), and scanned when it last read it from the start (apply.go).
+	// mu is held.
+	cursor  []byte
+	scanned time.Time
 }
 
 // startWorker starts the worker of table's replica in region, unless it

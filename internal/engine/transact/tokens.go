@@ -3,6 +3,7 @@ package transact
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -53,10 +54,15 @@ func requestHash(in any) [32]byte {
 // outcome) without re-applying it, a different request with the same
 // token gets IdempotentParameterMismatchException. Concurrent repeats wait
 // for the first. Only successes are remembered; a failed request may be
-// retried with its token. A nil token runs f.
-func (s *State) Idempotent(token *string, in any, f func() (any, error), replay func(first any) (any, error)) (any, error) {
+// retried with its token. A nil token runs f(nil).
+//
+// With shared tokens (ShareTokens, cluster mode) a token this node does
+// not know is looked up in the store, and f gets the Token that Run
+// records inside the transaction's commit; a repeat of a request first
+// applied through another node gets replay(nil).
+func (s *State) Idempotent(token *string, in any, f func(*Token) (any, error), replay func(first any) (any, error)) (any, error) {
 	if token == nil {
-		return f()
+		return f(nil)
 	}
 	t := &s.tokens
 	h := requestHash(in)
@@ -71,7 +77,7 @@ func (s *State) Idempotent(token *string, in any, f func() (any, error), replay 
 			}
 			t.byTok[*token] = ent
 			t.mu.Unlock()
-			ent.out, ent.err = f()
+			ent.out, ent.err = s.first(*token, h, f)
 			t.mu.Lock()
 			if ent.err != nil {
 				delete(t.byTok, *token)
@@ -80,6 +86,9 @@ func (s *State) Idempotent(token *string, in any, f func() (any, error), replay 
 			}
 			close(ent.done)
 			t.mu.Unlock()
+			if errors.Is(ent.err, errElsewhere) {
+				return replay(nil)
+			}
 			return ent.out, ent.err
 		}
 		t.mu.Unlock()
@@ -87,8 +96,11 @@ func (s *State) Idempotent(token *string, in any, f func() (any, error), replay 
 			return nil, ddberr.IdempotentParameterMismatch(MsgTokenMismatch)
 		}
 		<-ent.done
-		if ent.err == nil {
+		switch {
+		case ent.err == nil:
 			return replay(ent.out)
+		case errors.Is(ent.err, errElsewhere):
+			return replay(nil)
 		}
 		// The first attempt failed and was forgotten: run again.
 	}

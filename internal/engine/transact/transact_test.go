@@ -92,6 +92,8 @@ func (a *insertAttempt) Commit() error {
 
 func (a *insertAttempt) Rollback() { a.txn.Rollback() }
 
+func (a *insertAttempt) Txn() storage.Txn { return a.txn }
+
 func newInserts(store storage.Store, keys ...string) *inserts {
 	w := &inserts{store: store, mu: &sync.Mutex{}}
 	for _, k := range keys {
@@ -122,11 +124,11 @@ func present(t *testing.T, store storage.Store, key string) bool {
 
 func TestRunIsAllOrNothing(t *testing.T) {
 	s, store := newState(), memory.New()
-	if err := s.Run(context.Background(), newInserts(store, "b"), [][]byte{[]byte("b")}); err != nil {
+	if err := s.Run(context.Background(), newInserts(store, "b"), [][]byte{[]byte("b")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	w := newInserts(store, "a", "b", "c")
-	reasons := wantCanceled(t, s.Run(context.Background(), w, w.keys),
+	reasons := wantCanceled(t, s.Run(context.Background(), w, w.keys, nil),
 		"Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed, None]")
 	if *reasons[1].Message != "The conditional request failed" {
 		t.Fatalf("reason %+v", reasons[1])
@@ -143,7 +145,7 @@ func TestRunRetriesAStorageConflict(t *testing.T) {
 	s, store := newState(), memory.New()
 	w := newInserts(store, "a", "b")
 	w.conflicts = 2
-	if err := s.Run(context.Background(), w, w.keys); err != nil {
+	if err := s.Run(context.Background(), w, w.keys, nil); err != nil {
 		t.Fatal(err)
 	}
 	if w.attempts != 3 || len(w.retried) != 2 || w.retried[1] != 1 {
@@ -168,10 +170,10 @@ func TestHeldItemsConflict(t *testing.T) {
 			return
 		}
 		other := newInserts(store, "c", "b")
-		during = s.Run(context.Background(), other, other.keys)
+		during = s.Run(context.Background(), other, other.keys, nil)
 		preparing, _ = s.Preparing([][]byte{[]byte("x"), []byte("a")})
 	}
-	if err := s.Run(context.Background(), w, w.keys); err != nil {
+	if err := s.Run(context.Background(), w, w.keys, nil); err != nil {
 		t.Fatal(err)
 	}
 	wantCanceled(t, during, "Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]")
@@ -196,11 +198,23 @@ func TestReaderWaitsForAPreparingWriter(t *testing.T) {
 	if _, any := s.Preparing(keys); !any || time.Since(start) < ReadWait {
 		t.Fatalf("preparing %v after %v", any, time.Since(start))
 	}
-	go func() {
-		time.Sleep(ReadWait / 5)
-		s.SetCommitting(keys, true)
-	}()
-	if _, any := s.Preparing(keys); any {
+	// The writer reaches its commit while the reader waits. On a loaded
+	// machine the writer's goroutine may not run within ReadWait, so the
+	// reader is given several tries; with the wake-up broken all fail.
+	woken := false
+	for try := 0; try < 20 && !woken; try++ {
+		s.SetCommitting(keys, false)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(ReadWait / 5)
+			s.SetCommitting(keys, true)
+		}()
+		_, any := s.Preparing(keys)
+		woken = !any
+		<-done // this try's writer has run before the next try starts
+	}
+	if !woken {
 		t.Fatal("a committing writer is a conflict for readers")
 	}
 	if _, held := s.HoldsAny(keys); !held {
@@ -253,7 +267,7 @@ func TestIdempotentTokens(t *testing.T) {
 	s := New(clk)
 	runs := 0
 	run := func(in string) (any, error) {
-		return s.Idempotent(wire.Ptr("tok"), in, func() (any, error) { runs++; return "first", nil },
+		return s.Idempotent(wire.Ptr("tok"), in, func(*Token) (any, error) { runs++; return "first", nil },
 			func(first any) (any, error) { return "replay of " + first.(string), nil })
 	}
 	if out, err := run("req"); out != "first" || err != nil {
@@ -275,7 +289,7 @@ func TestIdempotentTokens(t *testing.T) {
 	}
 	// A failure is forgotten: the token may be used again at once.
 	fails := 0
-	fail := func() (any, error) { fails++; return nil, errors.New("failed") }
+	fail := func(*Token) (any, error) { fails++; return nil, errors.New("failed") }
 	for range 2 {
 		if _, err := s.Idempotent(wire.Ptr("tok2"), "x", fail, nil); err == nil {
 			t.Fatal("no error")
@@ -353,5 +367,93 @@ func TestPrepareGetsOrder(t *testing.T) {
 	g.invalid = nil
 	if keys, err := PrepareGets(g); err != nil || string(keys[3]) != "c" {
 		t.Fatalf("keys %q, error %v", keys, err)
+	}
+}
+
+// tokenNode is one node of shared tokens: a State on store whose
+// transactions insert their keys.
+type tokenNode struct {
+	s     *State
+	store storage.Store
+	runs  int
+}
+
+func (n *tokenNode) write(token, in string, w *inserts) (any, error) {
+	return n.s.Idempotent(wire.Ptr(token), in, func(tok *Token) (any, error) {
+		n.runs++
+		if err := n.s.Run(context.Background(), w, w.keys, tok); err != nil {
+			return nil, err
+		}
+		return "applied", nil
+	}, func(first any) (any, error) {
+		if first == nil {
+			return "replay from the store", nil
+		}
+		return "replay of " + first.(string), nil
+	})
+}
+
+// TestSharedTokens: two nodes on one store share their tokens: a repeat
+// through the other node is replayed, not applied again; a different
+// request gets the mismatch; the record expires and is swept. Seen failing
+// with ShareTokens a no-op: the repeat through node b ran again and its
+// insert was cancelled (ConditionalCheckFailed).
+func TestSharedTokens(t *testing.T) {
+	store := memory.New()
+	defer store.Close()
+	clk := &clock{now: time.Unix(1_700_000_000, 0)}
+	a, b := &tokenNode{s: New(clk), store: store}, &tokenNode{s: New(clk), store: store}
+	a.s.ShareTokens(store)
+	b.s.ShareTokens(store)
+	if out, err := a.write("tok", "req", newInserts(store, "k")); out != "applied" || err != nil {
+		t.Fatalf("%v %v", out, err)
+	}
+	if out, err := b.write("tok", "req", newInserts(store, "k")); out != "replay from the store" || err != nil || b.runs != 0 {
+		t.Fatalf("repeat through the other node: %v %v after %d runs", out, err, b.runs)
+	}
+	if out, err := a.write("tok", "req", newInserts(store, "k")); out != "replay of applied" || err != nil {
+		t.Fatalf("repeat through the first node: %v %v", out, err)
+	}
+	if _, err := b.write("tok", "other", newInserts(store, "k2")); !errors.Is(err, ddberr.IdempotentParameterMismatch("")) || present(t, store, "k2") {
+		t.Fatalf("another request with the token through the other node: %v", err)
+	}
+	if err := b.s.SweepTokens(); err != nil || !present(t, store, TokenPrefix+"tok") {
+		t.Fatalf("a live record swept (%v)", err)
+	}
+	clk.now = clk.now.Add(TokenTTL)
+	if out, err := b.write("tok", "other", newInserts(store, "k2")); out != "applied" || err != nil {
+		t.Fatalf("after the window: %v %v", out, err)
+	}
+	clk.now = clk.now.Add(TokenTTL)
+	if err := a.s.SweepTokens(); err != nil || present(t, store, TokenPrefix+"tok") {
+		t.Fatalf("an expired record kept (%v)", err)
+	}
+}
+
+// TestSharedTokenRace: two nodes that both found the token free in the
+// store race: the one that commits second conflicts on the record, sees it
+// on its next attempt and answers a replay, applying nothing. Seen failing
+// with Token.stage not reading the record (Set only): the second node
+// applied its actions too.
+func TestSharedTokenRace(t *testing.T) {
+	store := memory.New()
+	defer store.Close()
+	clk := &clock{now: time.Unix(1_700_000_000, 0)}
+	a, b := &tokenNode{s: New(clk), store: store}, &tokenNode{s: New(clk), store: store}
+	a.s.ShareTokens(store)
+	b.s.ShareTokens(store)
+	wb := newInserts(store, "kb")
+	var during error
+	wb.staging = func(int) {
+		if a.runs == 0 { // a commits while b's first attempt stages
+			_, during = a.write("tok", "req", newInserts(store, "ka"))
+		}
+	}
+	out, err := b.write("tok", "req", wb)
+	if during != nil || err != nil || out != "replay from the store" {
+		t.Fatalf("b: %v %v; a: %v", out, err, during)
+	}
+	if present(t, store, "kb") || !present(t, store, "ka") {
+		t.Fatal("the second node applied its transaction too")
 	}
 }

@@ -39,6 +39,7 @@ type State struct {
 	clock  Clock
 	held   held
 	tokens tokens
+	store  storage.Store // the store tokens are shared through (ShareTokens), or nil
 }
 
 // New is an empty State whose tokens expire by clock.
@@ -149,6 +150,9 @@ type Attempt interface {
 	// there, before another writer of the items may run.
 	Commit() error
 	Rollback()
+	// Txn is the attempt's storage transaction (Run records a shared
+	// Token in it).
+	Txn() storage.Txn
 }
 
 // Run executes a prepared write transaction whose items are at keys, all
@@ -158,7 +162,9 @@ type Attempt interface {
 // that attempt's snapshot, and commits once. Any failed action cancels
 // the whole transaction with TransactionCanceledException, reasons in
 // request order. A storage conflict tries again, as w.Conflict allows.
-func (s *State) Run(ctx context.Context, w Write, keys [][]byte) error {
+// A non-nil tok (Idempotent's, with shared tokens) is recorded in the
+// attempt's transaction before its actions are staged.
+func (s *State) Run(ctx context.Context, w Write, keys [][]byte, tok *Token) error {
 	if conflicts, ok := s.Hold(keys); !ok {
 		return ConflictCancel(conflicts)
 	}
@@ -168,7 +174,7 @@ func (s *State) Run(ctx context.Context, w Write, keys [][]byte) error {
 		if attempt > 0 {
 			s.SetCommitting(keys, false) // preparing again
 		}
-		err := s.try(w, keys)
+		err := s.try(w, keys, tok)
 		if !errors.Is(err, storage.ErrConflict) {
 			return err
 		}
@@ -179,12 +185,17 @@ func (s *State) Run(ctx context.Context, w Write, keys [][]byte) error {
 }
 
 // try is one attempt of Run.
-func (s *State) try(w Write, keys [][]byte) error {
+func (s *State) try(w Write, keys [][]byte, tok *Token) error {
 	a, err := w.Begin()
 	if err != nil {
 		return err
 	}
 	defer a.Rollback()
+	if tok != nil {
+		if err := tok.stage(a.Txn(), s.clock.Now()); err != nil {
+			return err
+		}
+	}
 	reasons := NewReasons(len(keys))
 	for i := range keys {
 		err := a.Stage(i)

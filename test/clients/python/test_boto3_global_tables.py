@@ -1,16 +1,26 @@
 """Global tables (version 2019.11.21) through boto3 against a running Kura of
-two regions (--regions us-east-1,eu-west-1).
+four regions (--regions us-east-1,eu-west-1,us-east-2,us-west-2 --admin,
+authentication on with the key local:local).
 
 Run by test/replicas_clients_test.go (go test ./test/ -run Boto3GlobalTables),
 which starts Kura and passes its endpoint in KURA_ENDPOINT: a replica is
-created, written in one region and read in the other, updated, and deleted.
+created, written in one region and read in the other, updated, and deleted;
+and a multi-Region strongly consistent (MRSC) table of three replicas is
+read strongly in another region and refuses a conflicting write.
 """
+import json
 import os
+import threading
 import time
 import unittest
+import urllib.request
 import uuid
 
 import boto3
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
 ENDPOINT = os.environ.get("KURA_ENDPOINT", "http://127.0.0.1:8000")
@@ -23,7 +33,18 @@ def client(region):
         region_name=region,
         aws_access_key_id="local",
         aws_secret_access_key="local",
+        config=Config(retries={"max_attempts": 1}),  # a refusal is the answer under test
     )
+
+
+def admin(path, region="us-east-1"):
+    """POSTs Kura's admin endpoint path, signed for region (authentication
+    is on), and returns its JSON answer."""
+    req = AWSRequest(method="POST", url=ENDPOINT + path, data=b"")
+    SigV4Auth(Credentials("local", "local"), "dynamodb", region).add_auth(req)
+    r = urllib.request.Request(ENDPOINT + path, data=b"", method="POST", headers=dict(req.headers.items()))
+    with urllib.request.urlopen(r) as resp:
+        return json.loads(resp.read() or b"{}")
 
 
 def eventually(what, cond, timeout=20):
@@ -103,6 +124,65 @@ class GlobalTable(unittest.TestCase):
         eventually("eu-west-1's table deleted", gone)
         eventually("us-east-1 alone", lambda: "GlobalTableVersion" not in east.describe_table(TableName=table)["Table"])
         self.assertEqual(get(east, "w"), {"pk": {"S": "w"}, "v": {"N": "2"}})
+
+
+class StrongGlobalTable(unittest.TestCase):
+    """An MRSC table of three replicas: us-east-1, us-east-2, us-west-2."""
+
+    def setUp(self):
+        self.east, self.ohio, self.oregon = client("us-east-1"), client("us-east-2"), client("us-west-2")
+        self.table = f"mrsc-{uuid.uuid4().hex[:8]}"
+        self.east.create_table(
+            TableName=self.table,
+            BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        )
+
+    def test_strong_reads_and_conflicts(self):
+        east, ohio, oregon, table = self.east, self.ohio, self.oregon, self.table
+        d = east.update_table(TableName=table, MultiRegionConsistency="STRONG", ReplicaUpdates=[
+            {"Create": {"RegionName": "us-east-2"}}, {"Create": {"RegionName": "us-west-2"}}])["TableDescription"]
+        self.assertEqual(d["MultiRegionConsistency"], "STRONG")
+        self.assertEqual(sorted(r["RegionName"] for r in d["Replicas"]), ["us-east-2", "us-west-2"])
+
+        def active():
+            reps = east.describe_table(TableName=table)["Table"].get("Replicas", [])
+            return len(reps) == 2 and all(r["ReplicaStatus"] == "ACTIVE" for r in reps)
+
+        eventually("the replicas ACTIVE", active)
+        d = oregon.describe_table(TableName=table)["Table"]
+        self.assertEqual(d["MultiRegionConsistency"], "STRONG")
+        self.assertEqual(sorted(r["RegionName"] for r in d["Replicas"]), ["us-east-1", "us-east-2"])
+
+        # Acknowledged in us-east-1: a strongly consistent read in another
+        # region returns it at once.
+        east.put_item(TableName=table, Item={"pk": {"S": "acct"}, "n": {"N": "1"}})
+        got = oregon.get_item(TableName=table, Key={"pk": {"S": "acct"}}, ConsistentRead=True)["Item"]
+        self.assertEqual(got, {"pk": {"S": "acct"}, "n": {"N": "1"}})
+
+        # us-east-1's next write of the item waits for its replication
+        # (delayed on us-east-1's admin clock); meanwhile us-east-2's write
+        # of it is refused.
+        for to in ("us-east-2", "us-west-2"):
+            admin(f"/admin/replication/delay?from=us-east-1&to={to}&by=1h")
+        result = {}
+        writer = threading.Thread(target=lambda: result.update(
+            out=east.put_item(TableName=table, Item={"pk": {"S": "acct"}, "n": {"N": "2"}})))
+        writer.start()
+        eventually("us-east-1's write queued", lambda: admin("/admin/replication/status")["Backlog"]["us-east-2"] == 1)
+        with self.assertRaises(ClientError) as e:
+            ohio.put_item(TableName=table, Item={"pk": {"S": "acct"}, "n": {"N": "3"}})
+        self.assertEqual(e.exception.response["Error"]["Code"], "ReplicatedWriteConflictException")
+        self.assertEqual(e.exception.response["Error"]["Message"],
+                         "The request was rejected because one or more items in the request are being modified by a request in another Region.")
+        admin("/admin/clock/advance?by=1h")
+        writer.join(30)
+        self.assertIn("out", result, "us-east-1's write was not acknowledged")
+        for to in ("us-east-2", "us-west-2"):
+            admin(f"/admin/replication/delay?from=us-east-1&to={to}&by=0s")
+        got = ohio.get_item(TableName=table, Key={"pk": {"S": "acct"}}, ConsistentRead=True)["Item"]
+        self.assertEqual(got["n"], {"N": "2"})
 
 
 if __name__ == "__main__":
