@@ -444,36 +444,6 @@ func TestClusterLinearizable(t *testing.T) {
 	})
 }
 
-// TestClusterRefusals: what is not coherent across nodes yet is refused
-// in cluster mode with a clear error, never served from one node's
-// memory.
-func TestClusterRefusals(t *testing.T) {
-	store := memory.New()
-	defer store.Close()
-	e, err := Open(store, Config{Cluster: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = e.CreateTable(dpCtx, &wire.CreateTableInput{
-		TableName: dpStr("v"), BillingMode: BillingPayPerRequest,
-		AttributeDefinitions: ixDefs("pk", "S"), KeySchema: ixKS("pk", "HASH"),
-		VectorIndexes: []wire.VectorIndex{{IndexName: dpStr("vix"), VectorAttribute: &wire.VectorAttributeDefinition{AttributeName: dpStr("emb")},
-			Dimensions: cpPtr(int64(vsDims)), DistanceFunction: "EUCLIDEAN", Projection: &wire.Projection{ProjectionType: ProjectKeysOnly}}},
-	})
-	dpWantErr(t, err, "ValidationException", "Vector indexes is not supported by Kura nodes in cluster mode (--cluster) yet")
-	e.Close()
-
-	single, err := Open(store, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vsCreate(t, single)
-	single.Close()
-	if _, err := Open(store, Config{Cluster: true}); err == nil || !strings.Contains(err.Error(), "table v has vector indexes") {
-		t.Fatalf("cluster mode on a store with a vector index: %v", err)
-	}
-}
-
 // TestClusterStatistics: ItemCount counts the writes of every node, within
 // the recount interval, on every node. Seen failing without
 // startClusterRecount: node b counted only its own writes.

@@ -109,8 +109,11 @@
 // DeleteTable and the APIs of table_meta.go: freshTable), and so does a read of an
 // index the cached definition lacks or has still filling; other lookups
 // recheck a cached definition once a second. Statistics are recounted from the
-// store every Config.ClusterRecount and not saved at Close. What is still
-// per process is refused (cluster_refusals.go).
+// store every Config.ClusterRecount and not saved at Close. The
+// subsystems share their state through the store too: streams' positions
+// and shards (internal/engine/streams), Kinesis outboxes, vector indexes'
+// change log (internal/engine/vectors, follow.go), backup and job records,
+// throughput shares (internal/engine/throttle), ClientRequestTokens.
 //
 // Transactions: the core checks, locks and stages each action through
 // the write path (transact_write.go, transact_get.go) for

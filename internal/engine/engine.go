@@ -208,9 +208,6 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	if err := e.loadCatalog(); err != nil {
 		return nil, err
 	}
-	if err := e.checkClusterOpen(); err != nil {
-		return nil, err
-	}
 	e.startClusterRecount()
 	e.followNodes()
 	if err := e.streams.Open(e.observedTables()); err != nil {

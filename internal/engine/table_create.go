@@ -31,9 +31,6 @@ func (e *Engine) CreateTable(ctx context.Context, in *wire.CreateTableInput) (*w
 		}
 	}
 
-	if err := e.refuseCreateInCluster(in); err != nil {
-		return nil, err
-	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if t, exists := e.lookupTable(name); exists {

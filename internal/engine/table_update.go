@@ -16,9 +16,6 @@ func (e *Engine) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if verr != nil {
 		return nil, verr
 	}
-	if err := e.refuseUpdateInCluster(in); err != nil {
-		return nil, err
-	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	t, ok := e.freshTable(name)

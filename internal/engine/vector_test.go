@@ -16,7 +16,7 @@ import (
 const vsDims = 6
 
 // vsCreate creates table "v" with vector index "vix" over "emb".
-func vsCreate(t *testing.T, e *Engine) {
+func vsCreate(t testing.TB, e *Engine) {
 	t.Helper()
 	_, err := e.CreateTable(dpCtx, &wire.CreateTableInput{
 		TableName:            dpStr("v"),

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -58,6 +59,13 @@ func (e *Engine) newVectorRegistry() *vectors.Registry {
 		Sleep:       e.sleep,
 		Exclusive: func(tableID uint64, indexID uint32, still func() bool, run func()) {
 			e.underLease(backfillLease(tableID, indexID), still, run)
+		},
+		Cluster: e.cfg.Cluster,
+		Lease:   func() bool { return e.holds(vectors.LeaseLog) },
+		Sync: func() {
+			if err := e.syncCatalog(); err != nil {
+				slog.Warn("reading the catalog before trimming vector logs", "err", err)
+			}
 		},
 	})
 }

@@ -2,6 +2,8 @@ package vectors
 
 import (
 	"bytes"
+	"errors"
+	"time"
 
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/vector"
@@ -45,6 +47,14 @@ func (r *Registry) backfill(table string, tableID uint64, indexID uint32) {
 			return
 		}
 		next, err := r.backfillStep(tableID, vx, rt, from)
+		if errors.Is(err, storage.ErrConflict) {
+			// A write of one of the step's items (through another node in
+			// cluster mode) committed meanwhile: the step again.
+			if !r.opt.Sleep(time.Millisecond) {
+				return
+			}
+			continue
+		}
 		if err != nil {
 			return
 		}
@@ -101,7 +111,7 @@ func (r *Registry) backfillStep(tableID uint64, vx *Index, rt *liveIndex, from [
 			if !ok {
 				continue
 			}
-			if err := stageItem(txn, rt, k, true); err != nil {
+			if err := r.stageItem(txn, rt, k, true); err != nil {
 				return err
 			}
 			o, _ := rt.popPending(k)
@@ -113,7 +123,7 @@ func (r *Registry) backfillStep(tableID uint64, vx *Index, rt *liveIndex, from [
 		return nil, err
 	}
 	for _, x := range apply {
-		rt.idx.Add(x.id, x.vec, x.a)
+		r.apply(rt, x.id, x.vec, x.a, false)
 	}
 	return append(last, 0), nil
 }

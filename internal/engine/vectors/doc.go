@@ -23,7 +23,8 @@
 //
 // Storage (store.go): under the core's index prefix of (table, index), the
 // mapping both ways, the dirty marks and the snapshot generations of the
-// graph (chunks and a meta key). Snapshots (snapshot.go) are written
+// graph (chunks and a meta key); in cluster mode instead of the last two
+// the ID counter and the change log (follow.go). Snapshots (snapshot.go) are written
 // periodically while the engine runs and at Close; a snapshot clears only
 // the marks its cut covers.
 //
@@ -41,13 +42,42 @@
 //   - the settings (TopK cap, search beam, quantisation, snapshot policy):
 //     set by the server after Open.
 //
-// Another node sharing the store (issue #28) could rebuild the same graphs
-// the same way, but would not see other nodes' writes: the graph is
-// updated only by this process's Committed, and the ID and mark sequences
-// are unique only within one process. It would need to learn of other
-// nodes' changes (the dirty marks are in the store, and could be tailed),
-// to allocate IDs from a shared counter, and to coordinate snapshots,
-// whose mark clearing assumes one writer of the index. A backfill runs
-// through Options.Exclusive: on the node holding the engine's lease
-// "backfill/<table ID>/<index ID>", and on another once it lapses.
+// Several nodes (Options.Cluster, follow.go; issue #28). Each node holds
+// its own copy of every graph, built at Open from the mapping (no
+// snapshots are kept or loaded in cluster mode: Open removes an index's
+// old snapshot and marks, so that a single server later rebuilds too), and
+// follows the other nodes' writes through a change log in the store:
+//   - vector IDs come from a shared counter in the store ("c"), reserved
+//     by each node in blocks of 256 (unique across nodes; gaps are harmless);
+//   - each write of an indexed item stages, in the item's transaction, an
+//     entry "l" + origin + epoch + ID (origin: random per Open; epoch: 100
+//     ms of the node's clock) after reading that epoch's closing key with
+//     Get; the node closes each epoch it wrote in ("w" + origin + epoch)
+//     400 ms after it ended, which makes any attempt of that epoch still
+//     uncommitted conflict and retry in a later one, so a closed epoch's
+//     entries are final;
+//   - every 100 ms each node reads the other origins' entries up to their
+//     last closed epoch ("o" lists the origins) and replays those IDs from
+//     the table (the item the mapping names now, under its item lock):
+//     idempotent, so order and repeats do not matter. A search through any
+//     node finds a write made through another within about 0.6 s (epoch +
+//     close delay + poll; documented as at most 1 s under normal load);
+//   - epochs a node left open (it died or hangs) are closed by another node
+//     2 s after they should have been (a fence: the same conflict), and then
+//     followed, so nothing a dead node acknowledged is missing elsewhere;
+//     a restarted node rebuilds from the mapping, which every committed
+//     write updated;
+//   - the log is trimmed after 2 minutes by the node holding the lease
+//     LeaseLog (every 15 s; the origin keys of nodes with nothing left go
+//     too); a node that has not followed for a minute rebuilds instead.
+//
+// State of a cluster node, beyond one server's: per index the reserved ID
+// block, the epochs it wrote and has not closed, and per origin the last
+// closed epoch it replayed; all rebuilt at Open (a new origin, the cursors
+// read with the mapping). Memory per node: a full copy of each graph, the
+// same as one server's (see docs/running.md, "Memory for large vector
+// indexes"); the log costs the store about 30 bytes per write for 2
+// minutes. A backfill runs through Options.Exclusive: on the node holding
+// the engine's lease "backfill/<table ID>/<index ID>", and on another once
+// it lapses; its writes are logged as any other.
 package vectors

@@ -60,7 +60,7 @@ func (r *Registry) load(vx *Index, rt *liveIndex) error {
 	// The snapshot keeps its quantiser (trained ranges included);
 	// SetQuantization, called after Open, switches it only if the
 	// setting changed.
-	rt.idx = idx
+	rt.idx.Store(idx)
 	// Replay every ID changed since the snapshot.
 	dit, err := snap.NewIterator(storage.IterOptions{Lower: sub(rt.prefix, keyDirty), Upper: sub(rt.prefix, keyDirty+1)})
 	if err != nil {
@@ -89,7 +89,7 @@ func (r *Registry) load(vx *Index, rt *liveIndex) error {
 func (r *Registry) replay(snap storage.Reader, vx *Index, rt *liveIndex, id uint64) error {
 	key, err := snap.Get(idKey(rt.prefix, KeyID, id))
 	if errors.Is(err, storage.ErrNotFound) {
-		rt.idx.Delete(id)
+		rt.index().Delete(id)
 		return nil
 	}
 	if err != nil {
@@ -100,17 +100,28 @@ func (r *Registry) replay(snap storage.Reader, vx *Index, rt *liveIndex, id uint
 		return err
 	}
 	if v, a, ok := vx.entry(it); ok {
-		return rt.idx.Add(id, v, a)
+		return rt.index().Add(id, v, a)
 	}
-	rt.idx.Delete(id)
+	rt.index().Delete(id)
 	return nil
 }
 
 // rebuild fills rt from every mapped item (used when there is no
-// snapshot: the mapping covers every indexed item). Items are inserted in
-// batches that plan neighbours on every core (vector.Index.AddBatch).
+// snapshot: the mapping covers every indexed item).
 func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error {
-	it, err := snap.NewIterator(storage.IterOptions{Lower: sub(rt.prefix, KeyID), Upper: sub(rt.prefix, KeyID+1)})
+	if err := r.rebuildInto(snap, vx, rt.prefix, rt.index()); err != nil {
+		return err
+	}
+	// Make the index due for a periodic snapshot, so that another crash
+	// does not repeat the rebuild.
+	rt.changes.Store(int64(rt.index().Len()))
+	return nil
+}
+
+// rebuildInto adds every item mapped under prefix to idx, in batches that
+// plan neighbours on every core (vector.Index.AddBatch).
+func (r *Registry) rebuildInto(snap storage.Reader, vx *Index, prefix []byte, idx *vector.Index) error {
+	it, err := snap.NewIterator(storage.IterOptions{Lower: sub(prefix, KeyID), Upper: sub(prefix, KeyID+1)})
 	if err != nil {
 		return err
 	}
@@ -118,7 +129,7 @@ func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error 
 	const batch = 4096
 	items := make([]vector.BatchItem, 0, batch)
 	flush := func() error {
-		err := rt.idx.AddBatch(items, runtime.GOMAXPROCS(0))
+		err := idx.AddBatch(items, runtime.GOMAXPROCS(0))
 		items = items[:0]
 		return err
 	}
@@ -141,13 +152,7 @@ func (r *Registry) rebuild(snap storage.Reader, vx *Index, rt *liveIndex) error 
 	if err := it.Err(); err != nil {
 		return err
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	// Make the index due for a periodic snapshot, so that another crash
-	// does not repeat the rebuild.
-	rt.changes.Store(int64(rt.idx.Len()))
-	return nil
+	return flush()
 }
 
 // chunkReader streams a snapshot's chunks: the first end chunks of the

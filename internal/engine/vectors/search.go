@@ -46,7 +46,10 @@ func (r *Registry) Search(t Table, q Query) (*wire.SearchVectorsOutput, error) {
 	vx, ok := ByName(t.VectorIndexes(), name)
 	var rt *liveIndex
 	if ok {
-		rt = r.runtime(def.ID, vx.ID)
+		rt = r.ensure(def.Name, def.ID, vx)
+		if err := r.loaded(rt); err != nil {
+			return nil, err
+		}
 	}
 	if !ok || rt == nil || !vx.Ready() {
 		if ok && (vx.Status == statusCreating || vx.Backfilling != nil && *vx.Backfilling) {
@@ -75,12 +78,12 @@ func (r *Registry) Search(t Table, q Query) (*wire.SearchVectorsOutput, error) {
 
 	ef := r.efSearch
 	if ef == 0 {
-		ef = rt.idx.Config().EfSearch
+		ef = rt.index().Config().EfSearch
 	}
 	if searchEfHook != nil {
 		searchEfHook(ef)
 	}
-	hits, err := rt.idx.SearchEf(vec, q.TopK, ef, f)
+	hits, err := rt.index().SearchEf(vec, q.TopK, ef, f)
 	if err != nil {
 		return nil, ddberr.Internal("Internal server error")
 	}
@@ -118,7 +121,7 @@ func (r *Registry) Search(t Table, q Query) (*wire.SearchVectorsOutput, error) {
 		out.SearchResults = append(out.SearchResults, wire.SearchResultItem{Item: res, Score: wire.Ptr(finiteScore(h.Score))})
 	}
 	if q.Capacity {
-		b := float64(searchBytes(vx, rt.idx.Len(), q.TopK) + size)
+		b := float64(searchBytes(vx, rt.index().Len(), q.TopK) + size)
 		out.ConsumedCapacity = &wire.VectorCapacity{VectorSearchRequestBytes: &b}
 	}
 	return out, nil

@@ -66,7 +66,7 @@ func (r *Registry) SetQuantization(q vector.Quantization) error {
 	}
 	r.mu.Unlock()
 	for _, rt := range list {
-		if err := rt.idx.SetQuantization(q); err != nil {
+		if err := rt.index().SetQuantization(q); err != nil {
 			return err
 		}
 	}
@@ -80,6 +80,9 @@ func (r *Registry) SetQuantization(q vector.Quantization) error {
 // DefaultSnapshotChanges. The snapshotter stops when the engine closes.
 // Callers hold the core's control-plane lock.
 func (r *Registry) SetSnapshotPolicy(interval time.Duration, changes int) {
+	if r.opt.Cluster {
+		return // nodes of a cluster keep no snapshots (follow.go)
+	}
 	r.snapEvery.Store(int64(max(interval, 0)))
 	r.snapChanges.Store(int64(changes))
 	if interval <= 0 {
@@ -166,7 +169,7 @@ func (r *Registry) due(rt *liveIndex, every time.Duration) bool {
 	if limit <= 0 {
 		limit = DefaultSnapshotChanges
 	}
-	return ch >= min(limit, max(int64(rt.idx.Len()/10), 1))
+	return ch >= min(limit, max(int64(rt.index().Len()/10), 1))
 }
 
 // snapshot writes a new snapshot generation of rt. With holding the
@@ -182,7 +185,7 @@ func (r *Registry) snapshot(rt *liveIndex, holding bool) error {
 	if !holding {
 		unlock = r.opt.Host.LockAll()
 	}
-	view := rt.idx.Freeze()
+	view := rt.index().Freeze()
 	cut := rt.marks.Load()
 	changes := rt.changes.Swap(0)
 	unlock()
@@ -423,9 +426,12 @@ func (c *chunkWriter) commit() error {
 }
 
 // Close snapshots every vector index (the engine's Close, after the
-// periodic snapshotter stopped). It holds every item lock throughout, so
+// periodic snapshotter stopped; not in cluster mode). It holds every item lock throughout, so
 // the snapshots cover every committed write.
 func (r *Registry) Close() error {
+	if r.opt.Cluster {
+		return nil // no snapshots: each node rebuilds at Open (follow.go)
+	}
 	r.mu.RLock()
 	list := make([]*liveIndex, 0, len(r.rt))
 	for _, rt := range r.rt {

@@ -156,7 +156,7 @@ func TestQuantizationSetting(t *testing.T) {
 	if err := h.reg.SetQuantization(vector.QuantSQ8); err != nil {
 		t.Fatal(err)
 	}
-	if q := h.live().idx.Config().Quantization; q != vector.QuantSQ8 {
+	if q := h.live().index().Config().Quantization; q != vector.QuantSQ8 {
 		t.Fatalf("quantization %v", q)
 	}
 	vsFill(t, h, 5, 50, 50, 0)
@@ -165,7 +165,7 @@ func TestQuantizationSetting(t *testing.T) {
 	}
 	h2 := openHost(t, store, newTestTable(false))
 	defer h2.close()
-	if q := h2.live().idx.Config().Quantization; q != vector.QuantSQ8 {
+	if q := h2.live().index().Config().Quantization; q != vector.QuantSQ8 {
 		t.Fatalf("quantization %v after restart", q)
 	}
 	vsAgrees(t, h2)

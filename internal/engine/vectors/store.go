@@ -115,6 +115,13 @@ type Options struct {
 	// sharing the store that holds the backfill's lease (the engine's),
 	// while still reports it is wanted; nil: run here.
 	Exclusive func(tableID uint64, indexID uint32, still func() bool, run func())
+	// Cluster: other nodes share the store (follow.go). Lease reports
+	// whether this node holds (or now took) the lease LeaseLog, under which
+	// one node trims the logs; Sync brings the core's list of tables up to
+	// date with the store (before a trim lists them).
+	Cluster bool
+	Lease   func() bool
+	Sync    func()
 }
 
 // liveIndex is the live state of one vector index.
@@ -122,7 +129,7 @@ type liveIndex struct {
 	tableID uint64
 	indexID uint32
 	prefix  []byte
-	idx     *vector.Index
+	idx     atomic.Pointer[vector.Index] // swapped only by a cluster reload (follow.go)
 
 	mu      sync.Mutex
 	nextID  uint64
@@ -133,6 +140,8 @@ type liveIndex struct {
 	lastSnap atomic.Int64  // unix nanoseconds of the last snapshot (or Open)
 	snapMu   sync.Mutex    // one snapshot of this index at a time
 	dropped  atomic.Bool   // index deleted: abort and skip snapshots
+
+	cl *clusterState // cluster mode only (follow.go)
 }
 
 // op is one change to apply to the in-memory index after the commit.
@@ -150,7 +159,8 @@ type liveKey struct {
 // HNSW graphs and their bookkeeping. It is the change.Subsystem that keeps
 // them in step with the items (write.go).
 type Registry struct {
-	opt Options
+	opt    Options
+	origin uint64 // cluster mode: this Registry's name in the logs (random per Open)
 
 	mu sync.RWMutex
 	rt map[liveKey]*liveIndex
@@ -168,7 +178,11 @@ type Registry struct {
 
 // New returns an empty registry; Open loads the indexes.
 func New(opt Options) *Registry {
-	return &Registry{opt: opt, rt: map[liveKey]*liveIndex{}}
+	r := &Registry{opt: opt, rt: map[liveKey]*liveIndex{}}
+	if opt.Cluster {
+		r.origin = newOrigin()
+	}
+	return r
 }
 
 func (r *Registry) runtime(tableID uint64, indexID uint32) *liveIndex {
@@ -176,6 +190,9 @@ func (r *Registry) runtime(tableID uint64, indexID uint32) *liveIndex {
 	defer r.mu.RUnlock()
 	return r.rt[liveKey{tableID, indexID}]
 }
+
+// index is the in-memory graph.
+func (rt *liveIndex) index() *vector.Index { return rt.idx.Load() }
 
 func (rt *liveIndex) alloc() uint64 {
 	rt.mu.Lock()
@@ -205,8 +222,9 @@ func newIndex(vx *Index, q vector.Quantization) (*vector.Index, error) {
 	return vector.New(vector.Config{Dimensions: vx.Dims, Distance: vx.Distance, Seed: uint64(vx.ID), Quantization: q})
 }
 
-// add registers an empty runtime for vx, replacing any previous one.
-func (r *Registry) add(tableID uint64, vx *Index) (*liveIndex, error) {
+// add registers an empty runtime for vx of table, replacing any previous
+// one; in cluster mode it counts as loaded when loaded is set (a new index).
+func (r *Registry) add(table string, tableID uint64, vx *Index, loaded bool) (*liveIndex, error) {
 	r.mu.RLock()
 	q := r.quant
 	r.mu.RUnlock()
@@ -214,12 +232,23 @@ func (r *Registry) add(tableID uint64, vx *Index) (*liveIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &liveIndex{tableID: tableID, indexID: vx.ID, prefix: r.opt.Prefix(tableID, vx.ID), idx: idx, pending: map[string]op{}}
-	rt.lastSnap.Store(time.Now().UnixNano())
+	rt := r.newLive(table, tableID, vx, idx, loaded)
 	r.mu.Lock()
 	r.rt[liveKey{tableID, vx.ID}] = rt
 	r.mu.Unlock()
 	return rt, nil
+}
+
+// newLive is the runtime of vx over idx.
+func (r *Registry) newLive(table string, tableID uint64, vx *Index, idx *vector.Index, loaded bool) *liveIndex {
+	rt := &liveIndex{tableID: tableID, indexID: vx.ID, prefix: r.opt.Prefix(tableID, vx.ID), pending: map[string]op{}}
+	rt.idx.Store(idx)
+	rt.lastSnap.Store(time.Now().UnixNano())
+	if r.opt.Cluster {
+		rt.cl = newClusterState(table, vx, loaded)
+		rt.cl.followed = r.opt.Now() // a new index: nothing to follow before now
+	}
+	return rt
 }
 
 // Start creates the runtimes of the vector indexes new in t (compared with
@@ -234,7 +263,7 @@ func (r *Registry) Start(t, prev Table) {
 				continue
 			}
 		}
-		if _, err := r.add(def.ID, vx); err != nil {
+		if _, err := r.add(def.Name, def.ID, vx, true); err != nil {
 			continue
 		}
 		if vx.Backfilling != nil {
@@ -286,7 +315,7 @@ func (r *Registry) Drop(tableID uint64, indexID uint32) {
 // loaded).
 func (r *Registry) Len(tableID uint64, indexID uint32) int {
 	if rt := r.runtime(tableID, indexID); rt != nil {
-		return rt.idx.Len()
+		return rt.index().Len()
 	}
 	return 0
 }
@@ -318,17 +347,18 @@ func (r *Registry) MaxTopK() int {
 
 // Open loads every vector index of tables (those not being deleted): the
 // last snapshot plus the items changed since, or a full rebuild from the
-// mapped items when there is no snapshot. Indexes still being created
-// resume their backfill.
+// mapped items when there is no snapshot (in cluster mode always the
+// rebuild, and the other nodes' logs followed from then on). Indexes still
+// being created resume their backfill.
 func (r *Registry) Open(tables []Table) error {
 	for _, t := range tables {
 		def := t.Def()
 		for _, vx := range t.VectorIndexes() {
-			rt, err := r.add(def.ID, vx)
+			rt, err := r.add(def.Name, def.ID, vx, false)
 			if err != nil {
 				return err
 			}
-			if err := r.load(vx, rt); err != nil {
+			if err := r.loadAtOpen(vx, rt); err != nil {
 				return fmt.Errorf("engine: vector index %s of %s: %w", vx.Name, def.Name, err)
 			}
 			if vx.Backfilling != nil {
@@ -336,5 +366,21 @@ func (r *Registry) Open(tables []Table) error {
 			}
 		}
 	}
+	if r.opt.Cluster {
+		r.opt.Go(r.clusterLoop)
+	}
 	return nil
+}
+
+// loadAtOpen is Open's load of one index.
+func (r *Registry) loadAtOpen(vx *Index, rt *liveIndex) error {
+	if rt.cl == nil {
+		return r.load(vx, rt)
+	}
+	if err := r.invalidateSnapshots(rt); err != nil {
+		return err
+	}
+	rt.cl.fmu.Lock()
+	defer rt.cl.fmu.Unlock()
+	return r.loadCluster(rt)
 }

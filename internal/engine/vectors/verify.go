@@ -44,7 +44,7 @@ func (r *Registry) Verify(t Table, name string) error {
 			return true, nil
 		}
 		n++
-		res, err := rt.idx.SearchExact(v, 1, nil)
+		res, err := rt.index().SearchExact(v, 1, nil)
 		if err != nil || len(res) != 1 || res[0].Score != 0 {
 			return false, fmt.Errorf("item %x not found by its vector: %v %v", suffix, res, err)
 		}
@@ -57,7 +57,7 @@ func (r *Registry) Verify(t Table, name string) error {
 	if err != nil {
 		return err
 	}
-	if got := rt.idx.Len(); got != n {
+	if got := rt.index().Len(); got != n {
 		return fmt.Errorf("index %s holds %d vectors, the table %d", name, got, n)
 	}
 	return nil

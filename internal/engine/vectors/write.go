@@ -41,7 +41,7 @@ func (r *Registry) Stage(txn storage.Txn, c change.Change) error {
 	}
 	tableID := t.Def().ID
 	for _, vx := range vxs {
-		rt := r.runtime(tableID, vx.ID)
+		rt := r.ensure(t.Def().Name, tableID, vx) // cluster mode: an index another node created
 		if rt == nil {
 			continue
 		}
@@ -50,43 +50,23 @@ func (r *Registry) Stage(txn storage.Txn, c change.Change) error {
 		if !inOld && !inNew {
 			continue
 		}
-		if err := stageItem(txn, rt, c.Key, inNew); err != nil {
+		if err := r.stageItem(txn, rt, c.Key, inNew); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// stageItem writes the mapping and dirty mark of one item in txn and
-// records the change for Committed.
-func stageItem(txn storage.Txn, rt *liveIndex, itemKey []byte, indexed bool) error {
-	mapKey := append(sub(rt.prefix, KeyMap), itemKey...)
-	var id uint64
-	b, err := txn.Get(mapKey)
-	switch {
-	case err == nil && len(b) == 8:
-		id = binary.BigEndian.Uint64(b)
-	case err == nil || errors.Is(err, storage.ErrNotFound):
-		if !indexed {
-			return nil
-		}
-		id = rt.alloc()
-		if err := txn.Set(mapKey, binary.BigEndian.AppendUint64(nil, id)); err != nil {
-			return err
-		}
-		if err := txn.Set(idKey(rt.prefix, KeyID, id), bytes.Clone(itemKey)); err != nil {
-			return err
-		}
-	default:
-		return err
+// stageItem writes the mapping of one item in txn and what tells the
+// in-memory graphs of its change (one server: a dirty mark; several nodes:
+// a log entry, follow.go), and records the change for Committed.
+func (r *Registry) stageItem(txn storage.Txn, rt *liveIndex, itemKey []byte, indexed bool) error {
+	if rt.cl != nil {
+		return r.stageCluster(txn, rt, itemKey, indexed)
 	}
-	if !indexed {
-		if err := txn.Delete(mapKey); err != nil {
-			return err
-		}
-		if err := txn.Delete(idKey(rt.prefix, KeyID, id)); err != nil {
-			return err
-		}
+	id, del, err := r.stageMapping(txn, rt, itemKey, indexed)
+	if err != nil || id == 0 {
+		return err
 	}
 	// The mark carries a fresh sequence so that a snapshot cut before this
 	// write does not clear it (snapshot.go). Callers hold the item's
@@ -96,8 +76,49 @@ func stageItem(txn storage.Txn, rt *liveIndex, itemKey []byte, indexed bool) err
 		return err
 	}
 	rt.changes.Add(1)
-	rt.setPending(itemKey, op{id: id, del: !indexed})
+	rt.setPending(itemKey, op{id: id, del: del})
 	return nil
+}
+
+// stageMapping keeps the item ↔ ID mapping of one item in txn: the ID the
+// change concerns (0: none, an item neither indexed nor mapped) and
+// whether the item left the index.
+func (r *Registry) stageMapping(txn storage.Txn, rt *liveIndex, itemKey []byte, indexed bool) (uint64, bool, error) {
+	mapKey := append(sub(rt.prefix, KeyMap), itemKey...)
+	var id uint64
+	b, err := txn.Get(mapKey)
+	switch {
+	case err == nil && len(b) == 8:
+		id = binary.BigEndian.Uint64(b)
+	case err == nil || errors.Is(err, storage.ErrNotFound):
+		if !indexed {
+			return 0, false, nil
+		}
+		if rt.cl != nil {
+			if id, err = r.allocShared(rt); err != nil {
+				return 0, false, err
+			}
+		} else {
+			id = rt.alloc()
+		}
+		if err := txn.Set(mapKey, binary.BigEndian.AppendUint64(nil, id)); err != nil {
+			return 0, false, err
+		}
+		if err := txn.Set(idKey(rt.prefix, KeyID, id), bytes.Clone(itemKey)); err != nil {
+			return 0, false, err
+		}
+	default:
+		return 0, false, err
+	}
+	if !indexed {
+		if err := txn.Delete(mapKey); err != nil {
+			return 0, false, err
+		}
+		if err := txn.Delete(idKey(rt.prefix, KeyID, id)); err != nil {
+			return 0, false, err
+		}
+	}
+	return id, !indexed, nil
 }
 
 // Committed is the Subsystem's Committed: it updates the in-memory
@@ -119,11 +140,8 @@ func (r *Registry) Committed(c change.Change) {
 		if !ok {
 			continue
 		}
-		if v, a, in := vx.entry(c.New); in && !o.del {
-			rt.idx.Add(o.id, v, a)
-		} else {
-			rt.idx.Delete(o.id)
-		}
+		v, a, in := vx.entry(c.New)
+		r.apply(rt, o.id, v, a, !in || o.del)
 	}
 }
 
