@@ -12,6 +12,9 @@
 #
 #   bench/pairs.sh put 5 /tmp/kura-old /tmp/kura-new
 #   DURATION=15s bench/pairs.sh docflow 3 floor ./kura "./kura --sync=false"
+#
+# Each server gets up to START_TIMEOUT seconds (default 30) to accept a
+# connection on $PORT; a server that does not is reported and skipped.
 set -euo pipefail
 
 WORKLOAD=${1:?usage: bench/pairs.sh WORKLOAD REPEATS SERVER...}
@@ -20,9 +23,31 @@ shift 2
 DDBBENCH=${DDBBENCH:-/tmp/bench/ddbbench-bin}
 DURATION=${DURATION:-10s}
 PORT=${PORT:-8300}
+START_TIMEOUT=${START_TIMEOUT:-30}
 
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh" # $WORK, $PID, cleanup on exit
+
+# port_open: whether something accepts connections on 127.0.0.1:$PORT.
+port_open() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null
+}
+
+# wait_started: wait until server $PID accepts connections on $PORT; fails
+# if it exits first or START_TIMEOUT seconds pass.
+wait_started() {
+	local deadline=$((SECONDS + START_TIMEOUT))
+	until port_open; do
+		kill -0 "$PID" 2>/dev/null || return 1
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+if port_open; then
+	echo "pairs.sh: something already listens on 127.0.0.1:$PORT; pick another PORT" >&2
+	exit 1
+fi
 
 for _ in $(seq 1 "$REPEATS"); do
 	for server in "$@"; do
@@ -34,7 +59,13 @@ for _ in $(seq 1 "$REPEATS"); do
 			$server --data-dir "$WORK/data" --listen 127.0.0.1:$PORT --log-level warn >/dev/null 2>&1 &
 		fi
 		PID=$!
-		sleep 0.5
+		if ! wait_started; then
+			echo "[$WORKLOAD $server] did not start: exited, or no listener on port $PORT within ${START_TIMEOUT}s"
+			kill "$PID" 2>/dev/null || true
+			wait "$PID" 2>/dev/null || true
+			PID=
+			continue
+		fi
 		"$DDBBENCH" --endpoint http://127.0.0.1:$PORT --workload "$WORKLOAD" \
 			--duration "$DURATION" --server-pid $PID >"$WORK/out" 2>&1 || true
 		kill "$PID" 2>/dev/null || true
