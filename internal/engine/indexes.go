@@ -65,12 +65,6 @@ func (t *Table) checkUpdateIndexValues(u *expr.Update) error {
 	return indexes.CheckUpdateValues(u, func(n string) bool { return t.isIndexKeyAttr(n) || vectors.IsHashAttr(t.Vectors, n) })
 }
 
-// indexWriteUnits is the write capacity one item change consumes in each
-// index it touches.
-func (t *Table) indexWriteUnits(old, new attr.Item) (gsi, lsi map[string]float64) {
-	return indexes.WriteUnits(t, old, new, writeUnits)
-}
-
 // collectionWriteOf names the item collection of a write to t.
 func collectionWriteOf(t *Table, k primaryKey) indexes.CollectionWrite {
 	return indexes.CollectionWrite{TableID: t.ID, HasLSI: len(t.LSIs) > 0, PK: k.pk}

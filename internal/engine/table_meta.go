@@ -23,9 +23,6 @@ import (
 // write path.
 type metaCore struct{ e *Engine }
 
-// ttlRecord is a table's TTL setting in its record (catalog.go).
-type ttlRecord = ttl.Record
-
 func (c metaCore) DDL() sync.Locker { return &c.e.ddl }
 func (c metaCore) Now() time.Time   { return c.e.clock.Now() }
 
