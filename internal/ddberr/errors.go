@@ -123,6 +123,13 @@ func Validation(msg string) *Error {
 // wording; 2026-06-09-validation-rewording.json has both wordings).
 const Detected1 = "1 validation error detected: "
 
+// MsgKeySchema is the ValidationException text for a key (Key,
+// ExclusiveStartKey) whose attributes are not the key schema's, shared by
+// the item operations and the reads (internal/engine, internal/engine/reads).
+//
+// Source: dynalite's GetItem, Query and Scan tests, run against DynamoDB.
+const MsgKeySchema = "The provided key element does not match the schema"
+
 // RequestInvalid is a request-phase ValidationException of the checks
 // shared by many operations (expressions and their placeholders,
 // attribute values): Detected1 + msg, Enveloped. DynamoDB sends that

@@ -2,15 +2,13 @@ package engine
 
 import (
 	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// Capacity unit sizes: a read unit covers 4 KB read strongly consistently
-// (half a unit eventually consistently), a write unit 1 KB.
-const (
-	readUnitBytes  = 4 * 1024
-	writeUnitBytes = 1024
-)
+// writeUnitBytes is what a write capacity unit covers (a read unit's:
+// throttle.ReadUnitBytes).
+const writeUnitBytes = 1024
 
 // ReturnConsumedCapacity values.
 const (
@@ -18,16 +16,8 @@ const (
 	capIndexes = indexes.CapacityIndexes
 )
 
-// readUnits is the read capacity of reading size bytes: rounded up to 4 KB
-// units, at least one unit (reading nothing still costs one), halved for
-// eventually consistent reads.
-func readUnits(size int, consistent bool) float64 {
-	u := float64(max(1, (size+readUnitBytes-1)/readUnitBytes))
-	if !consistent {
-		u /= 2
-	}
-	return u
-}
+// readUnits is the read capacity of reading size bytes (throttle.ReadUnits).
+func readUnits(size int, consistent bool) float64 { return throttle.ReadUnits(size, consistent) }
 
 // writeUnits is the write capacity of writing size bytes: rounded up to
 // 1 KB units, at least one.

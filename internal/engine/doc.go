@@ -1,6 +1,5 @@
 // Package engine implements DynamoDB semantics over internal/storage:
-// tables and their catalog, items, conditions, updates, Query/Scan, batches
-// (on an index too: the entries and checks are package indexes') and
+// tables and their catalog, items, conditions, updates, batches and
 // capacity accounting (its enforcement and metering are package throttle's,
 // wired at Open: throttle.go). The control plane's rules (what CreateTable
 // and UpdateTable may ask and the definitions they build) are package
@@ -114,6 +113,12 @@
 // and shards (internal/engine/streams), Kinesis outboxes, vector indexes'
 // change log (internal/engine/vectors, follow.go), backup and job records,
 // throughput shares (internal/engine/throttle), ClientRequestTokens.
+//
+// Query and Scan (on a table or an index) are package
+// internal/engine/reads', over a Core the core implements in reads.go (the
+// table a read names, in the version a read of its index sees); GetItem
+// and BatchGetItem stay here, as reads of single items through the item
+// cache the write path keeps.
 //
 // Transactions: the core checks, locks and stages each action through
 // the write path (transact_write.go, transact_get.go) for

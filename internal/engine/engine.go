@@ -14,6 +14,7 @@ import (
 	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/kinesisdest"
 	"github.com/kura-db/kura/internal/engine/pitr"
+	"github.com/kura-db/kura/internal/engine/reads"
 	"github.com/kura-db/kura/internal/engine/restore"
 	"github.com/kura-db/kura/internal/engine/streams"
 	"github.com/kura-db/kura/internal/engine/stripes"
@@ -110,9 +111,8 @@ type Engine struct {
 	// point reads single items without a snapshot when the store can
 	// (see getItem); nil otherwise.
 	point storage.PointReader
-	// rng opens a single iterator over the latest state without a snapshot
-	// when the store can (see fillFromSnapshot); nil otherwise.
-	rng storage.RangeReader
+	// reads runs Query and Scan (package reads, reads.go).
+	reads *reads.Reads
 
 	mu     sync.RWMutex
 	tables map[string]*Table // by name; values are immutable, swapped on change
@@ -201,7 +201,7 @@ func Open(store storage.Store, cfg Config) (*Engine, error) {
 	e.wireSubsystems()
 	e.wireAppliers()
 	e.point, _ = store.(storage.PointReader)
-	e.rng, _ = store.(storage.RangeReader)
+	e.reads = reads.New(readCore{e}, store, e.quota)
 	if err := e.openLayout(store); err != nil {
 		return nil, err
 	}

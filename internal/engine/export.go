@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/engine/export"
+	"github.com/kura-db/kura/internal/engine/reads"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -74,12 +75,12 @@ func (c exportCatalog) ChangeTime(now time.Time) time.Time { return time.Unix(0,
 type exportKeys struct{ t *Table }
 
 func (k exportKeys) CheckKeyCondition(c *expr.Condition) error {
-	_, err := k.t.analyzeKeyCondition(c)
+	_, err := reads.AnalyzeKeyCondition(k.t.Def(), c)
 	return err
 }
 
 func (k exportKeys) CheckFilterKeys(f *expr.Condition, by string) error {
-	return k.t.checkFilterKeys(f, by)
+	return reads.CheckFilterKeys(k.t.Def(), f, by)
 }
 
 // DescribeExport describes one export.

@@ -38,9 +38,6 @@ func (t *Table) IndexStats() *indexes.Stats {
 // indexPrefix is the common prefix of every entry of one index.
 func indexPrefix(tableID uint64, indexID uint32) []byte { return indexes.Prefix(tableID, indexID) }
 
-// entryKey is the storage key of it's entry in ix (it must be indexed).
-func (t *Table) entryKey(ix *Index, it attr.Item) []byte { return indexes.EntryKey(t.Def(), ix, it) }
-
 // project is the entry of it in ix.
 func (t *Table) project(ix *Index, it attr.Item) attr.Item { return indexes.Project(t.Def(), ix, it) }
 

@@ -42,7 +42,7 @@ func conflictPause(attempt int) {
 
 // Key-validation messages shared by several operations.
 const (
-	msgKeySchema = "The provided key element does not match the schema"
+	msgKeySchema = ddberr.MsgKeySchema
 	msgItemSize  = "Item size has exceeded the maximum allowed size"
 	msgUpdSize   = "Item size to update has exceeded the maximum allowed size"
 )
@@ -54,12 +54,7 @@ type primaryKey struct {
 }
 
 // keyAttrs lists the table's key attributes, partition key first.
-func (t *Table) keyAttrs() []KeyAttr {
-	if t.Range == nil {
-		return []KeyAttr{t.Hash}
-	}
-	return []KeyAttr{t.Hash, *t.Range}
-}
+func (t *Table) keyAttrs() []KeyAttr { return t.KeyAttrs() }
 
 // primaryKeyOf extracts the key of an item (or key) already validated.
 func (t *Table) primaryKeyOf(it attr.Item) primaryKey {
@@ -78,9 +73,7 @@ func (t *Table) storageKey(k primaryKey) []byte { return itemKey(t.ID, k.pk, k.s
 func (t *Table) keyItem(it attr.Item) attr.Item { return t.KeyItem(it) }
 
 // isKeyAttr reports whether name is one of the table's key attributes.
-func (t *Table) isKeyAttr(name string) bool {
-	return name == t.Hash.Name || (t.Range != nil && name == t.Range.Name)
-}
+func (t *Table) isKeyAttr(name string) bool { return t.IsKeyAttr(name) }
 
 // validateKey checks a Key parameter (GetItem, UpdateItem, DeleteItem, the
 // batch operations): exactly the key attributes, with the declared types,
@@ -129,14 +122,7 @@ func (t *Table) validateItemKey(it attr.Item) (primaryKey, error) {
 
 // checkKeyValues applies attr.ValidateKeyValue to each key attribute
 // present in it (type, emptiness, size).
-func (t *Table) checkKeyValues(it attr.Item) error {
-	for i, ka := range t.keyAttrs() {
-		if err := attr.ValidateKeyValue(ka.Name, it[ka.Name], ka.Type, i == 0); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (t *Table) checkKeyValues(it attr.Item) error { return t.CheckKeyValues(it) }
 
 // readForWrite is a writer's read of the item it is about to replace: from
 // the item cache when there, else from txn. The caller holds the item's
@@ -499,26 +485,12 @@ func prepareWrite(p writeParams) (writeExprs, error) {
 
 // parseCondition parses and resolves one condition-like expression.
 func parseCondition(params *expr.Params, kind expr.Kind, s string) (*expr.Condition, error) {
-	c, err := expr.ParseCondition(kind, s)
-	if err != nil {
-		return nil, err
-	}
-	if err := params.ResolveCondition(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return params.ParseCondition(kind, s)
 }
 
 // parseProjection parses and resolves a ProjectionExpression.
 func parseProjection(params *expr.Params, s string) (*expr.Projection, error) {
-	pr, err := expr.ParseProjection(s)
-	if err != nil {
-		return nil, err
-	}
-	if err := params.ResolveProjection(pr); err != nil {
-		return nil, err
-	}
-	return pr, nil
+	return params.ParseProjection(s)
 }
 
 // checkCondition evaluates a write's condition against the current item

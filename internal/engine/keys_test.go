@@ -47,24 +47,3 @@ func TestScanOrderIsDynamoDBs(t *testing.T) {
 		t.Errorf("msg order %q, want msg1 first", got)
 	}
 }
-
-// TestScanSegmentsAreDynamoDBs checks which of 4096 segments keys fall in.
-func TestScanSegmentsAreDynamoDBs(t *testing.T) {
-	for _, c := range []struct {
-		v   attr.Value
-		seg int
-	}{
-		{attr.Value{T: attr.S, Str: "3635"}, 0},
-		{attr.Value{T: attr.S, Str: "228"}, 0},
-		{attr.Value{T: attr.S, Str: "1668"}, 1},
-		{attr.Value{T: attr.S, Str: "3435"}, 4},
-		{attr.Value{T: attr.N, Str: "251"}, 1},
-		{attr.Value{T: attr.N, Str: "2388"}, 4095},
-	} {
-		k := itemKey(1, c.v, attr.Value{})
-		r := segmentRange(itemPrefix(1), itemPrefix(2), c.seg, 4096)
-		if bytes.Compare(k, r.Lower) < 0 || bytes.Compare(k, r.Upper) >= 0 {
-			t.Errorf("%v is not in segment %d of 4096", c.v, c.seg)
-		}
-	}
-}

@@ -56,7 +56,7 @@ func (c pqCore) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOutp
 }
 
 func (c pqCore) Scan(_ context.Context, in *wire.ScanInput) (*wire.ScanOutput, error) {
-	return c.e.scanPartiQL(in)
+	return c.e.reads.ScanPartiQL(in)
 }
 
 // Get is GetItem without its checks of projected paths through key

@@ -24,8 +24,9 @@ const Len = 8
 // TotalSegments 4096 the keys "3635" and "228" are in segment 0, "1668" in
 // 1, "3435" in 4, N 251 in 1 and N 2388 in 4095. The independent
 // observation (a suite verified against AWS scans "msg1" before "msg2" on a
-// hash-only table) agrees. The engine's keys_test.go asserts all of these; keyhash_test.go the
-// number serialisation.
+// hash-only table) agrees. The engine's keys_test.go and reads'
+// scan_test.go assert all of these; keyhash_test.go the number
+// serialisation.
 //
 // How many bytes: dynalite keeps the first 3 bytes (then breaks ties by
 // the key); its evidence fixes the order of the first 12 bits (segments of

@@ -17,7 +17,7 @@ import (
 )
 
 // Item keys: PrefixItem + tableID(8) + hash(pk) + key(pk) + key(sk) (the
-// core's keys.go builds them).
+// current layout: ItemKey, keys.go).
 const (
 	PrefixItem    = 'i'
 	ItemPrefixLen = 9 // PrefixItem + tableID(8)

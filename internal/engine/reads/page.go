@@ -1,10 +1,13 @@
-package engine
+package reads
 
 import (
 	"bytes"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
+	"github.com/kura-db/kura/internal/engine/layout"
+	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -72,39 +75,64 @@ var (
 	// conformance suite's registry row scan-bad-start-key-message: the
 	// short form only in its newer cohort of four regions, since September
 	// 2026, us-east-1 not among them at its 2026-09-26 sweep).
-	scanStartKey = startKeyTexts{msgStartKeyInvalid + ": " + msgKeySchema, msgStartKeyInvalid + ": " + msgKeySchema}
+	scanStartKey = startKeyTexts{msgStartKeyInvalid + ": " + ddberr.MsgKeySchema, msgStartKeyInvalid + ": " + ddberr.MsgKeySchema}
 	// A table Query says the short text for the wrong attributes and the
 	// schema text alone for a wrong type (dynalite's Query tests, in both
 	// the KeyConditions and the expression form).
-	queryStartKey = startKeyTexts{msgStartKeyInvalid, msgKeySchema}
+	queryStartKey = startKeyTexts{msgStartKeyInvalid, ddberr.MsgKeySchema}
 )
 
 // validateStartKey checks an ExclusiveStartKey against the table's key
 // schema: exactly the key attributes (else texts.shape), in schema order
 // each with its declared type (else texts.mistyped), then the key value
 // rules (reported after "The provided starting key is invalid: ").
-func (t *Table) validateStartKey(esk attr.Item, texts startKeyTexts) (primaryKey, error) {
-	attrs := t.keyAttrs()
+func validateStartKey(t *change.Table, esk attr.Item, texts startKeyTexts) error {
+	attrs := t.KeyAttrs()
 	if len(esk) != len(attrs) {
-		return primaryKey{}, ddberr.Validation(texts.shape)
+		return ddberr.Validation(texts.shape)
 	}
 	for _, ka := range attrs {
 		switch v, ok := esk[ka.Name]; {
 		case !ok:
-			return primaryKey{}, ddberr.Validation(texts.shape)
+			return ddberr.Validation(texts.shape)
 		case v.T != ka.Type:
-			return primaryKey{}, ddberr.Validation(texts.mistyped)
+			return ddberr.Validation(texts.mistyped)
 		}
 	}
-	if err := t.checkKeyValues(esk); err != nil {
-		return primaryKey{}, ddberr.Validation(msgStartKeyInvalid + ": " + ddberr.As(err).Message)
+	if err := t.CheckKeyValues(esk); err != nil {
+		return ddberr.Validation(msgStartKeyInvalid + ": " + ddberr.As(err).Message)
 	}
-	return t.primaryKeyOf(esk), nil
+	return nil
+}
+
+// itemKey is the storage key of the item whose key attributes it carries
+// (validated).
+func itemKey(t *change.Table, it attr.Item) []byte {
+	var sk attr.Value
+	if t.Range != nil {
+		sk = it[t.Range.Name]
+	}
+	return layout.ItemKey(t.ID, it[t.Hash.Name], sk)
 }
 
 // after is the smallest storage key greater than k.
 func after(k []byte) []byte {
 	return append(bytes.Clone(k), 0)
+}
+
+// newPage starts a Query or Scan page.
+func newPage(limit *int32, sel string, filter *expr.Condition, proj *expr.Projection) *page {
+	p := &page{count: sel == selectCount}
+	if limit != nil {
+		p.limit = int(*limit)
+	}
+	if filter != nil {
+		p.filter = filter.Eval
+	}
+	if proj != nil {
+		p.project = proj.Apply
+	}
+	return p
 }
 
 // page accumulates one Query or Scan page. Items are counted as scanned
@@ -194,9 +222,9 @@ func (p *page) resultItems() []attr.Item {
 
 // lastEvaluatedKey is the LastEvaluatedKey member: the key of the last
 // scanned item when the page ended early, else nil.
-func (p *page) lastEvaluatedKey(t *Table) attr.Item {
+func (p *page) lastEvaluatedKey(t *change.Table) attr.Item {
 	if !p.full {
 		return nil
 	}
-	return t.keyItem(p.lastScanned())
+	return t.KeyItem(p.lastScanned())
 }

@@ -1,12 +1,15 @@
-package engine
+package reads
 
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/throttle"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
@@ -15,14 +18,15 @@ import (
 // indexRead is one Query or Scan of a secondary index of t (the checks
 // and the capacity it records: indexes.Read).
 type indexRead struct {
-	t *Table
+	t   Table
+	def *change.Table
 	*indexes.Read
 }
 
 // openIndexRead resolves IndexName for a read and applies DynamoDB's
 // checks (indexes.OpenRead); the read needs of each entry the attributes
 // of the filter (unless entriesOnly) and of the projection.
-func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Condition, proj *expr.Projection, entriesOnly bool) (*indexRead, error) {
+func openIndexRead(t Table, name, sel string, consistent *bool, filter *expr.Condition, proj *expr.Projection, entriesOnly bool) (*indexRead, error) {
 	ix, _ := t.Index(name)
 	req := indexes.ReadRequest{Name: name, Select: sel, Consistent: isTrue(consistent)}
 	if filter != nil && !entriesOnly || proj != nil {
@@ -41,7 +45,7 @@ func openIndexRead(t *Table, name, sel string, consistent *bool, filter *expr.Co
 	if err != nil {
 		return nil, err
 	}
-	return &indexRead{t: t, Read: r}, nil
+	return &indexRead{t: t, def: t.Def(), Read: r}, nil
 }
 
 // fill reads entries within opts from src into p until the range ends or p
@@ -68,13 +72,13 @@ func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page,
 		r.EntryBytes += size
 		item := entry
 		if r.Fetch {
-			full, err := readItem(table, r.t.storageKey(r.t.primaryKeyOf(entry)))
+			full, err := readItem(table, itemKey(r.def, entry))
 			if err != nil {
 				return err
 			}
 			if full != nil {
 				item = full
-				r.TableUnits += readUnits(attr.ItemSize(full), r.Consistent)
+				r.TableUnits += throttle.ReadUnits(attr.ItemSize(full), r.Consistent)
 			}
 		}
 		full, err := p.add(item)
@@ -91,7 +95,7 @@ func (r *indexRead) fill(src storage.RangeReader, table storage.Reader, p *page,
 // and any items fetched from the table.
 func (r *indexRead) units() indexes.Units {
 	u := indexes.Units{Table: r.TableUnits}
-	m := map[string]float64{r.Index.Name: readUnits(r.EntryBytes, r.Consistent)}
+	m := map[string]float64{r.Index.Name: throttle.ReadUnits(r.EntryBytes, r.Consistent)}
 	if r.Index.Local {
 		u.LSI = m
 	} else {
@@ -106,7 +110,7 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 	if !p.full {
 		return nil
 	}
-	return indexes.KeyItem(r.t.Def(), r.Index, p.lastScanned())
+	return indexes.KeyItem(r.def, r.Index, p.lastScanned())
 }
 
 // validateStartKey checks an ExclusiveStartKey of an index read, in the
@@ -116,9 +120,9 @@ func (r *indexRead) lastEvaluatedKey(p *page) attr.Item {
 // short text; a mistyped one: msgKeySchema alone), then the table's (a
 // missing or mistyped one: the long text), then the key value rules.
 func (r *indexRead) validateStartKey(esk attr.Item) error {
-	attrs := r.t.keyAttrs()
+	attrs := r.def.KeyAttrs()
 	for _, k := range r.Index.KeyAttrs() {
-		if !r.t.isKeyAttr(k.Name) {
+		if !r.def.IsKeyAttr(k.Name) {
 			attrs = append(attrs, k)
 		}
 	}
@@ -130,15 +134,15 @@ func (r *indexRead) validateStartKey(esk attr.Item) error {
 		case !ok:
 			return ddberr.Validation(msgStartKeyInvalid)
 		case v.T != ka.Type:
-			return ddberr.Validation(msgKeySchema)
+			return ddberr.Validation(ddberr.MsgKeySchema)
 		}
 	}
-	for _, ka := range r.t.keyAttrs() {
+	for _, ka := range r.def.KeyAttrs() {
 		if v, ok := esk[ka.Name]; !ok || v.T != ka.Type {
-			return ddberr.Validation(msgStartKeyInvalid + ": " + msgKeySchema)
+			return ddberr.Validation(msgStartKeyInvalid + ": " + ddberr.MsgKeySchema)
 		}
 	}
-	if err := r.t.checkKeyValues(esk); err != nil {
+	if err := r.def.CheckKeyValues(esk); err != nil {
 		return ddberr.Validation(msgStartKeyInvalid + ": " + ddberr.As(err).Message)
 	}
 	return nil
@@ -147,7 +151,7 @@ func (r *indexRead) validateStartKey(esk attr.Item) error {
 // queryIndex is Query with IndexName. With encode, a page of entries that
 // all go out whole (no filter, projection, COUNT or fetch from the table)
 // keeps them encoded (see query).
-func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode []byte) (*wire.QueryOutput, *page, error) {
+func (rd *Reads) queryIndex(in *wire.QueryInput, x queryExprs, t Table, encode []byte) (*wire.QueryOutput, *page, error) {
 	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj, false)
 	if err != nil {
 		return nil, nil, err
@@ -175,7 +179,8 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 	for i, h := range kc.Hash {
 		hashVals[i] = h.Values[0]
 	}
-	opts := indexes.QueryBounds(t.ID, ix, hashVals, kc.Range, in.ScanIndexForward == nil || *in.ScanIndexForward)
+	def := t.Def()
+	opts := indexes.QueryBounds(def.ID, ix, hashVals, kc.Range, in.ScanIndexForward == nil || *in.ScanIndexForward)
 	if esk := in.ExclusiveStartKey; esk != nil {
 		if err := r.validateStartKey(esk); err != nil {
 			return nil, nil, err
@@ -190,9 +195,9 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 				return nil, nil, ddberr.Validation(msgStartKeyRangeNoMatch)
 			}
 		}
-		startAfter(&opts, t.entryKey(ix, esk))
+		startAfter(&opts, indexes.EntryKey(def, ix, esk))
 	}
-	p, items, units, err := e.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
+	p, items, units, err := rd.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,7 +206,7 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
-		ConsumedCapacity: indexes.Consumed(in.ReturnConsumedCapacity, t.Name, units),
+		ConsumedCapacity: indexes.Consumed(in.ReturnConsumedCapacity, t.Def().Name, units),
 	}, p, nil
 }
 
@@ -210,16 +215,16 @@ func (e *Engine) queryIndex(in *wire.QueryInput, x queryExprs, t *Table, encode 
 // it: with encode, a page of entries that all go out
 // whole (no filter, projection, COUNT or fetch from the table) keeps them
 // encoded (items is then nil).
-func (e *Engine) readIndexPage(r *indexRead, limit *int32, sel string, filter *expr.Condition, proj *expr.Projection, encode []byte, opts storage.IterOptions) (p *page, items []attr.Item, units indexes.Units, err error) {
-	if err := r.t.checkScalarKeyPaths(filter, proj, nil); err != nil {
+func (rd *Reads) readIndexPage(r *indexRead, limit *int32, sel string, filter *expr.Condition, proj *expr.Projection, encode []byte, opts storage.IterOptions) (p *page, items []attr.Item, units indexes.Units, err error) {
+	if err := r.t.CheckKeyPaths(filter, proj); err != nil {
 		return nil, nil, indexes.Units{}, err
 	}
 	p = newPage(limit, sel, filter, proj)
 	if encode != nil && p.canEncode() && !r.Fetch {
 		p.enc = encodedPage{on: true, json: encode}
 	}
-	if err := e.quota.Read(context.Background(), r.t, r.Index.Name, func() (float64, error) {
-		err := e.fillIndexFromSnapshot(r, p, opts)
+	if err := rd.quota.Read(context.Background(), r.t, r.Index.Name, func() (float64, error) {
+		err := rd.fillIndexFromSnapshot(r, p, opts)
 		units = r.units()
 		return units.Total(), err
 	}); err != nil {
@@ -233,12 +238,12 @@ func (e *Engine) readIndexPage(r *indexRead, limit *int32, sel string, filter *e
 
 // fillIndexFromSnapshot fills p from index entries read in one consistent
 // snapshot (the index counterpart of fillFromSnapshot).
-func (e *Engine) fillIndexFromSnapshot(r *indexRead, p *page, opts storage.IterOptions) error {
-	if e.rng != nil && !r.Fetch {
+func (rd *Reads) fillIndexFromSnapshot(r *indexRead, p *page, opts storage.IterOptions) error {
+	if rd.rng != nil && !r.Fetch {
 		// One index iterator is the whole read, and a consistent view.
-		return r.fill(e.rng, nil, p, opts)
+		return r.fill(rd.rng, nil, p, opts)
 	}
-	snap, err := e.store.NewSnapshot()
+	snap, err := rd.store.NewSnapshot()
 	if err != nil {
 		return err
 	}
@@ -261,24 +266,25 @@ func startAfter(opts *storage.IterOptions, k []byte) {
 
 // scanIndex is Scan with IndexName (parallel segments are ranges of the
 // index's partition hash, as for tables).
-func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []byte) (*wire.ScanOutput, *page, error) {
+func (rd *Reads) scanIndex(in *wire.ScanInput, x scanExprs, t Table, encode []byte) (*wire.ScanOutput, *page, error) {
 	r, err := openIndexRead(t, *in.IndexName, in.Select, in.ConsistentRead, x.filter, x.proj, x.entriesOnly)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, inSegment := scanSegment(in, indexPrefix(t.ID, r.Index.ID), indexPrefix(t.ID, r.Index.ID+1))
+	def := t.Def()
+	opts, inSegment := scanSegment(in, indexes.Prefix(def.ID, r.Index.ID), indexes.Prefix(def.ID, r.Index.ID+1))
 	if esk := in.ExclusiveStartKey; esk != nil {
 		// An index Scan answers the short text, as Query does.
 		if err := r.validateStartKey(esk); err != nil {
 			return nil, nil, err
 		}
-		ek := t.entryKey(r.Index, esk)
+		ek := indexes.EntryKey(def, r.Index, esk)
 		if err := inSegment(ek); err != nil {
 			return nil, nil, err
 		}
 		startAfter(&opts, ek)
 	}
-	p, items, units, err := e.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
+	p, items, units, err := rd.readIndexPage(r, in.Limit, in.Select, x.filter, x.proj, encode, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -287,6 +293,18 @@ func (e *Engine) scanIndex(in *wire.ScanInput, x scanExprs, t *Table, encode []b
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
 		LastEvaluatedKey: r.lastEvaluatedKey(p),
-		ConsumedCapacity: indexes.Consumed(in.ReturnConsumedCapacity, t.Name, units),
+		ConsumedCapacity: indexes.Consumed(in.ReturnConsumedCapacity, t.Def().Name, units),
 	}, p, nil
+}
+
+// readItem reads and decodes one item; a missing item is (nil, nil).
+func readItem(r storage.Reader, key []byte) (attr.Item, error) {
+	b, err := r.Get(key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return attr.DecodeItem(b)
 }

@@ -1,11 +1,13 @@
-package engine
+package reads
 
 import (
 	"context"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/change"
 	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/layout"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
@@ -22,78 +24,53 @@ type queryExprs struct {
 	filterBy  string
 }
 
-// Query reads the items of one partition in sort-key order, within the
-// sort-key range of the key condition: one bounded range scan of storage.
-func (e *Engine) Query(ctx context.Context, in *wire.QueryInput) (*wire.QueryOutput, error) {
-	out, _, err := e.query(in, nil)
-	return out, err
-}
-
-// QueryEncoded is Query, except that when the page returns every item
-// whole (a table Query without filter, projection or Select=COUNT) the
-// items come back already written as DynamoDB JSON, comma separated, in
-// items (with encoded true) and the output's Items is nil. That skips
-// decoding every stored item into an attr.Item. The items are appended to
-// dst[:0], so a caller can reuse one buffer across requests.
-func (e *Engine) QueryEncoded(ctx context.Context, in *wire.QueryInput, dst []byte) (out *wire.QueryOutput, items []byte, encoded bool, err error) {
-	if dst == nil {
-		dst = []byte{} // nil would mean "do not encode"
-	}
-	out, p, err := e.query(in, dst[:0])
-	if err != nil || p == nil {
-		return out, nil, false, err
-	}
-	items, encoded = p.encodedItems()
-	return out, items, encoded, nil
-}
-
 // query runs Query; with a non-nil encode buffer, a page that may keep its
 // items encoded does, appending them to it (the page is returned, for
 // encodedItems).
-func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *page, error) {
+func (r *Reads) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *page, error) {
 	x, err := prepareQuery(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := e.activeTable(in.TableName)
+	t, err := r.core.ReadTable(in.TableName, in.IndexName)
 	if err != nil {
 		return nil, nil, err
 	}
-	t = e.freshForIndex(t, in.IndexName)
 	if in.IndexName != nil {
-		if err := vectors.CheckRead(t.Vectors, *in.IndexName, true); err != nil {
+		if err := vectors.CheckRead(t.VectorIndexes(), *in.IndexName, true); err != nil {
 			return nil, nil, err
 		}
-		return e.queryIndex(in, x, t, encode)
+		return r.queryIndex(in, x, t, encode)
 	}
 	if err := checkLegacyKeyCount(in, x, 2); err != nil {
 		return nil, nil, err
 	}
-	kc, err := t.analyzeKeyCondition(x.key)
+	def := t.Def()
+	kc, err := AnalyzeKeyCondition(def, x.key)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := t.checkFilterKeys(x.filter, x.filterBy); err != nil {
+	if err := CheckFilterKeys(def, x.filter, x.filterBy); err != nil {
 		return nil, nil, err
 	}
-	opts := t.queryBounds(kc, in.ScanIndexForward == nil || *in.ScanIndexForward)
+	opts := queryBounds(def, kc, in.ScanIndexForward == nil || *in.ScanIndexForward)
 	if in.ExclusiveStartKey != nil {
-		if err := t.startQueryAfter(&opts, kc, in.ExclusiveStartKey); err != nil {
+		if err := startQueryAfter(def, &opts, kc, in.ExclusiveStartKey); err != nil {
 			return nil, nil, err
 		}
 	}
-	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
+	if err := t.CheckKeyPaths(x.filter, x.proj); err != nil {
 		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
 	pk := kc.Hash[0].Values[0]
 	if encode != nil && p.canEncode() {
-		p.enc = encodedPage{on: true, json: encode, guardName: t.Hash.Name, guardPK: pk}
+		p.enc = encodedPage{on: true, json: encode, guardName: def.Hash.Name, guardPK: pk}
 	}
 	var units float64
-	if err := e.quota.Read(context.Background(), t, "", func() (float64, error) {
-		err := e.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[t.Hash.Name], pk) })
-		units = readUnits(p.bytes, isTrue(in.ConsistentRead))
+	if err := r.quota.Read(context.Background(), t, "", func() (float64, error) {
+		err := r.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[def.Hash.Name], pk) })
+		units = readUnits(p.bytes, in.ConsistentRead)
 		return units, err
 	}); err != nil {
 		return nil, nil, err
@@ -106,8 +83,8 @@ func (e *Engine) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *
 		Items:            items,
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
-		LastEvaluatedKey: p.lastEvaluatedKey(t),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, units),
+		LastEvaluatedKey: p.lastEvaluatedKey(def),
+		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, def.Name, units),
 	}, p, nil
 }
 
@@ -150,18 +127,18 @@ func prepareQuery(in *wire.QueryInput) (queryExprs, error) {
 	}
 	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if in.KeyConditionExpression != nil {
-		if x.key, err = parseCondition(params, expr.KindKeyCondition, *in.KeyConditionExpression); err != nil {
+		if x.key, err = params.ParseCondition(expr.KindKeyCondition, *in.KeyConditionExpression); err != nil {
 			return x, err
 		}
 	}
 	if in.FilterExpression != nil {
 		x.filterBy = "Filter Expression"
-		if x.filter, err = parseCondition(params, expr.KindFilter, *in.FilterExpression); err != nil {
+		if x.filter, err = params.ParseCondition(expr.KindFilter, *in.FilterExpression); err != nil {
 			return x, err
 		}
 	}
 	if in.ProjectionExpression != nil {
-		if x.proj, err = parseProjection(params, *in.ProjectionExpression); err != nil {
+		if x.proj, err = params.ParseProjection(*in.ProjectionExpression); err != nil {
 			return x, err
 		}
 	}
@@ -228,9 +205,10 @@ func projectionParam(projection *string, attributesToGet []string) string {
 	return ""
 }
 
-// analyzeKeyCondition matches the key condition against the table's key
-// schema and checks the operand types against the key types.
-func (t *Table) analyzeKeyCondition(c *expr.Condition) (*expr.KeyCondition, error) {
+// AnalyzeKeyCondition matches a table Query's key condition against the
+// table's key schema and checks the operand types against the key types
+// (an export's FilterSpecification is checked the same way).
+func AnalyzeKeyCondition(t *change.Table, c *expr.Condition) (*expr.KeyCondition, error) {
 	var rangeNames []string
 	if t.Range != nil {
 		rangeNames = []string{t.Range.Name}
@@ -263,15 +241,15 @@ func (t *Table) analyzeKeyCondition(c *expr.Condition) (*expr.KeyCondition, erro
 	return kc, nil
 }
 
-// checkFilterKeys rejects a Query filter on a key attribute (by names the
-// filter parameter in the message).
-func (t *Table) checkFilterKeys(filter *expr.Condition, by string) error {
+// CheckFilterKeys rejects a Query filter on a key attribute of t (by
+// names the filter parameter in the message).
+func CheckFilterKeys(t *change.Table, filter *expr.Condition, by string) error {
 	if filter == nil {
 		return nil
 	}
 	var bad string
 	walkConditionPaths(filter, func(p expr.Path) {
-		if bad == "" && t.isKeyAttr(p[0].Name) {
+		if bad == "" && t.IsKeyAttr(p[0].Name) {
 			bad = p[0].Name
 		}
 	})
@@ -303,8 +281,8 @@ func walkConditionPaths(c *expr.Condition, f func(expr.Path)) {
 // queryBounds is the storage range of the key condition: the partition,
 // narrowed by the sort-key condition. Sort-key encodings are
 // order-preserving and self-delimiting, so every comparison is a bound.
-func (t *Table) queryBounds(kc *expr.KeyCondition, forward bool) storage.IterOptions {
-	part := partitionPrefix(t.ID, kc.Hash[0].Values[0])
+func queryBounds(t *change.Table, kc *expr.KeyCondition, forward bool) storage.IterOptions {
+	part := layout.PartitionPrefix(t.ID, kc.Hash[0].Values[0])
 	opts := storage.IterOptions{Lower: part, Upper: attr.PrefixEnd(part), Reverse: !forward}
 	if len(kc.Range) == 0 {
 		return opts
@@ -336,18 +314,17 @@ func (t *Table) queryBounds(kc *expr.KeyCondition, forward bool) storage.IterOpt
 
 // startQueryAfter validates ExclusiveStartKey against the schema and the key
 // condition and narrows opts to the items after it (in scan direction).
-func (t *Table) startQueryAfter(opts *storage.IterOptions, kc *expr.KeyCondition, esk attr.Item) error {
-	k, err := t.validateStartKey(esk, queryStartKey)
-	if err != nil {
+func startQueryAfter(t *change.Table, opts *storage.IterOptions, kc *expr.KeyCondition, esk attr.Item) error {
+	if err := validateStartKey(t, esk, queryStartKey); err != nil {
 		return err
 	}
-	if !attr.Equal(k.pk, kc.Hash[0].Values[0]) {
+	if !attr.Equal(esk[t.Hash.Name], kc.Hash[0].Values[0]) {
 		return ddberr.Validation(msgStartKeyOutside)
 	}
-	if len(kc.Range) > 0 && !sortKeyMatches(kc.Range[0], k.sk) {
+	if len(kc.Range) > 0 && !sortKeyMatches(kc.Range[0], esk[t.Range.Name]) {
 		return ddberr.Validation(msgStartKeyRangeNoMatch)
 	}
-	sk := t.storageKey(k)
+	sk := itemKey(t, esk)
 	if opts.Reverse {
 		opts.Upper = sk
 	} else {
@@ -381,40 +358,4 @@ func sortKeyMatches(r expr.KeyPart, v attr.Value) bool {
 		return len(k) >= len(p) && string(k[:len(p)]) == string(p)
 	}
 	return false
-}
-
-// newPage starts a Query or Scan page.
-func newPage(limit *int32, sel string, filter *expr.Condition, proj *expr.Projection) *page {
-	p := &page{count: sel == selectCount}
-	if limit != nil {
-		p.limit = int(*limit)
-	}
-	if filter != nil {
-		p.filter = filter.Eval
-	}
-	if proj != nil {
-		p.project = proj.Apply
-	}
-	return p
-}
-
-// fillFromSnapshot fills p from one consistent snapshot.
-func (e *Engine) fillFromSnapshot(p *page, opts storage.IterOptions, accept func(attr.Item) bool) error {
-	if e.rng != nil {
-		// p.fill opens one iterator and reads nothing else: that iterator
-		// is the consistent view.
-		return p.fill(e.rng, opts, accept)
-	}
-	snap, err := e.store.NewSnapshot()
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	return p.fill(snap, opts, accept)
-}
-
-// int32Ptr is a pointer to n as an int32 (Count, ScannedCount).
-func int32Ptr(n int) *int32 {
-	v := int32(n)
-	return &v
 }

@@ -1,4 +1,4 @@
-package engine
+package reads
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/layout"
 	"github.com/kura-db/kura/internal/engine/vectors"
 	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
@@ -25,55 +26,19 @@ type scanExprs struct {
 	entriesOnly bool
 }
 
-// Scan reads a whole table, or one segment of it, in storage (hash) order.
-func (e *Engine) Scan(ctx context.Context, in *wire.ScanInput) (*wire.ScanOutput, error) {
-	out, _, err := e.scanWith(ctx, in, nil, false)
-	return out, err
-}
-
-// ScanEncoded is Scan with QueryEncoded's pre-encoded items: when the page
-// returns every item whole, they are appended to dst[:0] as DynamoDB JSON
-// (encoded true) and the output's Items is nil.
-func (e *Engine) ScanEncoded(ctx context.Context, in *wire.ScanInput, dst []byte) (out *wire.ScanOutput, items []byte, encoded bool, err error) {
-	if dst == nil {
-		dst = []byte{} // nil would mean "do not encode"
-	}
-	out, p, err := e.scan(in, dst[:0])
-	if err != nil || p == nil {
-		return out, nil, false, err
-	}
-	items, encoded = p.encodedItems()
-	return out, items, encoded, nil
-}
-
-// scanPartiQL is Scan for an unkeyed PartiQL SELECT: on a local secondary
-// index its filter sees the index entries only, so a condition on an
-// attribute the index does not project matches nothing (a public
-// conformance suite run against DynamoDB, 2026: the GSI and LSI mirrors).
-func (e *Engine) scanPartiQL(in *wire.ScanInput) (*wire.ScanOutput, error) {
-	out, _, err := e.scanWith(context.Background(), in, nil, true)
-	return out, err
-}
-
 // scan runs Scan; with a non-nil encode buffer, a page that may keep its
-// items encoded does (see query).
-func (e *Engine) scan(in *wire.ScanInput, encode []byte) (*wire.ScanOutput, *page, error) {
-	return e.scanWith(context.Background(), in, encode, false)
-}
-
-// scanWith runs Scan; a read in an Uncharged ctx admits and pays no
-// capacity (package throttle).
-func (e *Engine) scanWith(ctx context.Context, in *wire.ScanInput, encode []byte, entriesOnly bool) (*wire.ScanOutput, *page, error) {
+// items encoded does (see query). A read in an Uncharged ctx admits and
+// pays no capacity (package throttle).
+func (r *Reads) scan(ctx context.Context, in *wire.ScanInput, encode []byte, entriesOnly bool) (*wire.ScanOutput, *page, error) {
 	x, err := prepareScan(in)
 	if err != nil {
 		return nil, nil, err
 	}
 	x.entriesOnly = entriesOnly
-	t, err := e.activeTable(in.TableName)
+	t, err := r.core.ReadTable(in.TableName, in.IndexName)
 	if err != nil {
 		return nil, nil, err
 	}
-	t = e.freshForIndex(t, in.IndexName)
 	// Bare, SPECIFIC_ATTRIBUTES without a projection too, where Query
 	// prefixes that one: us-east-1's wording (moto's aws_verified Select
 	// tests; the public conformance suite's registry row
@@ -85,18 +50,18 @@ func (e *Engine) scanWith(ctx context.Context, in *wire.ScanInput, encode []byte
 		return nil, nil, ddberr.Validation(msg)
 	}
 	if in.IndexName != nil {
-		if err := vectors.CheckRead(t.Vectors, *in.IndexName, false); err != nil {
+		if err := vectors.CheckRead(t.VectorIndexes(), *in.IndexName, false); err != nil {
 			return nil, nil, err
 		}
-		return e.scanIndex(in, x, t, encode)
+		return r.scanIndex(in, x, t, encode)
 	}
-	opts, inSegment := scanSegment(in, itemPrefix(t.ID), itemPrefix(t.ID+1))
-	if in.ExclusiveStartKey != nil {
-		k, err := t.validateStartKey(in.ExclusiveStartKey, scanStartKey)
-		if err != nil {
+	def := t.Def()
+	opts, inSegment := scanSegment(in, layout.ItemPrefix(def.ID), layout.ItemPrefix(def.ID+1))
+	if esk := in.ExclusiveStartKey; esk != nil {
+		if err := validateStartKey(def, esk, scanStartKey); err != nil {
 			return nil, nil, err
 		}
-		sk := t.storageKey(k)
+		sk := itemKey(def, esk)
 		if err := inSegment(sk); err != nil {
 			return nil, nil, err
 		}
@@ -104,7 +69,7 @@ func (e *Engine) scanWith(ctx context.Context, in *wire.ScanInput, encode []byte
 			opts.Lower = start
 		}
 	}
-	if err := t.checkScalarKeyPaths(x.filter, x.proj, nil); err != nil {
+	if err := t.CheckKeyPaths(x.filter, x.proj); err != nil {
 		return nil, nil, err
 	}
 	p := newPage(in.Limit, in.Select, x.filter, x.proj)
@@ -112,9 +77,9 @@ func (e *Engine) scanWith(ctx context.Context, in *wire.ScanInput, encode []byte
 		p.enc = encodedPage{on: true, json: encode}
 	}
 	var units float64
-	if err := e.quota.Read(ctx, t, "", func() (float64, error) {
-		err := e.fillFromSnapshot(p, opts, nil)
-		units = readUnits(p.bytes, isTrue(in.ConsistentRead))
+	if err := r.quota.Read(ctx, t, "", func() (float64, error) {
+		err := r.fillFromSnapshot(p, opts, nil)
+		units = readUnits(p.bytes, in.ConsistentRead)
 		return units, err
 	}); err != nil {
 		return nil, nil, err
@@ -127,8 +92,8 @@ func (e *Engine) scanWith(ctx context.Context, in *wire.ScanInput, encode []byte
 		Items:            items,
 		Count:            int32Ptr(p.matched),
 		ScannedCount:     int32Ptr(p.scanned),
-		LastEvaluatedKey: p.lastEvaluatedKey(t),
-		ConsumedCapacity: consumedCapacity(in.ReturnConsumedCapacity, t.Name, units),
+		LastEvaluatedKey: p.lastEvaluatedKey(def),
+		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, def.Name, units),
 	}, p, nil
 }
 
@@ -164,12 +129,12 @@ func prepareScan(in *wire.ScanInput) (scanExprs, error) {
 	}
 	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if in.FilterExpression != nil {
-		if x.filter, err = parseCondition(params, expr.KindFilter, *in.FilterExpression); err != nil {
+		if x.filter, err = params.ParseCondition(expr.KindFilter, *in.FilterExpression); err != nil {
 			return x, err
 		}
 	}
 	if in.ProjectionExpression != nil {
-		if x.proj, err = parseProjection(params, *in.ProjectionExpression); err != nil {
+		if x.proj, err = params.ParseProjection(*in.ProjectionExpression); err != nil {
 			return x, err
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package reads
 
 import (
 	"github.com/kura-db/kura/internal/attr"
