@@ -542,3 +542,11 @@ func NotAuthorized(who, action, resource string, explicit, inResource bool) *Err
 	}
 	return AccessDenied(msg)
 }
+
+// Key and item texts several operations share (GetItem, PutItem,
+// BatchWriteItem, transactions): a key that does not match the table's
+// schema, and an item over 400 KB.
+const (
+	MsgKeySchema = "The provided key element does not match the schema"
+	MsgItemSize  = "Item size has exceeded the maximum allowed size"
+)

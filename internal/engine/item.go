@@ -42,8 +42,8 @@ func conflictPause(attempt int) {
 
 // Key-validation messages shared by several operations.
 const (
-	msgKeySchema = "The provided key element does not match the schema"
-	msgItemSize  = "Item size has exceeded the maximum allowed size"
+	msgKeySchema = ddberr.MsgKeySchema
+	msgItemSize  = ddberr.MsgItemSize
 	msgUpdSize   = "Item size to update has exceeded the maximum allowed size"
 )
 
