@@ -49,7 +49,7 @@ func (c *fakeWrites) WriteTable(name string) (func(wire.WriteRequest) (write, []
 		return nil, ddberr.ResourceNotFound("Requested resource not found")
 	}
 	return func(r wire.WriteRequest) (write, []byte, error) {
-		key := attr.Item{}
+		var key attr.Item
 		if r.PutRequest != nil {
 			key = r.PutRequest.Item
 		} else {
