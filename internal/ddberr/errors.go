@@ -549,3 +549,7 @@ func NotAuthorized(who, action, resource string, explicit, inResource bool) *Err
 	}
 	return AccessDenied(msg)
 }
+
+// MsgItemSize is the ValidationException text for an item over 400 KB,
+// shared by PutItem, BatchWriteItem and transactions.
+const MsgItemSize = "Item size has exceeded the maximum allowed size"

@@ -3,19 +3,17 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
+	"github.com/kura-db/kura/internal/engine/batch"
+	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
 
-// maxBatchWriteRequests is the most put and delete requests one
-// BatchWriteItem may carry, over all tables.
-const maxBatchWriteRequests = 25
-
-// batchWrite is one validated request of a BatchWriteItem.
+// batchWrite is one validated request of a BatchWriteItem (a
+// batch.Write).
 type batchWrite struct {
 	t    *Table
 	key  primaryKey
@@ -24,37 +22,59 @@ type batchWrite struct {
 	req  wire.WriteRequest
 }
 
-// BatchWriteItem puts and deletes up to 25 items in one or more tables.
-// Every request goes through the same atomic write path as PutItem and
-// DeleteItem (unconditionally); the batch as a whole is not atomic.
-// Requests come back in UnprocessedItems only when throughput is enforced
-// and their table is out of write capacity (the quota applier,
-// throttle.Applier).
+func (w batchWrite) Request() (string, wire.WriteRequest) { return w.name, w.req }
+
+// BatchWriteItem puts and deletes up to 25 items in one or more tables
+// (batch.WriteItems: the request phase, the tables and keys, the
+// unprocessed requests, the capacity). Every request goes through the
+// same atomic write path as PutItem and DeleteItem (unconditionally,
+// commitBatchWrites); the batch as a whole is not atomic. Requests come
+// back in UnprocessedItems only when throughput is enforced and their
+// table is out of write capacity (the quota applier, throttle.Applier).
 func (e *Engine) BatchWriteItem(ctx context.Context, in *wire.BatchWriteItemInput) (*wire.BatchWriteItemOutput, error) {
-	if err := prepareBatchWrite(in.RequestItems); err != nil {
-		return nil, err
-	}
-	writes, err := e.resolveBatchWrites(in.RequestItems)
+	return batch.WriteItems(ctx, batchCore{e}, in)
+}
+
+// batchCore is the core as package batch sees it (batch.WriteCore,
+// batch.GetCore).
+type batchCore struct{ e *Engine }
+
+// WriteTable looks up the named table; its resolver validates a put
+// item's key and index keys, or a delete's key.
+func (c batchCore) WriteTable(name string) (func(wire.WriteRequest) (batchWrite, []byte, error), error) {
+	t, err := c.e.activeTable(&name)
 	if err != nil {
 		return nil, err
 	}
-	writes, results, refused, err := e.applier.ApplyBatch(ctx, writes)
-	if err != nil {
-		return nil, err
-	}
-	unprocessed := map[string][]wire.WriteRequest{}
-	for _, w := range refused {
-		unprocessed[w.name] = append(unprocessed[w.name], w.req)
-	}
-	var tally capacityTally
-	for i, w := range writes {
-		tally.addIndexes(w.t.Name, w.t.writeUnitsOf(results[i]))
-	}
-	return &wire.BatchWriteItemOutput{
-		UnprocessedItems:      unprocessed,
-		ConsumedCapacity:      tally.list(in.ReturnConsumedCapacity),
-		ItemCollectionMetrics: e.batchCollectionMetrics(in.ReturnItemCollectionMetrics, writes),
+	return func(r wire.WriteRequest) (batchWrite, []byte, error) {
+		w := batchWrite{t: t, name: name, req: r}
+		var err error
+		if r.PutRequest != nil {
+			w.item = r.PutRequest.Item
+			w.key, err = t.validateItemKey(w.item)
+			if err == nil {
+				err = t.checkIndexKeys(w.item, false)
+			}
+		} else {
+			w.key, err = t.validateKey(r.DeleteRequest.Key)
+		}
+		if err != nil {
+			return w, nil, err
+		}
+		return w, t.storageKey(w.key), nil
 	}, nil
+}
+
+func (c batchCore) ApplyBatch(ctx context.Context, writes []batchWrite) ([]batchWrite, []writeResult, []batchWrite, error) {
+	return c.e.applier.ApplyBatch(ctx, writes)
+}
+
+func (c batchCore) WriteUnits(w batchWrite, r writeResult) (string, indexes.Units) {
+	return w.t.Name, w.t.writeUnitsOf(r)
+}
+
+func (c batchCore) Collections(mode string, writes []batchWrite) map[string][]wire.ItemCollectionMetrics {
+	return c.e.batchCollectionMetrics(mode, writes)
 }
 
 // estimate is the table write units a write is expected to consume: its
@@ -148,72 +168,4 @@ func (e *Engine) tryBatchWrites(iws []itemWrite, keys [][]byte, results []writeR
 		}
 	}
 	return txn.Commit(storage.CommitOptions{Sync: e.cfg.Sync})
-}
-
-// prepareBatchWrite is BatchWriteItem's request phase: each request is
-// exactly one of PutRequest and DeleteRequest, no put item is over the size
-// limit, and there are at most 25 requests in all.
-func prepareBatchWrite(items map[string][]wire.WriteRequest) error {
-	total := 0
-	for _, name := range sortedNames(items) {
-		for _, r := range items[name] {
-			if (r.PutRequest == nil) == (r.DeleteRequest == nil) {
-				return ddberr.Detected("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
-			}
-			if r.PutRequest != nil && attr.ItemSize(r.PutRequest.Item) > maxItemSize {
-				return ddberr.Detected(msgItemSize)
-			}
-			total++
-		}
-	}
-	if total > maxBatchWriteRequests {
-		return ddberr.Detected("Too many items requested for the BatchWriteItem call")
-	}
-	return nil
-}
-
-// resolveBatchWrites looks up the tables, validates every key against its
-// schema and rejects two requests on the same item.
-func (e *Engine) resolveBatchWrites(items map[string][]wire.WriteRequest) ([]batchWrite, error) {
-	var writes []batchWrite
-	for _, name := range sortedNames(items) {
-		t, err := e.activeTable(&name)
-		if err != nil {
-			return nil, err
-		}
-		seen := map[string]bool{}
-		for _, r := range items[name] {
-			w := batchWrite{t: t, name: name, req: r}
-			if r.PutRequest != nil {
-				w.item = r.PutRequest.Item
-				w.key, err = t.validateItemKey(w.item)
-				if err == nil {
-					err = t.checkIndexKeys(w.item, false)
-				}
-			} else {
-				w.key, err = t.validateKey(r.DeleteRequest.Key)
-			}
-			if err != nil {
-				return nil, batchKeyError(err)
-			}
-			id := string(t.storageKey(w.key))
-			if seen[id] {
-				return nil, ddberr.Validation("Provided list of item keys contains duplicates")
-			}
-			seen[id] = true
-			writes = append(writes, w)
-		}
-	}
-	return writes, nil
-}
-
-// batchKeyError reports a put item's missing or mistyped key attribute as
-// BatchWriteItem does: as a key that does not match the schema.
-func batchKeyError(err error) error {
-	var de *ddberr.Error
-	if errors.As(err, &de) && (strings.HasPrefix(de.Message, "One or more parameter values were invalid: Missing the key") ||
-		strings.HasPrefix(de.Message, "One or more parameter values were invalid: Type mismatch for key")) {
-		return ddberr.Validation(msgKeySchema)
-	}
-	return err
 }

@@ -4,7 +4,10 @@
 // wired at Open: throttle.go). The control plane's rules (what CreateTable
 // and UpdateTable may ask and the definitions they build) are package
 // tables'; the core's table_*.go look tables up, hold the DDL lock, store
-// the definitions and time the status transitions.
+// the definitions and time the status transitions. BatchWriteItem's and
+// BatchGetItem's request flows (validation, unprocessed items, capacity)
+// are package batch's, over the core's write path and snapshots
+// (batch_*.go: batchCore).
 //
 // Operation methods take and return internal/wire shapes; the api layer has
 // already checked member constraints (the "N validation errors detected"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
+	"github.com/kura-db/kura/internal/engine/batch"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/storage/memory"
 	"github.com/kura-db/kura/internal/storage/pebble"
@@ -72,7 +73,7 @@ func TestLongBackfillDoesNotBlock(t *testing.T) {
 			var reqs []wire.WriteRequest
 			for i := w; i < n; i += loaders {
 				reqs = append(reqs, wire.WriteRequest{PutRequest: &wire.PutRequest{Item: longItem(i, 0)}})
-				if len(reqs) == maxBatchWriteRequests || i+loaders >= n {
+				if len(reqs) == batch.MaxWrites || i+loaders >= n {
 					if _, err := e.BatchWriteItem(dpCtx, &wire.BatchWriteItemInput{RequestItems: map[string][]wire.WriteRequest{"big": reqs}}); err != nil {
 						t.Error(err)
 						return

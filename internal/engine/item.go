@@ -43,7 +43,7 @@ func conflictPause(attempt int) {
 // Key-validation messages shared by several operations.
 const (
 	msgKeySchema = ddberr.MsgKeySchema
-	msgItemSize  = "Item size has exceeded the maximum allowed size"
+	msgItemSize  = ddberr.MsgItemSize
 	msgUpdSize   = "Item size to update has exceeded the maximum allowed size"
 )
 

@@ -34,49 +34,15 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *wire.TransactGetItems
 	return out, nil
 }
 
-// transactGet reads the Gets' items, projected (nil for a missing item),
-// with the capacity mode asks for. With limitSize, items adding up to more
-// than 4 MB refuse the request (TransactGetItems; ExecuteTransaction's
-// reads have no such check).
+// transactGet reads the Gets' items (transact.State.GetItems), projected
+// (nil for a missing item), with the capacity mode asks for. With
+// limitSize, items adding up to more than 4 MB refuse the request
+// (TransactGetItems; ExecuteTransaction's reads have no such check).
 func (e *Engine) transactGet(in []wire.TransactGetItem, mode string, limitSize bool) ([]attr.Item, []wire.ConsumedCapacity, error) {
-	gets, err := e.prepareTransactGet(in)
-	if err != nil {
-		return nil, nil, err
-	}
-	items, err := e.readTransaction(gets)
-	if err != nil {
-		return nil, nil, err
-	}
-	if limitSize {
-		size := 0
-		for _, it := range items {
-			size += itemSize(it)
-		}
-		if err := transact.CheckReadSize(size); err != nil {
-			return nil, nil, err
-		}
-	}
-	var c transact.Tally
-	for i, g := range gets {
-		c.Add(g.table.Name, transact.Units{Table: 2 * readUnits(itemSize(items[i]), true)}, true)
-		if items[i] != nil {
-			items[i] = applyProjection(g.proj, items[i])
-		}
-	}
-	return items, c.List(mode), nil
+	return e.tx.GetItems(txGets{e: e, items: in, gets: make([]txGet, len(in))}, mode, limitSize)
 }
 
-// prepareTransactGet validates the Gets (transact.PrepareGets:
-// projections first, then tables and keys, then no item twice).
-func (e *Engine) prepareTransactGet(items []wire.TransactGetItem) ([]txGet, error) {
-	g := txGets{e: e, items: items, gets: make([]txGet, len(items))}
-	if _, err := transact.PrepareGets(g); err != nil {
-		return nil, err
-	}
-	return g.gets, nil
-}
-
-// txGets are a read transaction's Gets as transact.Gets.
+// txGets are a read transaction's Gets as transact.Reads.
 type txGets struct {
 	e     *Engine
 	items []wire.TransactGetItem
@@ -115,24 +81,18 @@ func (g txGets) Resolve(i int) ([]byte, error) {
 	return g.gets[i].skey, nil
 }
 
-// readTransaction reads the Gets' items from one snapshot (nil for a
-// missing item).
-func (e *Engine) readTransaction(gets []txGet) ([]attr.Item, error) {
-	keys := make([][]byte, len(gets))
-	for i, g := range gets {
-		keys[i] = g.skey
-	}
-	if err := e.tx.CheckReads(keys); err != nil {
-		return nil, err
-	}
-	if err := e.admitTxReads(gets); err != nil {
-		return nil, err
-	}
-	items, err := e.readItems(keys)
-	if err == nil {
-		e.chargeTxReads(gets, items)
-	}
-	return items, err
+func (g txGets) Admit() error { return g.e.admitTxReads(g.gets) }
+
+func (g txGets) Read(keys [][]byte) ([]attr.Item, error) { return g.e.readItems(keys) }
+
+func (g txGets) Charge(items []attr.Item) { g.e.chargeTxReads(g.gets, items) }
+
+func (g txGets) Bill(i int, item attr.Item) (string, float64) {
+	return g.gets[i].table.Name, 2 * readUnits(itemSize(item), true)
+}
+
+func (g txGets) Project(i int, item attr.Item) attr.Item {
+	return applyProjection(g.gets[i].proj, item)
 }
 
 // readItems reads the items at keys from one snapshot (nil for a missing

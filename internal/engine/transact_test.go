@@ -142,12 +142,26 @@ func TestTransactGetDuringWriterCommit(t *testing.T) {
 		t.Fatalf("PutItem on an item of a committing writer: %v", err)
 	}
 
-	e.tx.SetCommitting(held, false) // another attempt: preparing again
-	go func() {
-		time.Sleep(transact.ReadWait / 5)
-		e.tx.SetCommitting(held, true)
-	}()
-	if err := read(); err != nil {
+	// Another attempt: preparing again, and reaching its commit while the
+	// reader waits. On a loaded machine the writer's goroutine may not run
+	// within ReadWait, so the reader is given several tries, each waiting
+	// for its writer before the next; with the wake-up broken all fail.
+	var err error
+	for try := 0; try < 20; try++ {
+		e.tx.SetCommitting(held, false)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(transact.ReadWait / 5)
+			e.tx.SetCommitting(held, true)
+		}()
+		err = read()
+		<-done
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
 		t.Fatalf("TransactGetItems while the writer reached its commit: %v", err)
 	}
 }

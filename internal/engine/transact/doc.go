@@ -10,7 +10,8 @@
 //     (Prepare: every action's request-phase checks, then tables and keys,
 //     then two actions on one item and the 4 MB limit, then a key of the
 //     wrong type as a cancellation reason), and a read transaction
-//     (PrepareGets);
+//     (PrepareGets), and the read transaction's run (GetItems: prepared,
+//     checked against preparing writers, admitted, read, billed);
 //   - the all-or-nothing run (Run): hold the items, lock them, stage every
 //     action in one attempt, collect the actions' failures as cancellation
 //     reasons in request order, commit once, try again on a storage
@@ -25,7 +26,7 @@
 //     and index (Tally; the core works out the units).
 //
 // The core gives it what only the core can do, through small interfaces
-// (Actions, Gets, Write, Attempt, Prepared): validate one action against
+// (Actions, Gets, Reads, Write, Attempt, Prepared): validate one action against
 // its table, lock items in the core's one global order, inside one
 // storage transaction read an item, check its condition and stage its
 // write through the write path's subsystems, and count capacity and item
