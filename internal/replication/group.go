@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -33,6 +34,13 @@ type Config struct {
 	// UPDATING, as the engine's answers show a table's own change).
 	UpdateDelay time.Duration
 	Logger      *slog.Logger
+	// Node names this process as the holder of the replication leases
+	// (worker.go) among the Kura nodes sharing Store (zero: lease.Me());
+	// LeaseClock is the clock of their expiries (nil: the system clock) and
+	// LeaseTTL how long one lasts unrenewed (0: lease.DefaultTTL).
+	Node       lease.Node
+	LeaseClock lease.Clock
+	LeaseTTL   time.Duration
 }
 
 // Group is the global tables of one Kura's regions.
@@ -41,6 +49,10 @@ type Group struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// leases are this node's replication leases in Store; release gives
+	// them up once the workers stopped.
+	leases  *lease.Manager
+	release func()
 
 	mu      sync.Mutex
 	tables  map[string]*tableState // the catalogue, by table name
@@ -72,6 +84,8 @@ func Open(cfg Config) (*Group, error) {
 	if err := g.load(); err != nil {
 		return nil, err
 	}
+	g.leases = lease.New(lease.Config{Store: cfg.Store, Node: cfg.Node, Clock: cfg.LeaseClock, TTL: cfg.LeaseTTL})
+	g.release = g.leases.Serve(g.ctx.Done())
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, t := range g.tables {
@@ -118,6 +132,7 @@ func (g *Group) load() error {
 func (g *Group) Close() {
 	g.cancel()
 	g.wg.Wait()
+	g.release()
 }
 
 // sourceOf is the replica a new replica in region is filled from: the
