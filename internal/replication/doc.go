@@ -42,6 +42,13 @@
 // clock of the region a write was made in (Config.Now; the server's
 // --admin clocks), so a test moves time instead of waiting.
 //
+// Among Kura nodes sharing the replication store (--cluster), each
+// replica's worker runs on one node at a time, the holder of its lease
+// (worker.go, package lease), whose commits the lease fences; another
+// node takes the worker over from the stored position and queue once the
+// holder stops renewing it. The fault controls are then kept in the store
+// and reread every 50 ms by every node (faults.go).
+//
 // State: the catalogue of global tables (with each replica's overrides
 // and the auto scaling set), each reader's stream position,
 // the outbox, the markers and each item's last stamp per region live in a
@@ -49,7 +56,8 @@
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
 // store at Open), each replica's backfill progress, the fault settings
-// (not kept across a restart), each worker's cursor in its queue (where it
+// (not kept across a restart with one node; reread from the store with
+// several), the worker leases this node holds, each worker's cursor in its queue (where it
 // last stopped: a hint, the queue is read from its start at Open and
 // every 100 ms) and the items MRSC writes are making (none survive a
 // restart: their requests end with it).

@@ -41,6 +41,9 @@ type Config struct {
 	Node       lease.Node
 	LeaseClock lease.Clock
 	LeaseTTL   time.Duration
+	// Cluster is set when several Kura nodes share Store (--cluster): the
+	// fault controls are then the deployment's, kept in Store (faults.go).
+	Cluster bool
 }
 
 // Group is the global tables of one Kura's regions.
@@ -83,6 +86,13 @@ func Open(cfg Config) (*Group, error) {
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	if err := g.load(); err != nil {
 		return nil, err
+	}
+	if cfg.Cluster {
+		if err := g.loadFaults(); err != nil {
+			return nil, err
+		}
+		g.wg.Add(1)
+		go g.refreshFaults()
 	}
 	g.leases = lease.New(lease.Config{Store: cfg.Store, Node: cfg.Node, Clock: cfg.LeaseClock, TTL: cfg.LeaseTTL})
 	g.release = g.leases.Serve(g.ctx.Done())

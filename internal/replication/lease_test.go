@@ -15,7 +15,7 @@ func (r *rig) openNode(id string, lc lease.Clock) *Group {
 	me := lease.Me()
 	g, err := Open(Config{Store: r.store, Regions: r.engines, Poll: time.Millisecond,
 		Now:  func(region string) time.Time { return r.clocks[region].Now() },
-		Node: lease.Node{ID: id, Host: me.Host, PID: me.PID}, LeaseClock: lc, LeaseTTL: time.Second})
+		Node: lease.Node{ID: id, Host: me.Host, PID: me.PID}, LeaseClock: lc, LeaseTTL: time.Second, Cluster: true})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -84,4 +84,38 @@ func TestWorkerLeaseTakeover(t *testing.T) {
 	if got := r.streamOf(west, "k1"); got != "1,3" {
 		t.Fatalf("k1's writes in eu-west-1's stream: %q, want each once", got)
 	}
+}
+
+// With several nodes the fault controls are the deployment's: replication
+// to a region paused through one node pauses the node running its worker,
+// and a region made unavailable through one node is unavailable on the
+// others.
+//
+// Seen failing with the controls in each node's memory only: node a went
+// on applying the write to eu-west-1 that node b had paused.
+func TestFaultsShared(t *testing.T) {
+	r := newRig(t)
+	r.g.Close()
+	lc := &clock{engine.AdminClock{Base: fixedClock(t0)}}
+	a := r.openNode("a", lc)
+	r.g = a
+	r.globalTable()
+	b := r.openNode("b", lc)
+	t.Cleanup(func() { a.Close() })
+
+	b.SetPaused(west, true)
+	time.Sleep(2 * faultRefresh)
+	r.put(east, "k", 1)
+	r.waitFor("the write queued for eu-west-1", func() bool { return r.backlog(west) == 1 })
+	time.Sleep(50 * time.Millisecond)
+	if got := r.get(west, "k"); got != "" || r.holder("T", west) != "a" {
+		t.Fatalf("paused through node b, node a applied the write to eu-west-1 (%q)", got)
+	}
+	b.SetPaused(west, false)
+	r.waitFor("the write replicated once resumed", func() bool { return r.get(west, "k") == "1" })
+
+	a.SetUnavailable(east, true)
+	r.waitFor("us-east-1 unavailable on node b", func() bool { return b.Unavailable(east) })
+	a.SetUnavailable(east, false)
+	r.waitFor("us-east-1 available again on node b", func() bool { return !b.Unavailable(east) })
 }
