@@ -46,8 +46,10 @@
 // replica's worker runs on one node at a time, the holder of its lease
 // (worker.go, package lease), whose commits the lease fences; another
 // node takes the worker over from the stored position and queue once the
-// holder stops renewing it. The fault controls are then kept in the store
-// and reread every 50 ms by every node (faults.go).
+// holder stops renewing it. Every node rereads the catalogue every 50 ms
+// (starting the workers of replicas another node added, except while a
+// replica is being created) and the fault controls, which are then kept
+// in the store (faults.go).
 //
 // State: the catalogue of global tables (with each replica's overrides
 // and the auto scaling set), each reader's stream position,
@@ -55,7 +57,7 @@
 // store of their own (Config.Store), changed in one transaction per stream
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
-// store at Open), each replica's backfill progress, the fault settings
+// store at Open, and every 50 ms with several nodes), each replica's backfill progress, the fault settings
 // (not kept across a restart with one node; reread from the store with
 // several), the worker leases this node holds, each worker's cursor in its queue (where it
 // last stopped: a hint, the queue is read from its start at Open and

@@ -33,7 +33,8 @@ type storedFaults struct {
 	Down   map[string]bool          `json:"down,omitempty"`
 }
 
-// faultRefresh is how often a node of several rereads the fault controls.
+// faultRefresh is how often a node of several rereads the fault controls
+// and the catalogue.
 const faultRefresh = 50 * time.Millisecond
 
 func (f *faults) init() {
@@ -144,13 +145,16 @@ func (g *Group) loadFaults() error {
 	return nil
 }
 
-// refreshFaults rereads the stored fault controls every faultRefresh
-// until the Group closes (several nodes).
-func (g *Group) refreshFaults() {
+// refresh rereads the stored fault controls and catalogue every
+// faultRefresh until the Group closes (several nodes).
+func (g *Group) refresh() {
 	defer g.wg.Done()
 	for sleepCtx(g.ctx, faultRefresh) {
 		if err := g.loadFaults(); err != nil && g.ctx.Err() == nil {
 			g.cfg.Logger.Warn("replication: reading the fault controls", "err", err)
+		}
+		if err := g.refreshCatalogue(); err != nil && g.ctx.Err() == nil {
+			g.cfg.Logger.Warn("replication: reading the global tables", "err", err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -92,7 +93,7 @@ func Open(cfg Config) (*Group, error) {
 			return nil, err
 		}
 		g.wg.Add(1)
-		go g.refreshFaults()
+		go g.refresh()
 	}
 	g.leases = lease.New(lease.Config{Store: cfg.Store, Node: cfg.Node, Clock: cfg.LeaseClock, TTL: cfg.LeaseTTL})
 	g.release = g.leases.Serve(g.ctx.Done())
@@ -116,25 +117,73 @@ func Open(cfg Config) (*Group, error) {
 
 // load reads the catalogue.
 func (g *Group) load() error {
+	tables, err := g.readCatalogue()
+	if err == nil {
+		g.tables = tables
+	}
+	return err
+}
+
+// readCatalogue reads the stored catalogue.
+func (g *Group) readCatalogue() (map[string]*tableState, error) {
 	snap, err := g.cfg.Store.NewSnapshot()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer snap.Close()
 	p := key('g')
 	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer it.Close()
+	tables := map[string]*tableState{}
 	for it.Next() {
 		t := &tableState{}
 		if err := jsonUnmarshal(it.Value(), t); err != nil {
-			return err
+			return nil, err
 		}
-		g.tables[t.Name] = t
+		tables[t.Name] = t
 	}
-	return it.Err()
+	return tables, it.Err()
+}
+
+// refreshCatalogue rereads the catalogue another node may have changed
+// (several nodes) and runs a worker for every replica it lists, so that
+// this node describes the global tables as the others do and can take
+// over their workers; it stops the workers of replicas no longer listed
+// or being deleted (finishDelete stops them on the node deleting).
+// A table with a replica being created is left to the node creating it,
+// which positions the source's reader before its workers start.
+func (g *Group) refreshCatalogue() error {
+	tables, err := g.readCatalogue()
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.tables = tables
+	for _, t := range tables {
+		if slices.ContainsFunc(t.Replicas, func(r replicaState) bool { return r.Status == statusCreating }) {
+			continue
+		}
+		for _, r := range t.Replicas {
+			if r.Status != statusDeleting {
+				g.startWorker(t.Name, r.Region)
+			}
+		}
+	}
+	var gone []workerKey
+	for k := range g.workers {
+		t := tables[k.table]
+		if t == nil || t.replica(k.region) == nil || t.replica(k.region).Status == statusDeleting {
+			gone = append(gone, k)
+		}
+	}
+	g.mu.Unlock()
+	for _, k := range gone {
+		g.stopWorker(k.table, k.region)
+	}
+	return nil
 }
 
 // Close stops every worker; replication resumes from the stored state at
