@@ -57,10 +57,11 @@
 // store of their own (Config.Store), changed in one transaction per stream
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
-// store at Open, and every 50 ms with several nodes), each replica's backfill progress, the fault settings
-// (not kept across a restart with one node; reread from the store with
-// several), the worker leases this node holds, each worker's cursor in its queue (where it
-// last stopped: a hint, the queue is read from its start at Open and
-// every 100 ms) and the items MRSC writes are making (none survive a
-// restart: their requests end with it).
+// store at Open, and every 50 ms with several nodes), each replica's
+// backfill progress, the fault settings (not kept across a restart with
+// one node; reread from the store with several), the worker leases this
+// node holds, each worker's cursor in its queue (where it last stopped: a
+// hint, the queue is read from its start at Open and every 100 ms) and
+// the items MRSC writes are making (none survive a restart: their
+// requests end with it).
 package replication
