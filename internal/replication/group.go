@@ -55,8 +55,9 @@ type Group struct {
 	wg     sync.WaitGroup
 	// leases are this node's replication leases in Store; release gives
 	// them up once the workers stopped.
-	leases  *lease.Manager
-	release func()
+	leases    *lease.Manager
+	release   func()
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	tables  map[string]*tableState // the catalogue, by table name
@@ -188,10 +189,13 @@ func (g *Group) refreshCatalogue() error {
 
 // Close stops every worker; replication resumes from the stored state at
 // the next Open.
+// A second Close does nothing.
 func (g *Group) Close() {
-	g.cancel()
-	g.wg.Wait()
-	g.release()
+	g.closeOnce.Do(func() {
+		g.cancel()
+		g.wg.Wait()
+		g.release()
+	})
 }
 
 // sourceOf is the replica a new replica in region is filled from: the

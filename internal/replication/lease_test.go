@@ -20,7 +20,19 @@ func (r *rig) openNode(id string, lc lease.Clock) *Group {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.t.Cleanup(g.Close)
 	return g
+}
+
+// nodeRig is a rig whose Group is node a's, with the lease clock lc the
+// test's nodes share.
+func nodeRig(t *testing.T) (r *rig, a *Group, lc *clock) {
+	r = newRig(t)
+	r.g.Close()
+	lc = &clock{engine.AdminClock{Base: fixedClock(t0)}}
+	a = r.openNode("a", lc)
+	r.g = a
+	return r, a, lc
 }
 
 // kill stops g's workers and its lease renewals without releasing its
@@ -47,14 +59,9 @@ func (r *rig) holder(table, region string) string {
 // Seen failing without the worker leases (worker.go): node b replicated
 // the writes made after node a died at once, before a's leases lapsed.
 func TestWorkerLeaseTakeover(t *testing.T) {
-	r := newRig(t)
-	r.g.Close()
-	lc := &clock{engine.AdminClock{Base: fixedClock(t0)}}
-	a := r.openNode("a", lc)
-	r.g = a
+	r, a, lc := nodeRig(t)
 	r.globalTable()
 	b := r.openNode("b", lc)
-	t.Cleanup(func() { a.Close() })
 	time.Sleep(50 * time.Millisecond) // b's workers look for their leases
 
 	r.g = b // writes through node b's backend; a replicates them
@@ -95,14 +102,9 @@ func TestWorkerLeaseTakeover(t *testing.T) {
 // Seen failing with the controls in each node's memory only: node a went
 // on applying the write to eu-west-1 that node b had paused.
 func TestFaultsShared(t *testing.T) {
-	r := newRig(t)
-	r.g.Close()
-	lc := &clock{engine.AdminClock{Base: fixedClock(t0)}}
-	a := r.openNode("a", lc)
-	r.g = a
+	r, a, lc := nodeRig(t)
 	r.globalTable()
 	b := r.openNode("b", lc)
-	t.Cleanup(func() { a.Close() })
 
 	b.SetPaused(west, true)
 	time.Sleep(2 * faultRefresh)
@@ -127,13 +129,8 @@ func TestFaultsShared(t *testing.T) {
 // Seen failing with the catalogue read at Open only: node b described T
 // without replicas and had no worker to take over.
 func TestCatalogueShared(t *testing.T) {
-	r := newRig(t)
-	r.g.Close()
-	lc := &clock{engine.AdminClock{Base: fixedClock(t0)}}
-	a := r.openNode("a", lc)
+	r, a, lc := nodeRig(t)
 	b := r.openNode("b", lc)
-	t.Cleanup(func() { a.Close() })
-	r.g = a
 	r.globalTable()
 	r.waitFor("node b to describe the replica", func() bool {
 		d, err := b.Region(east).DescribeTable(bg, &wire.DescribeTableInput{TableName: ptr("T")})
