@@ -372,7 +372,7 @@ func checkCluster(c *config, onTiKV bool) error {
 	case c.Postgres == "" && !onTiKV:
 		return errors.New("--cluster needs a store the nodes share: --postgres or --tikv-pd (the embedded and in-memory stores serve one process)")
 	case len(c.Regions) > 1:
-		return errors.New("--cluster and --regions exclude each other: global tables replicate from one process so far")
+		return errors.New("--cluster and --regions exclude each other: replica creations and deletions, and MRSC tables, run from one node so far")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/wire"
 )
@@ -197,11 +198,18 @@ func (g *Group) applyBatch(ctx context.Context, w *worker, qs []queued) (int, er
 			return 0, err
 		}
 	}
+	if err := w.fence(txn); err != nil {
+		return 0, err
+	}
 	if err := txn.Commit(storage.CommitOptions{Sync: true}); err != nil {
 		return 0, err
 	}
 	if len(writes) == 0 {
 		return len(qs), nil
+	}
+	if w.lease != nil && !w.lease.Held() {
+		// Taken over since the commit: the new holder applies these.
+		return 0, lease.ErrLost
 	}
 	made, refused := g.writeAll(ctx, eng, w.table, writes)
 	if refused != nil && !throttled(refused) {
@@ -216,6 +224,9 @@ func (g *Group) applyBatch(ctx context.Context, w *worker, qs []queued) (int, er
 		if err := done.Delete(q.k); err != nil {
 			return 0, err
 		}
+	}
+	if err := w.fence(done); err != nil {
+		return 0, err
 	}
 	if err := done.Commit(storage.CommitOptions{Sync: true}); err != nil {
 		return 0, err

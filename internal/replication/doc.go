@@ -42,15 +42,26 @@
 // clock of the region a write was made in (Config.Now; the server's
 // --admin clocks), so a test moves time instead of waiting.
 //
+// Among Kura nodes sharing the replication store (--cluster), each
+// replica's worker runs on one node at a time, the holder of its lease
+// (worker.go, package lease), whose commits the lease fences; another
+// node takes the worker over from the stored position and queue once the
+// holder stops renewing it. Every node rereads the catalogue every 50 ms
+// (starting the workers of replicas another node added, except while a
+// replica is being created) and the fault controls, which are then kept
+// in the store (faults.go).
+//
 // State: the catalogue of global tables (with each replica's overrides
 // and the auto scaling set), each reader's stream position,
 // the outbox, the markers and each item's last stamp per region live in a
 // store of their own (Config.Store), changed in one transaction per stream
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
-// store at Open), each replica's backfill progress, the fault settings
-// (not kept across a restart), each worker's cursor in its queue (where it
-// last stopped: a hint, the queue is read from its start at Open and
-// every 100 ms) and the items MRSC writes are making (none survive a
-// restart: their requests end with it).
+// store at Open, and every 50 ms with several nodes), each replica's
+// backfill progress, the fault settings (not kept across a restart with
+// one node; reread from the store with several), the worker leases this
+// node holds, each worker's cursor in its queue (where it last stopped: a
+// hint, the queue is read from its start at Open and every 100 ms) and
+// the items MRSC writes are making (none survive a restart: their
+// requests end with it).
 package replication

@@ -3,11 +3,13 @@ package replication
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/kura-db/kura/internal/engine"
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -33,6 +35,16 @@ type Config struct {
 	// UPDATING, as the engine's answers show a table's own change).
 	UpdateDelay time.Duration
 	Logger      *slog.Logger
+	// Node names this process as the holder of the replication leases
+	// (worker.go) among the Kura nodes sharing Store (zero: lease.Me());
+	// LeaseClock is the clock of their expiries (nil: the system clock) and
+	// LeaseTTL how long one lasts unrenewed (0: lease.DefaultTTL).
+	Node       lease.Node
+	LeaseClock lease.Clock
+	LeaseTTL   time.Duration
+	// Cluster is set when several Kura nodes share Store (--cluster): the
+	// fault controls are then the deployment's, kept in Store (faults.go).
+	Cluster bool
 }
 
 // Group is the global tables of one Kura's regions.
@@ -41,6 +53,11 @@ type Group struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// leases are this node's replication leases in Store; release gives
+	// them up once the workers stopped.
+	leases    *lease.Manager
+	release   func()
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	tables  map[string]*tableState // the catalogue, by table name
@@ -72,6 +89,15 @@ func Open(cfg Config) (*Group, error) {
 	if err := g.load(); err != nil {
 		return nil, err
 	}
+	if cfg.Cluster {
+		if err := g.loadFaults(); err != nil {
+			return nil, err
+		}
+		g.wg.Add(1)
+		go g.refresh()
+	}
+	g.leases = lease.New(lease.Config{Store: cfg.Store, Node: cfg.Node, Clock: cfg.LeaseClock, TTL: cfg.LeaseTTL})
+	g.release = g.leases.Serve(g.ctx.Done())
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, t := range g.tables {
@@ -92,32 +118,84 @@ func Open(cfg Config) (*Group, error) {
 
 // load reads the catalogue.
 func (g *Group) load() error {
+	tables, err := g.readCatalogue()
+	if err == nil {
+		g.tables = tables
+	}
+	return err
+}
+
+// readCatalogue reads the stored catalogue.
+func (g *Group) readCatalogue() (map[string]*tableState, error) {
 	snap, err := g.cfg.Store.NewSnapshot()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer snap.Close()
 	p := key('g')
 	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer it.Close()
+	tables := map[string]*tableState{}
 	for it.Next() {
 		t := &tableState{}
 		if err := jsonUnmarshal(it.Value(), t); err != nil {
-			return err
+			return nil, err
 		}
-		g.tables[t.Name] = t
+		tables[t.Name] = t
 	}
-	return it.Err()
+	return tables, it.Err()
+}
+
+// refreshCatalogue rereads the catalogue another node may have changed
+// (several nodes) and runs a worker for every replica it lists, so that
+// this node describes the global tables as the others do and can take
+// over their workers; it stops the workers of replicas no longer listed
+// or being deleted (finishDelete stops them on the node deleting).
+// A table with a replica being created is left to the node creating it,
+// which positions the source's reader before its workers start.
+func (g *Group) refreshCatalogue() error {
+	tables, err := g.readCatalogue()
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.tables = tables
+	for _, t := range tables {
+		if slices.ContainsFunc(t.Replicas, func(r replicaState) bool { return r.Status == statusCreating }) {
+			continue
+		}
+		for _, r := range t.Replicas {
+			if r.Status != statusDeleting {
+				g.startWorker(t.Name, r.Region)
+			}
+		}
+	}
+	var gone []workerKey
+	for k := range g.workers {
+		t := tables[k.table]
+		if t == nil || t.replica(k.region) == nil || t.replica(k.region).Status == statusDeleting {
+			gone = append(gone, k)
+		}
+	}
+	g.mu.Unlock()
+	for _, k := range gone {
+		g.stopWorker(k.table, k.region)
+	}
+	return nil
 }
 
 // Close stops every worker; replication resumes from the stored state at
 // the next Open.
+// A second Close does nothing.
 func (g *Group) Close() {
-	g.cancel()
-	g.wg.Wait()
+	g.closeOnce.Do(func() {
+		g.cancel()
+		g.wg.Wait()
+		g.release()
+	})
 }
 
 // sourceOf is the replica a new replica in region is filled from: the

@@ -135,6 +135,9 @@ func (g *Group) processPage(w *worker, pos *position, shard string, recs []sw.Re
 	if err := setJSON(txn, key('c', w.table, w.region), pos); err != nil {
 		return err
 	}
+	if err := w.fence(txn); err != nil {
+		return err
+	}
 	return txn.Commit(storage.CommitOptions{Sync: true})
 }
 
@@ -251,6 +254,9 @@ func (g *Group) savePosition(w *worker, p *position) error {
 	}
 	defer txn.Rollback()
 	if err := setJSON(txn, key('c', w.table, w.region), p); err != nil {
+		return err
+	}
+	if err := w.fence(txn); err != nil {
 		return err
 	}
 	return txn.Commit(storage.CommitOptions{Sync: true})

@@ -260,6 +260,9 @@ func (g *Group) catchUp(ctx context.Context, table, region string) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !g.hold(w) {
+		return g.awaitQueue(ctx, table, region)
+	}
 	for {
 		batch, err := g.queuedFor(table, region, maxApplyRound)
 		if err != nil {
@@ -290,7 +293,10 @@ func (g *Group) catchUp(ctx context.Context, table, region string) error {
 func (g *Group) replicateNow(ctx context.Context, region string, v *strongView) error {
 	if w := g.workerOf(v.table, region); w != nil {
 		w.mu.Lock()
-		err := g.readAll(ctx, w)
+		var err error
+		if g.hold(w) { // else the node holding the worker's lease reads it
+			err = g.readAll(ctx, w)
+		}
 		w.mu.Unlock()
 		if err != nil {
 			return err
@@ -357,4 +363,18 @@ func (g *Group) applyNow(ctx context.Context, table, region string, bound uint64
 		return false, err
 	}
 	return !g.queuedUpTo(table, region, bound), nil
+}
+
+// awaitQueue waits until nothing is queued for region's replica of table:
+// the node that holds the replica's worker lease applied it all.
+func (g *Group) awaitQueue(ctx context.Context, table, region string) error {
+	for {
+		q, err := g.queuedFor(table, region, 1)
+		if err != nil || len(q) == 0 {
+			return err
+		}
+		if !sleepCtx(ctx, g.cfg.Poll) {
+			return ctx.Err()
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kura-db/kura/internal/lease"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -25,6 +26,49 @@ type worker struct {
 	// mu is held.
 	cursor  []byte
 	scanned time.Time
+	// lease is this node's hold on the worker's lease (workerLease) for
+	// the round under way, which fences the round's commits to the
+	// replication store; nil for the stream positioning a new replica
+	// does before any worker runs it (replica.go, strong.go). mu is held.
+	lease *lease.Lease
+}
+
+// workerLease names the lease under which one node among those sharing
+// the replication store runs the worker of table's replica in region
+// (its stream position and queue are in the store, so another node takes
+// over where it stopped).
+func workerLease(table, region string) string {
+	return "replication/" + table + "/" + region
+}
+
+// hold takes or renews w's lease for a round; false while another node
+// holds it. w.mu is held.
+func (g *Group) hold(w *worker) bool {
+	l, ok := g.leases.Hold(workerLease(w.table, w.region))
+	if !ok {
+		w.lease = nil
+		return false
+	}
+	if w.lease != nil && w.lease.Gen() != l.Gen() {
+		w.cursor = nil // another node ran the worker meanwhile
+	}
+	w.lease = l
+	return true
+}
+
+// fence checks in txn that this node still holds w's lease, so that a
+// node that lost it (stalled past its expiry) commits nothing more.
+func (w *worker) fence(txn storage.Txn) error {
+	if w.lease == nil {
+		return nil
+	}
+	return w.lease.Fence(txn)
+}
+
+// standby is how often a node whose worker another node runs looks
+// whether that node's lease lapsed.
+func (g *Group) standby() time.Duration {
+	return max(g.cfg.Poll, g.leases.TTL()/10)
 }
 
 // startWorker starts the worker of table's replica in region, unless it
@@ -59,13 +103,22 @@ func (g *Group) stopWorker(table, region string) {
 }
 
 // run reads and applies until ctx ends, resting for Poll when there was
-// nothing to do. A region made unavailable does neither: its stream has no
-// new writes and its queue waits for its recovery.
+// nothing to do, on the node holding the worker's lease; the others look
+// every standby whether it lapsed. A region made unavailable does
+// neither: its stream has no new writes and its queue waits for its
+// recovery.
 func (g *Group) run(ctx context.Context, w *worker) {
 	for ctx.Err() == nil {
 		n := 0
 		if !g.faults.unavailable(w.region) {
 			w.mu.Lock()
+			if !g.hold(w) {
+				w.mu.Unlock()
+				if !sleepCtx(ctx, g.standby()) {
+					return
+				}
+				continue
+			}
 			read, err := g.readStream(ctx, w, false)
 			if err != nil && ctx.Err() == nil {
 				g.cfg.Logger.Warn("replication: reading a stream", "table", w.table, "region", w.region, "err", err)
@@ -78,11 +131,18 @@ func (g *Group) run(ctx context.Context, w *worker) {
 			n = read + applied
 		}
 		if n == 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(g.cfg.Poll):
-			}
+			sleepCtx(ctx, g.cfg.Poll)
 		}
+	}
+}
+
+// sleepCtx waits d, or until ctx ends: false then.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
 	}
 }
 

@@ -102,7 +102,7 @@ func (s *Server) startReplication(engines map[string]*engine.Engine) error {
 	if err != nil {
 		return fmt.Errorf("opening the replication store: %w", err)
 	}
-	rc := replication.Config{Store: store, Regions: engines, Logger: s.log, UpdateDelay: cfg.CreateDelay}
+	rc := replication.Config{Store: store, Regions: engines, Logger: s.log, UpdateDelay: cfg.CreateDelay, Cluster: cfg.Cluster}
 	if cfg.Admin {
 		// Each region's --admin clock, which /admin/clock/advance moves:
 		// replication delays are timed on it.
