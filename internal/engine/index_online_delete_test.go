@@ -73,7 +73,7 @@ func keysIn(t *testing.T, e *Engine, lower, upper []byte) int {
 func TestDeleteGSIWhileBackfilling(t *testing.T) {
 	// Cleanups run last-registered first: the hook is cleared only after
 	// the engine's Close has waited for every backfill goroutine.
-	t.Cleanup(func() { backfillChunkHook = nil })
+	t.Cleanup(func() { indexes.BackfillChunkHook = nil })
 	e := dpEngine(t)
 	dpTable(t, e, "t", "pk:S")
 	for i := range 3 * indexes.ChunkSize {
@@ -83,7 +83,7 @@ func TestDeleteGSIWhileBackfilling(t *testing.T) {
 	// Atomic: the stopped backfill may still run the hook while the new
 	// index's backfill (below) runs it too.
 	var chunks atomic.Int32
-	backfillChunkHook = func() {
+	indexes.BackfillChunkHook = func() {
 		if chunks.Add(1) == 2 { // one chunk committed, the backfill is under way
 			close(started)
 			<-release

@@ -187,9 +187,6 @@ func (e *Engine) lockFor(key []byte) *sync.Mutex { return e.locks.For(key) }
 // writers; it returns the unlock function (package stripes).
 func (e *Engine) lockStripes(keys [][]byte) func() { return e.locks.Lock(keys) }
 
-// stripeOf is the index in e.locks of a key's stripe.
-func (e *Engine) stripeOf(key []byte) int { return e.locks.Of(key) }
-
 // itemWrite is one single-item write for writeItem.
 type itemWrite struct {
 	table *Table

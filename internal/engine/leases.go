@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/kura-db/kura/internal/engine/jobs"
 	"github.com/kura-db/kura/internal/lease"
@@ -87,12 +86,4 @@ func backfillLease(tableID uint64, indexID uint32) string {
 // reports true and the engine is open (lease.Manager.Under).
 func (e *Engine) underLease(name string, still func() bool, work func()) bool {
 	return e.leases.Under(name, e.sleep, still, work)
-}
-
-// leasedBackfill is backfill on the node that holds the index's lease.
-func (e *Engine) leasedBackfill(table string, tableID uint64, ix *Index, minEnd time.Time) {
-	e.underLease(backfillLease(tableID, ix.ID), func() bool {
-		_, cur, ok := e.currentIndex(table, tableID, ix)
-		return ok && cur.Backfilling
-	}, func() { e.backfill(table, tableID, ix, minEnd) })
 }

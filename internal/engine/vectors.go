@@ -7,11 +7,8 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/attr"
-	"github.com/kura-db/kura/internal/ddberr"
-	"github.com/kura-db/kura/internal/engine/indexes"
 	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/engine/vectors"
-	"github.com/kura-db/kura/internal/expr"
 	"github.com/kura-db/kura/internal/storage"
 	"github.com/kura-db/kura/internal/vector"
 	"github.com/kura-db/kura/internal/wire"
@@ -102,19 +99,15 @@ func (h vectorHost) Commit(sync bool, f func(storage.Txn) error) error { return 
 
 func (h vectorHost) Purge(lower, upper []byte) error { return h.e.purgeRange(lower, upper) }
 
-func (h vectorHost) LockAll() func() { return h.e.lockAllStripes() }
+func (h vectorHost) LockAll() func() { return h.e.locks.LockAll() }
 
-func (h vectorHost) LockItems(keys [][]byte) func() { return h.e.lockStripesOf(keys) }
+func (h vectorHost) LockItems(keys [][]byte) func() { return h.e.locks.Lock(keys) }
 
 func (h vectorHost) ReadItem(r storage.Reader, key []byte, keep func(string) bool) (attr.Item, error) {
 	if keep == nil {
 		return readItem(r, key)
 	}
 	return readItemOnly(r, key, keep)
-}
-
-func (h vectorHost) AwaitAllocation(name string, id uint64) bool {
-	return h.e.awaitAllocation(name, id)
 }
 
 func (h vectorHost) AwaitClock(at time.Time, still func() bool) bool {
@@ -125,41 +118,6 @@ func (h vectorHost) UpdateDesc(name string, id uint64, index uint32, f func(*wir
 	return h.e.updateVectorDesc(name, id, index, f)
 }
 
-// lockAllStripes takes every item stripe lock in index order (the global
-// order writers use) and returns the unlock.
-func (e *Engine) lockAllStripes() func() {
-	for i := range e.locks {
-		e.locks[i].Lock()
-	}
-	return func() {
-		for i := range e.locks {
-			e.locks[i].Unlock()
-		}
-	}
-}
-
-// lockStripesOf takes the stripe locks of keys in index order (writers
-// hold one at a time) and returns the unlock.
-func (e *Engine) lockStripesOf(keys [][]byte) func() {
-	stripes := map[int]bool{}
-	for _, k := range keys {
-		stripes[e.stripeOf(k)] = true
-	}
-	order := make([]int, 0, len(stripes))
-	for s := range stripes {
-		order = append(order, s)
-	}
-	slices.Sort(order)
-	for _, s := range order {
-		e.locks[s].Lock()
-	}
-	return func() {
-		for _, s := range order {
-			e.locks[s].Unlock()
-		}
-	}
-}
-
 // purgeRange deletes every key in [lower, upper) in chunks.
 func (e *Engine) purgeRange(lower, upper []byte) error {
 	for {
@@ -168,24 +126,6 @@ func (e *Engine) purgeRange(lower, upper []byte) error {
 			return err
 		}
 	}
-}
-
-// awaitAllocation waits while the table is UPDATING within --create-delay:
-// DynamoDB's resource allocation, during which a new vector index is
-// CREATING with Backfilling false, comes before its backfill. It reports
-// false when the engine closes or the table goes away.
-func (e *Engine) awaitAllocation(table string, tableID uint64) bool {
-	t, ok := e.lookupTable(table)
-	if !ok || t.ID != tableID {
-		return false
-	}
-	if t.rec.Status != StatusUpdating || t.rec.ReadyAt.IsZero() {
-		return true
-	}
-	return e.awaitClock(t.rec.ReadyAt, func() bool {
-		t, ok := e.lookupTable(table)
-		return ok && t.ID == tableID
-	})
 }
 
 // updateVectorDesc changes one vector index's stored description.
@@ -230,65 +170,19 @@ func (e *Engine) SetVectorSnapshotPolicy(interval time.Duration, changes int) {
 	e.vec.SetSnapshotPolicy(interval, changes)
 }
 
-// SearchVectors is a k-nearest-neighbour search of a vector index: the
-// request is checked and its expressions parsed here (in DynamoDB's order,
-// before the table is looked up), the search runs in package vectors.
+// SearchVectors is a k-nearest-neighbour search of a vector index
+// (vectors.Registry.SearchVectors: the request checked and parsed, then
+// the table looked up and searched).
 func (e *Engine) SearchVectors(ctx context.Context, in *wire.SearchVectorsInput) (*wire.SearchVectorsOutput, error) {
-	topK := int(cpDeref(in.TopK))
-	if maxK := e.vec.MaxTopK(); topK < 1 || topK > maxK {
-		return nil, ddberr.Validationf("Provided TopK value '%d' is out of valid range. The value must be between 1 and %d inclusive", topK, maxK)
-	}
-	cond := in.SearchConditionExpression
-	anyExpr := cond != nil || in.ProjectionExpression != nil
-	if err := expr.ValidateParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues, anyExpr, cond != nil); err != nil {
-		return nil, err
-	}
-	params := expr.NewParams(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	var c *expr.Condition
-	if cond != nil {
-		var err error
-		if c, err = parseCondition(params, expr.KindCondition, *cond); err != nil {
-			return nil, vectors.RenameSearchErr(err)
-		}
-	}
-	q := vectors.Query{Index: cpDeref(in.IndexName), Vector: in.SearchVector, TopK: topK,
-		Capacity: in.ReturnConsumedCapacity == capTotal || in.ReturnConsumedCapacity == capIndexes}
-	if in.ProjectionExpression != nil {
-		var err error
-		if q.Proj, err = parseProjection(params, *in.ProjectionExpression); err != nil {
+	return e.vec.SearchVectors(in, func(name *string) (vectors.Table, error) {
+		t, err := e.activeTable(name)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := params.CheckUnused(); err != nil {
-		return nil, err
-	}
-	if c != nil {
-		var err error
-		if q.Eqs, err = vectors.Equalities(c); err != nil {
-			return nil, err
-		}
-	}
-	t, err := e.activeTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	return e.vec.Search(t, q)
+		return t, nil
+	})
 }
 
-// describeVectors fills the dynamic figures of the vector indexes.
-func (e *Engine) describeVectors(t *Table, d *wire.TableDescription) {
-	if len(d.VectorIndexes) == 0 {
-		return
-	}
-	d.VectorIndexes = slices.Clone(d.VectorIndexes)
-	for i := range d.VectorIndexes {
-		v := &d.VectorIndexes[i]
-		vx, ok := t.VectorIndex(cpDeref(v.IndexName))
-		if !ok {
-			continue
-		}
-		n := int64(e.vec.Len(t.ID, vx.ID))
-		v.ItemCount = cpPtr(n)
-		v.IndexSizeBytes = cpPtr(n * int64(4*vx.Dims+indexes.Overhead))
-	}
-}
+// describeVectors fills the dynamic figures of the vector indexes
+// (vectors.Registry.Describe).
+func (e *Engine) describeVectors(t *Table, d *wire.TableDescription) { e.vec.Describe(t, d) }

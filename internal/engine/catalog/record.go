@@ -3,7 +3,6 @@ package catalog
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kura-db/kura/internal/engine/insights"
@@ -121,24 +120,9 @@ func (r *Record) Settle(now time.Time) {
 		r.Desc.GlobalSecondaryIndexes = nil
 	}
 	if len(kept) < before {
-		PruneDefinitions(&r.Desc)
+		vectors.PruneDefinitions(&r.Desc)
 	}
 	vectors.Settle(&r.Desc)
-}
-
-// PruneDefinitions is tables.PruneAttributeDefinitions keeping the
-// SearchSchema attributes of vector indexes.
-func PruneDefinitions(d *wire.TableDescription) {
-	keep := vectors.SearchSchemaDefinitions(d)
-	tables.PruneAttributeDefinitions(d)
-	for n, a := range keep {
-		if !slices.ContainsFunc(d.AttributeDefinitions, func(x wire.AttributeDefinition) bool { return wire.Deref(x.AttributeName) == n }) {
-			d.AttributeDefinitions = append(d.AttributeDefinitions, a)
-		}
-	}
-	slices.SortStableFunc(d.AttributeDefinitions, func(a, b wire.AttributeDefinition) int {
-		return strings.Compare(wire.Deref(a.AttributeName), wire.Deref(b.AttributeName))
-	})
 }
 
 // IndexID is the ID of the index named name.

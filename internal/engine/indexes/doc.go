@@ -8,9 +8,12 @@
 // the GSI rules the table control plane asks of it (multi-attribute key
 // schemas, the INCLUDE total, one online change at a time: schema.go), and
 // the storage side of online index changes: backfill chunks over the one
-// exported snapshot reader (Backfill), entry counts (Count), purge markers.
-// It never imports internal/engine: the core hands it its tables through
-// the Table interface and its locks and reads through Backfill.
+// exported snapshot reader (Backfill), entry counts (Count), purge markers,
+// and the online jobs themselves (online.go: StartWork, Resume; a backfill
+// that turns the GSI ACTIVE in the stored description, a purge, the
+// statistics' recount at Open). It never imports internal/engine: the core
+// hands it its tables through the Table and OnlineTable interfaces, and
+// its store, locks, catalog and background goroutines through Core.
 //
 // Key layout (keys.go, collection.go, backfill.go, stats.go):
 //

@@ -50,3 +50,17 @@ func (l *Locks) Lock(keys [][]byte) (unlock func()) {
 		}
 	}
 }
+
+// LockAll locks every stripe in the global order and returns the unlock
+// function (a barrier when called at once: every writer that held a
+// stripe before has finished).
+func (l *Locks) LockAll() (unlock func()) {
+	for i := range l {
+		l[i].Lock()
+	}
+	return func() {
+		for i := len(l) - 1; i >= 0; i-- {
+			l[i].Unlock()
+		}
+	}
+}

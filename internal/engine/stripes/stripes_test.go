@@ -55,3 +55,32 @@ func TestLockOrder(t *testing.T) {
 		l.For(k).Unlock()
 	}
 }
+
+// TestLockAll: LockAll holds every stripe until its unlock, and waits for a
+// writer holding one.
+func TestLockAll(t *testing.T) {
+	var l Locks
+	unlock := l.LockAll()
+	for i := range l {
+		if l[i].TryLock() {
+			t.Fatalf("stripe %d not held", i)
+		}
+	}
+	unlock()
+	for i := range l {
+		if !l[i].TryLock() {
+			t.Fatalf("stripe %d still held after unlock", i)
+		}
+		l[i].Unlock()
+	}
+	writer := l.Lock([][]byte{[]byte("k")})
+	got := make(chan struct{})
+	go func() { l.LockAll()(); close(got) }()
+	select {
+	case <-got:
+		t.Fatal("LockAll did not wait for a held stripe")
+	case <-time.After(50 * time.Millisecond):
+	}
+	writer()
+	<-got
+}

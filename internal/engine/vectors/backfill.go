@@ -20,7 +20,7 @@ const backfillChunk = 256
 // write of the same item cannot be overtaken by a stale copy.
 func (r *Registry) backfill(table string, tableID uint64, indexID uint32) {
 	h := r.opt.Host
-	if !h.AwaitAllocation(table, tableID) || !h.UpdateDesc(table, tableID, indexID, func(d *wire.VectorIndexDescription) {
+	if !r.awaitAllocation(table, tableID) || !h.UpdateDesc(table, tableID, indexID, func(d *wire.VectorIndexDescription) {
 		d.Backfilling = wire.Ptr(true)
 	}) {
 		return
@@ -126,4 +126,24 @@ func (r *Registry) backfillStep(tableID uint64, vx *Index, rt *liveIndex, from [
 		r.apply(rt, x.id, x.vec, x.a, false)
 	}
 	return append(last, 0), nil
+}
+
+// awaitAllocation waits while the table is UPDATING within --create-delay:
+// DynamoDB's resource allocation, during which a new vector index is
+// CREATING with Backfilling false, comes before its backfill. It reports
+// false when the engine closes or the table goes away.
+func (r *Registry) awaitAllocation(table string, tableID uint64) bool {
+	h := r.opt.Host
+	t, ok := h.Table(table, tableID)
+	if !ok {
+		return false
+	}
+	until := t.UpdatingUntil()
+	if until.IsZero() {
+		return true
+	}
+	return h.AwaitClock(until, func() bool {
+		_, ok := h.Table(table, tableID)
+		return ok
+	})
 }

@@ -11,9 +11,11 @@
 // indexes), the one exported snapshot reader (internal/engine/snapshot),
 // its commit and item locks, the item codec, and the control-plane steps of
 // a backfill (waiting out DynamoDB's resource allocation, updating an
-// index's stored description). The core keeps the request entry points:
-// CreateTable and UpdateTable store the definitions this package checked,
-// SearchVectors parses the request and calls Registry.Search.
+// index's stored description). The core keeps one-line request entry
+// points: CreateTable stores the definitions this package checked,
+// UpdateTable applies ApplyUpdates to its new record (update.go), and
+// SearchVectors calls Registry.SearchVectors (request.go), which checks and
+// parses the request before the core's table lookup, then Search.
 //
 // The write path offers every item change to the Registry, which is a
 // change.Subsystem (write.go): Stage checks the vector attributes the

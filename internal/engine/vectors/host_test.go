@@ -36,7 +36,8 @@ type testTable struct {
 	vxs []*Index
 }
 
-func (t *testTable) VectorIndexes() []*Index { return t.vxs }
+func (t *testTable) VectorIndexes() []*Index  { return t.vxs }
+func (t *testTable) UpdatingUntil() time.Time { return time.Time{} }
 
 func itemPrefix(tableID uint64) []byte { return binary.BigEndian.AppendUint64([]byte("i"), tableID) }
 
@@ -182,8 +183,6 @@ func (h *testHost) ReadItem(r storage.Reader, key []byte, keep func(string) bool
 	}
 	return attr.DecodeItemOnly(b, keep)
 }
-
-func (h *testHost) AwaitAllocation(string, uint64) bool { return true }
 
 func (h *testHost) AwaitClock(at time.Time, still func() bool) bool { return still() }
 

@@ -80,10 +80,6 @@ type Host interface {
 	// there is none), keeping only the attributes keep accepts (all when
 	// keep is nil).
 	ReadItem(r storage.Reader, key []byte, keep func(string) bool) (attr.Item, error)
-	// AwaitAllocation waits while the table is in DynamoDB's resource
-	// allocation for a new index (before its backfill); false when the
-	// engine closes or the table goes away.
-	AwaitAllocation(name string, id uint64) bool
 	// AwaitClock waits until the engine's clock reaches at while still
 	// holds; false when the engine closes or still stops holding.
 	AwaitClock(at time.Time, still func() bool) bool

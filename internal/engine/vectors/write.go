@@ -1,6 +1,8 @@
 package vectors
 
 import (
+	"time"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -15,6 +17,10 @@ type Table interface {
 	change.TableDef
 	// VectorIndexes are the table's vector indexes (nil when none).
 	VectorIndexes() []*Index
+	// UpdatingUntil is when DynamoDB's resource allocation of an UPDATING
+	// table ends (its ReadyAt, --create-delay after the UpdateTable); zero
+	// when the table is not UPDATING.
+	UpdatingUntil() time.Time
 }
 
 // tableOf is the table behind a change.
