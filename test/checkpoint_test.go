@@ -18,8 +18,8 @@ import (
 // skipOnTiKV skips a test of checkpoints in the run on TiKV: they copy
 // the embedded store's files (a TiKV cluster has its own backup tools).
 func skipOnTiKV(t *testing.T) {
-	if onTiKV || onPostgres {
-		t.Skip("checkpoints copy the embedded store's files; not with --tikv-pd or --postgres")
+	if onStore {
+		t.Skip("checkpoints copy the embedded store's files; not with --tikv-pd or --postgres (nor a cluster)")
 	}
 }
 

@@ -35,7 +35,7 @@ func startNodes(t *testing.T, n int, extra ...string) *nodeCluster {
 	t.Helper()
 	url := os.Getenv("KURA_TEST_POSTGRES")
 	switch {
-	case onTiKV || onPostgres:
+	case onStore:
 		t.Skip("the cluster test names its own storage: it ran in the suite's first pass")
 	case url == "" && os.Getenv("KURA_REQUIRE_POSTGRES") == "1":
 		t.Fatal("KURA_REQUIRE_POSTGRES=1 but KURA_TEST_POSTGRES is unset")

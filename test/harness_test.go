@@ -42,6 +42,11 @@ var onTiKV = os.Getenv("KURA_TEST_STORAGE") == "tikv-mock"
 // memory.
 var onPostgres = os.Getenv("KURA_TEST_STORAGE") == "postgres"
 
+// onStore is true in the runs whose servers keep their data in a shared
+// store rather than in --data-dir (TiKV, PostgreSQL, a cluster on
+// PostgreSQL).
+var onStore = onTiKV || onPostgres || onCluster
+
 var (
 	kuraBin string // built once by TestMain
 	shared  *kura  // on-disk server shared by most tests
@@ -53,8 +58,8 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	if onPostgres && os.Getenv("KURA_TEST_POSTGRES") == "" {
-		fmt.Fprintln(os.Stderr, "KURA_TEST_STORAGE=postgres needs KURA_TEST_POSTGRES, a connection URL (test/pg/cluster.sh start DIR prints one)")
+	if (onPostgres || onCluster) && os.Getenv("KURA_TEST_POSTGRES") == "" {
+		fmt.Fprintln(os.Stderr, "KURA_TEST_STORAGE=postgres and =cluster need KURA_TEST_POSTGRES, a connection URL (test/pg/cluster.sh start DIR prints one)")
 		return 1
 	}
 	dir, err := os.MkdirTemp("", "kura-test-")
@@ -88,7 +93,7 @@ func run(m *testing.M) int {
 		// A connection's panic is recovered and only logged: still a bug.
 		fmt.Fprintf(os.Stderr, "the shared server logged a panic:\n%s", log)
 		return 1
-	case (onTiKV || onPostgres) && strings.Contains(log, "still open"):
+	case onStore && strings.Contains(log, "still open"):
 		// Every snapshot and transaction left open holds TiKV's GC back
 		// (PostgreSQL's vacuum, and a connection).
 		fmt.Fprintf(os.Stderr, "the shared server left snapshots or transactions open:\n%s", log)
@@ -99,12 +104,15 @@ func run(m *testing.M) int {
 	return code
 }
 
-// kura is one running server process.
+// kura is one running server process, or in cluster mode the nodes behind
+// a balancer (cmd is then the first node's, log all of theirs).
 type kura struct {
 	cmd      *exec.Cmd
 	endpoint string
 	args     []string
 	log      *syncLog
+	nodes    []*kura      // cluster mode: the nodes behind endpoint
+	lb       *http.Server // cluster mode: the round-robin balancer
 }
 
 // syncLog is a server's output as the test reads it while the process
@@ -129,6 +137,9 @@ func (l *syncLog) String() string {
 // startKura starts a server with extra flags and stops it when t ends.
 func startKura(t testing.TB, args ...string) *kura {
 	t.Helper()
+	if onCluster && dataDir(args) != "" && hasFlag(args, "--regions") {
+		skipInCluster(t, "a node refuses --regions (global tables replicate from one process)")
+	}
 	k, err := startKuraErr(args...)
 	if err != nil {
 		t.Fatal(err)
@@ -142,19 +153,27 @@ func startKuraErr(args ...string) (*kura, error) { return startKuraUnder(nil, ar
 // startKuraUnder starts a server as startKuraErr does, run by the command
 // wrapper (e.g. prlimit and its arguments) when wrapper is not empty.
 func startKuraUnder(wrapper []string, args ...string) (*kura, error) {
+	switch {
+	case onTiKV:
+		args = append(args, tikvArgs(args)...)
+	case onPostgres:
+		args = append(args, postgresArgs(args)...)
+	case onCluster && dataDir(args) != "":
+		return startCluster(wrapper, args)
+	}
+	return startProcess(wrapper, args, &syncLog{})
+}
+
+// startProcess starts one server process with these flags (after its
+// --listen and --log-level), its output going to log.
+func startProcess(wrapper, args []string, log *syncLog) (*kura, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	full := append([]string{"--listen", addr, "--log-level", "warn"}, args...)
-	switch {
-	case onTiKV:
-		full = append(full, tikvArgs(args)...)
-	case onPostgres:
-		full = append(full, postgresArgs(args)...)
-	}
-	k := &kura{endpoint: "http://" + addr, args: full, log: &syncLog{}}
+	k := &kura{endpoint: "http://" + addr, args: full, log: log}
 	argv := append(append(append([]string(nil), wrapper...), kuraBin), full...)
 	k.cmd = exec.Command(argv[0], argv[1:]...)
 	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log
@@ -187,8 +206,13 @@ func postgresArgs(args []string) []string {
 	if dir == "" {
 		return nil
 	}
+	return []string{"--postgres", os.Getenv("KURA_TEST_POSTGRES"), "--postgres-namespace", pgNamespace(dir)}
+}
+
+// pgNamespace is the PostgreSQL namespace of the server(s) started on dir.
+func pgNamespace(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
-	return []string{"--postgres", os.Getenv("KURA_TEST_POSTGRES"), "--postgres-namespace", "t" + hex.EncodeToString(sum[:12])}
+	return "t" + hex.EncodeToString(sum[:12])
 }
 
 // dataDir is the --data-dir of a server started on disk; "" for one
@@ -236,6 +260,10 @@ func waitHealthy(endpoint string, within time.Duration) error {
 
 // stop sends SIGTERM and waits for a clean exit.
 func (k *kura) stop() {
+	if k.nodes != nil {
+		k.eachNode((*kura).stop)
+		return
+	}
 	if k.cmd.ProcessState != nil {
 		return
 	}
@@ -251,6 +279,10 @@ func (k *kura) stop() {
 
 // kill sends SIGKILL (a crash) and reaps the process.
 func (k *kura) kill() {
+	if k.nodes != nil {
+		k.eachNode((*kura).kill)
+		return
+	}
 	if k.cmd.ProcessState != nil {
 		return
 	}

@@ -205,7 +205,7 @@ func TestOversizedRequestHeads(t *testing.T) {
 		"400 short headers":  head("POST / HTTP/1.1", strings.Repeat("X-Many: "+strings.Repeat("b", 40)+"\r\n", 400)),
 		"a 17,000-byte path": head("POST /"+strings.Repeat("x", 17000)+" HTTP/1.1", ""),
 	} {
-		for _, srv := range []*kura{k, shared} {
+		for _, srv := range []*kura{k, oneProcess(shared)} {
 			status, rest := rawExchange(t, srv, req)
 			if status != "HTTP/1.1 400 Bad Request" || strings.Contains(rest, "__type") {
 				t.Errorf("%s: %q %.200q", name, status, rest)

@@ -220,7 +220,7 @@ func TestIndexMaintenanceAndProjection(t *testing.T) {
 	for _, l := range d.Table.LocalSecondaryIndexes {
 		counts[*l.IndexName] = *l.ItemCount
 	}
-	if fmt.Sprint(counts) != "map[GAll:2 GInc:2 GKeys:2 LKeys:2]" {
+	if !onCluster && fmt.Sprint(counts) != "map[GAll:2 GInc:2 GKeys:2 LKeys:2]" { // per node in the cluster run (countIs)
 		t.Fatalf("index item counts: %v", counts)
 	}
 }
@@ -507,8 +507,8 @@ func TestIndexOnlineCreateAndDelete(t *testing.T) {
 		t.Fatalf("backfilled entries: %d", len(all))
 	}
 	d, _ := c.DescribeTable(bg, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	if n := *d.Table.GlobalSecondaryIndexes[0].ItemCount; n != 2971 {
-		t.Fatalf("ItemCount %d", n)
+	if n := d.Table.GlobalSecondaryIndexes[0].ItemCount; !countIs(n, 2971) {
+		t.Fatalf("ItemCount %d", *n)
 	}
 
 	if _, err := c.UpdateTable(bg, &dynamodb.UpdateTableInput{TableName: aws.String(table),
@@ -516,6 +516,7 @@ func TestIndexOnlineCreateAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitIndex(t, c, table, 10*time.Second, func(gs []types.GlobalSecondaryIndexDescription) bool { return len(gs) == 0 })
+	waitDefinitions()
 	_, err = c.Query(bg, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("ByV"),
 		KeyConditionExpression: aws.String("v = :v"), ExpressionAttributeValues: item{":v": N("3")}})
 	wantAPIError(t, err, "ValidationException", "The table does not have the specified index: ByV")

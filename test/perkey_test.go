@@ -73,7 +73,7 @@ func TestPerKeyDatabasesUnderLowFileLimit(t *testing.T) {
 	if err != nil {
 		t.Skip("prlimit (util-linux) not installed")
 	}
-	if onTiKV || onPostgres {
+	if onStore {
 		t.Skip("the TiKV and PostgreSQL backends keep no files per database")
 	}
 	dir := t.TempDir()

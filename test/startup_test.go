@@ -46,7 +46,7 @@ func TestBusyPortLeavesNoDataDir(t *testing.T) {
 
 // A second Kura on a data directory in use says which process holds it.
 func TestDataDirInUseNamesThePid(t *testing.T) {
-	if onTiKV || onPostgres {
+	if onStore {
 		t.Skip("on TiKV and PostgreSQL the namespace's lease refuses the second server")
 	}
 	for _, shared := range []string{"true", "false"} {

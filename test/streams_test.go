@@ -30,9 +30,16 @@ func (k *kura) streamsClient() *dynamodbstreams.Client {
 	})
 }
 
-// admin posts to one of the --admin endpoints.
+// admin posts to one of the --admin endpoints (of every node, in the
+// cluster run).
 func (k *kura) admin(t *testing.T, path string) {
 	t.Helper()
+	if k.nodes != nil { // the operator endpoints act on one process: each node's clock
+		for _, n := range k.nodes {
+			n.admin(t, path)
+		}
+		return
+	}
 	resp, err := http.Post(k.endpoint+path, "application/json", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -120,11 +120,13 @@ func (e *Engine) forgetID(name string, id uint64) {
 
 // recheck is lookupTable's cluster-mode check of a cached table: one not
 // compared with the store for catalogRecheck is compared now (a point
-// read of its generation) and reloaded when it changed. A failed read
-// keeps the cached table.
+// read of its generation) and reloaded when it changed. One cached while
+// not Active (CREATING while another node restores or imports into it) is
+// compared at every lookup, so it serves as soon as the store has it
+// ACTIVE. A failed read keeps the cached table.
 func (e *Engine) recheck(t *Table) (*Table, bool) {
 	now := e.clock.Now().UnixNano()
-	if now-t.checked.Load() < int64(catalogRecheck) {
+	if t.Active() && now-t.checked.Load() < int64(catalogRecheck) {
 		return t, true
 	}
 	gen, err := e.cat.Gen(t.ID)
