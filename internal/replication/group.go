@@ -46,7 +46,8 @@ type Group struct {
 	tables  map[string]*tableState // the catalogue, by table name
 	workers map[workerKey]*worker
 	faults  faults
-	locks   itemLocks // the items MRSC writes are making (strong_io.go)
+	locks   itemLocks          // the items MRSC writes are making (strong_io.go)
+	hidden  map[streamKey]bool // the streams only replication reads (strong_stream.go)
 
 	progressMu sync.Mutex
 	progresses map[workerKey]int // backfills' percentages
@@ -66,7 +67,7 @@ func Open(cfg Config) (*Group, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Group{cfg: cfg, tables: map[string]*tableState{}, workers: map[workerKey]*worker{}, progresses: map[workerKey]int{}}
+	g := &Group{cfg: cfg, tables: map[string]*tableState{}, workers: map[workerKey]*worker{}, hidden: map[streamKey]bool{}, progresses: map[workerKey]int{}}
 	g.faults.init()
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	if err := g.load(); err != nil {
@@ -97,6 +98,9 @@ func (g *Group) load() error {
 		return err
 	}
 	defer snap.Close()
+	if err := g.loadHidden(snap); err != nil {
+		return err
+	}
 	p := key('g')
 	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
 	if err != nil {
