@@ -1,6 +1,7 @@
 package test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -10,9 +11,12 @@ import (
 // global table of one name across us-east-1 and eu-west-1, replicate both
 // ways, each within its own databases, while a third key's requests make
 // --max-open-databases (2, fewer than the four pinned) close idle
-// databases; after a restart replication resumes for both keys.
+// databases; after a restart, and on a checkpoint, replication resumes for
+// both keys.
 func TestGlobalTablesPerKey(t *testing.T) {
-	args := []string{"--data-dir", t.TempDir(), "--shared-db=false", "--regions", "us-east-1,eu-west-1", "--max-open-databases", "2"}
+	dir := t.TempDir()
+	base := []string{"--shared-db=false", "--regions", "us-east-1,eu-west-1", "--max-open-databases", "2", "--checkpoint-dir", filepath.Join(dir, "backups")}
+	args := append([]string{"--data-dir", filepath.Join(dir, "data")}, base...)
 	k := startKura(t, args...)
 	keys := []string{"KEYA", "KEYB"}
 	clients := func() map[string][2]*dynamodb.Client {
@@ -54,12 +58,27 @@ func TestGlobalTablesPerKey(t *testing.T) {
 	replicate("before")
 	k.kill()
 
-	k = startKura(t, args...)
-	c = clients()
-	for _, id := range keys {
-		if r := replicaStatus(t, c[id][1], "Glob", "us-east-1"); r != "ACTIVE" {
-			t.Fatalf("%s's replica in us-east-1 after the restart: %q", id, r)
+	restarted := func(what string, args []string) {
+		t.Helper()
+		k = startKura(t, args...)
+		c = clients()
+		for _, id := range keys {
+			if r := replicaStatus(t, c[id][1], "Glob", "us-east-1"); r != "ACTIVE" {
+				t.Fatalf("%s's replica in us-east-1 after %s: %q", id, what, r)
+			}
 		}
+		replicate(what)
 	}
-	replicate("after")
+	restarted("a restart", args)
+	if onTiKV || onPostgres {
+		return // checkpoints copy the embedded store's files
+	}
+	// A checkpoint holds the keys' replication state: Kura started on it
+	// replicates both ways.
+	code, path, body := postCheckpoint(t, k, "", "")
+	if code != 200 || path == "" {
+		t.Fatalf("checkpoint: %d %s", code, body)
+	}
+	k.kill()
+	restarted("a start on a checkpoint", append([]string{"--data-dir", path}, base...))
 }

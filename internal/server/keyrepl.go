@@ -169,3 +169,25 @@ func (b keyBackend) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) 
 	}
 	return g.Region(b.region).UpdateTable(ctx, in)
 }
+
+// checkpointKeyGroups copies the replication store of every key with
+// global tables into its folder under dir, as in the data directory.
+func (s *Server) checkpointKeyGroups(dir string) error {
+	k := &s.keyRepl
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for akid, kg := range k.groups {
+		c, ok := kg.store.(storage.Checkpointer)
+		if !ok {
+			return errNoCheckpoint
+		}
+		into := keyReplicationDir(dir, akid)
+		if err := os.MkdirAll(filepath.Dir(into), 0o755); err != nil {
+			return err
+		}
+		if err := c.Checkpoint(into); err != nil {
+			return fmt.Errorf("the global tables of key %s: %w", akid, err)
+		}
+	}
+	return nil
+}
