@@ -106,7 +106,10 @@ func (g *Group) finishDelete(table, target string, deleteTable bool) error {
 		return err
 	}
 	g.stopWorker(table, last)
-	return g.purge(table, last)
+	if err := g.purge(table, last); err != nil {
+		return err
+	}
+	return g.dropKeptStream(table, last)
 }
 
 // purge removes the replication state of region's replica of table: its

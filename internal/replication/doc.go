@@ -32,7 +32,8 @@
 // made side by side, so that a replica keeps up with many writers while
 // each item's writes are made in their order.
 // A multi-Region strongly consistent (MRSC) table (strong.go) uses the
-// same stream and outbox, but its requests wait for them (strong_io.go):
+// same stream and outbox (a stream its user did not ask for kept hidden,
+// strong_stream.go), but its requests wait for them (strong_io.go):
 // a write is answered once a majority of its three regions has it, an
 // item being written through one region cannot be written through
 // another meanwhile, and a strongly consistent read first applies what is
@@ -52,16 +53,17 @@
 // in the store (faults.go).
 //
 // State: the catalogue of global tables (with each replica's overrides
-// and the auto scaling set), each reader's stream position,
+// and the auto scaling set), the hidden streams, each reader's stream position,
 // the outbox, the markers and each item's last stamp per region live in a
 // store of their own (Config.Store), changed in one transaction per stream
 // record, so a restart resumes where replication stopped and loses
 // nothing acknowledged. In memory it keeps the catalogue (rebuilt from the
-// store at Open, and every 50 ms with several nodes), each replica's
-// backfill progress, the fault settings (not kept across a restart with
-// one node; reread from the store with several), the worker leases this
-// node holds, each worker's cursor in its queue (where it last stopped: a
-// hint, the queue is read from its start at Open and every 100 ms) and
-// the items MRSC writes are making (none survive a restart: their
-// requests end with it).
+// store at Open, and every 50 ms with several nodes), the hidden streams
+// of MRSC tables (read from the store at Open), each replica's backfill
+// progress, the fault settings (not kept across a restart with one node;
+// reread from the store with several), the worker leases this node holds,
+// each worker's cursor in its queue (where it last stopped: a hint, the
+// queue is read from its start at Open and every 100 ms) and the items
+// MRSC writes are making (none survive a restart: their requests end with
+// it).
 package replication

@@ -63,7 +63,8 @@ type Group struct {
 	tables  map[string]*tableState // the catalogue, by table name
 	workers map[workerKey]*worker
 	faults  faults
-	locks   itemLocks // the items MRSC writes are making (strong_io.go)
+	locks   itemLocks          // the items MRSC writes are making (strong_io.go)
+	hidden  map[streamKey]bool // the streams only replication reads (strong_stream.go)
 
 	progressMu sync.Mutex
 	progresses map[workerKey]int // backfills' percentages
@@ -83,7 +84,7 @@ func Open(cfg Config) (*Group, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Group{cfg: cfg, tables: map[string]*tableState{}, workers: map[workerKey]*worker{}, progresses: map[workerKey]int{}}
+	g := &Group{cfg: cfg, tables: map[string]*tableState{}, workers: map[workerKey]*worker{}, hidden: map[streamKey]bool{}, progresses: map[workerKey]int{}}
 	g.faults.init()
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	if err := g.load(); err != nil {
@@ -116,37 +117,42 @@ func Open(cfg Config) (*Group, error) {
 	return g, nil
 }
 
-// load reads the catalogue.
+// load reads the catalogue and the hidden streams.
 func (g *Group) load() error {
-	tables, err := g.readCatalogue()
+	tables, hidden, err := g.readCatalogue()
 	if err == nil {
-		g.tables = tables
+		g.tables, g.hidden = tables, hidden
 	}
 	return err
 }
 
-// readCatalogue reads the stored catalogue.
-func (g *Group) readCatalogue() (map[string]*tableState, error) {
+// readCatalogue reads the stored catalogue and the hidden streams, from
+// one snapshot.
+func (g *Group) readCatalogue() (map[string]*tableState, map[streamKey]bool, error) {
 	snap, err := g.cfg.Store.NewSnapshot()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer snap.Close()
+	hidden, err := readHidden(snap)
+	if err != nil {
+		return nil, nil, err
+	}
 	p := key('g')
 	it, err := snap.NewIterator(storage.IterOptions{Lower: p, Upper: prefixEnd(p)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer it.Close()
 	tables := map[string]*tableState{}
 	for it.Next() {
 		t := &tableState{}
 		if err := jsonUnmarshal(it.Value(), t); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tables[t.Name] = t
 	}
-	return tables, it.Err()
+	return tables, hidden, it.Err()
 }
 
 // refreshCatalogue rereads the catalogue another node may have changed
@@ -157,12 +163,12 @@ func (g *Group) readCatalogue() (map[string]*tableState, error) {
 // A table with a replica being created is left to the node creating it,
 // which positions the source's reader before its workers start.
 func (g *Group) refreshCatalogue() error {
-	tables, err := g.readCatalogue()
+	tables, hidden, err := g.readCatalogue()
 	if err != nil {
 		return err
 	}
 	g.mu.Lock()
-	g.tables = tables
+	g.tables, g.hidden = tables, hidden
 	for _, t := range tables {
 		if slices.ContainsFunc(t.Replicas, func(r replicaState) bool { return r.Status == statusCreating }) {
 			continue

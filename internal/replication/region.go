@@ -34,6 +34,7 @@ func (r *Region) DescribeTable(ctx context.Context, in *wire.DescribeTableInput)
 	out, err := r.Engine.DescribeTable(ctx, in)
 	if err == nil {
 		r.g.describe(r.name, out.Table)
+		r.g.hideKept(r.name, out.Table)
 	}
 	return out, err
 }
@@ -43,7 +44,11 @@ func (r *Region) DescribeTable(ctx context.Context, in *wire.DescribeTableInput)
 // what of it is the global table's made in every replica (settings.go).
 func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*wire.UpdateTableOutput, error) {
 	if len(in.ReplicaUpdates) > 0 || len(in.GlobalTableWitnessUpdates) > 0 {
-		return r.g.updateReplicas(ctx, r.name, in)
+		out, err := r.g.updateReplicas(ctx, r.name, in)
+		if err == nil {
+			r.g.hideKept(r.name, out.TableDescription)
+		}
+		return out, err
 	}
 	name, err := r.tableName(ctx, in.TableName)
 	if err != nil {
@@ -54,10 +59,28 @@ func (r *Region) UpdateTable(ctx context.Context, in *wire.UpdateTableInput) (*w
 	if err := r.g.checkTableUpdate(r.name, &named); err != nil {
 		return nil, err
 	}
+	rest, err := r.updateStrongStream(ctx, &named)
+	if err != nil {
+		return nil, err
+	}
+	if rest == nil {
+		// Only the hidden stream of an MRSC table was shown or hidden.
+		d, err := r.DescribeTable(ctx, &wire.DescribeTableInput{TableName: &name})
+		if err != nil {
+			return nil, err
+		}
+		return &wire.UpdateTableOutput{TableDescription: d.Table}, nil
+	}
+	if rest.StreamSpecification == nil {
+		shown := *in
+		shown.StreamSpecification = nil
+		in = &shown
+	}
 	out, err := r.Engine.UpdateTable(ctx, in)
 	if err == nil {
 		r.g.tableUpdated(ctx, r.name, &named)
 		r.g.describe(r.name, out.TableDescription)
+		r.g.hideKept(r.name, out.TableDescription)
 	}
 	return out, err
 }
@@ -98,6 +121,9 @@ func (r *Region) DeleteTable(ctx context.Context, in *wire.DeleteTableInput) (*w
 		}
 	}
 	out, err := r.Engine.DeleteTable(ctx, in)
+	if err == nil {
+		r.g.hideKept(r.name, out.TableDescription)
+	}
 	if err == nil && out.TableDescription != nil && out.TableDescription.TableName != nil {
 		r.g.tableDeleted(*out.TableDescription.TableName, r.name)
 	}

@@ -209,7 +209,8 @@ const msgStreamDisable = "One or more parameter values were invalid: Disabling S
 
 // checkTableUpdate refuses an UpdateTable (without ReplicaUpdates) of
 // region's replica of a global table that DynamoDB refuses: one while a
-// replica is being created or deleted, and disabling the stream.
+// replica is being created or deleted, and disabling the stream (of an
+// MREC table: an MRSC table's stream is the user's, strong_stream.go).
 func (g *Group) checkTableUpdate(region string, in *wire.UpdateTableInput) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -217,7 +218,7 @@ func (g *Group) checkTableUpdate(region string, in *wire.UpdateTableInput) error
 	if t == nil || t.replica(region) == nil {
 		return nil
 	}
-	if s := in.StreamSpecification; s != nil && s.StreamEnabled != nil && !*s.StreamEnabled {
+	if s := in.StreamSpecification; s != nil && s.StreamEnabled != nil && !*s.StreamEnabled && t.Strong == nil {
 		return ddberr.Validation(msgStreamDisable)
 	}
 	return g.busy(t)

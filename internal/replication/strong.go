@@ -178,7 +178,7 @@ func sameRegionSet(a, b string) bool {
 // replica tables are created, the catalogue records the table as STRONG,
 // and each replica is CREATING until its (empty) backfill has run. A
 // table without a stream gets a NEW_AND_OLD_IMAGES one, which the
-// replication reads.
+// replication reads, hidden in every replica (strong_stream.go).
 func (g *Group) createStrong(ctx context.Context, region string, d *wire.TableDescription, in *wire.UpdateTableInput) error {
 	creates, witness, err := g.strongPlan(region, in)
 	if err != nil {
@@ -194,16 +194,25 @@ func (g *Group) createStrong(ctx context.Context, region string, d *wire.TableDe
 	if err := g.checkNoTTL(ctx, region, name); err != nil {
 		return err
 	}
-	if err := g.ensureStream(ctx, region, d); err != nil {
-		return err
-	}
 	for _, c := range creates {
 		if _, err := g.cfg.Regions[*c.RegionName].DescribeTable(ctx, &wire.DescribeTableInput{TableName: &name}); err == nil {
 			return ddberr.Validation(msgReplicaTableExists(name))
 		}
 	}
+	added, err := g.ensureStream(ctx, region, d)
+	if err != nil {
+		return err
+	}
+	hide := map[string]string{region: deref(d.LatestStreamArn)}
 	for _, c := range creates {
-		if _, err := g.cfg.Regions[*c.RegionName].CreateTable(ctx, replicaTable(d, &c)); err != nil {
+		out, err := g.cfg.Regions[*c.RegionName].CreateTable(ctx, replicaTable(d, &c))
+		if err != nil {
+			return err
+		}
+		hide[*c.RegionName] = deref(out.TableDescription.LatestStreamArn)
+	}
+	if added {
+		if err := g.hideStreams(hide); err != nil {
 			return err
 		}
 	}
@@ -214,6 +223,7 @@ func (g *Group) createStrong(ctx context.Context, region string, d *wire.TableDe
 	for _, c := range creates {
 		t.Replicas = append(t.Replicas, replicaState{Region: *c.RegionName, Status: statusCreating})
 	}
+
 	g.mu.Lock()
 	g.tables[name] = t
 	err = g.saveTable(name, t)
@@ -258,22 +268,23 @@ func (g *Group) checkNoTTL(ctx context.Context, region, table string) error {
 	return nil
 }
 
-// ensureStream gives d a NEW_AND_OLD_IMAGES stream if it has none (an
-// MRSC table needs none in DynamoDB; Kura's replication reads one).
-func (g *Group) ensureStream(ctx context.Context, region string, d *wire.TableDescription) error {
+// ensureStream gives d a NEW_AND_OLD_IMAGES stream if it has none,
+// reporting whether it added one (an MRSC table needs none in DynamoDB;
+// Kura's replication reads one, which is then hidden).
+func (g *Group) ensureStream(ctx context.Context, region string, d *wire.TableDescription) (bool, error) {
 	if s := d.StreamSpecification; s != nil && s.StreamEnabled != nil && *s.StreamEnabled {
 		if s.StreamViewType != "NEW_AND_OLD_IMAGES" {
-			return ddberr.Validation(msgNeedsStream)
+			return false, ddberr.Validation(msgNeedsStream)
 		}
-		return nil
+		return false, nil
 	}
 	out, err := g.cfg.Regions[region].UpdateTable(ctx, &wire.UpdateTableInput{TableName: d.TableName,
 		StreamSpecification: &wire.StreamSpecification{StreamEnabled: ptr(true), StreamViewType: "NEW_AND_OLD_IMAGES"}})
 	if err != nil {
-		return err
+		return false, err
 	}
 	*d = *out.TableDescription
-	return nil
+	return true, nil
 }
 
 // removeStrong deletes the other replicas and the witness of region's

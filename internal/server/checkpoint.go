@@ -70,6 +70,10 @@ func (s *Server) Checkpoint() (string, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", err
 	}
+	// The keys' global tables' replication state first, as above.
+	if err := s.checkpointKeyGroups(dir); err != nil {
+		return "", err
+	}
 	for _, key := range keys {
 		if err := s.checkpointDatabase(key, filepath.Join(dir, key)); err != nil {
 			return "", fmt.Errorf("database %s: %w", key, err)

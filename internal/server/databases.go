@@ -111,6 +111,13 @@ func (s *Server) databaseFor(authorization string) (api.Backend, func(), error) 
 	if s.repl != nil {
 		return s.repl.Region(region), func() { s.release(db) }, nil
 	}
+	if akid := credentialAKID(authorization); akid != "" && s.perKeyGlobalTables() {
+		// A key's own global tables (keyrepl.go).
+		if g, _ := s.keyGroup(akid, false); g != nil {
+			return g.Region(region), func() { s.release(db) }, nil
+		}
+		return keyBackend{Engine: db.eng, s: s, akid: akid, region: region}, func() { s.release(db) }, nil
+	}
 	return db.eng, func() { s.release(db) }, nil
 }
 
@@ -434,6 +441,15 @@ func credentialKey(authorization, defaultRegion string) (name, region string) {
 		return sharedKey, defaultRegion
 	}
 	return folderName(parts[0], parts[2]), parts[2]
+}
+
+// credentialAKID is the access key ID of a SigV4 Authorization header
+// ("" for anything else).
+func credentialAKID(authorization string) string {
+	if parts := auth.CredentialScope(authorization); len(parts) >= 3 {
+		return parts[0]
+	}
+	return ""
 }
 
 // adoptLegacyFolder renames the folder an older Kura gave the database

@@ -14,7 +14,12 @@
 // request holds is closed to open another, and reopened from its folder
 // when a request needs it, so nothing but the --admin clock offsets
 // (kept per database across a close) is lost by closing. Everything else
-// is rebuilt from storage when a database opens.
+// is rebuilt from storage when a database opens. With PerCredential and
+// two or more regions it also keeps each access key's global tables
+// (keyrepl.go): a replication.Group over the key's databases, which stay
+// pinned open (acquired, never released) from the key's first
+// ReplicaUpdates, or from the start for every key with a replication
+// folder on disk, until Shutdown.
 //
 // A storage fault (pebble.Options.OnFatal) stops the instance: fail logs
 // the cause, closes the listeners and connections and delivers the fault

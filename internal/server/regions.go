@@ -81,10 +81,11 @@ func unknownRegion(region string) error { return auth.UnknownRegion(region) }
 // serve a region (ddberr.ServiceUnavailable).
 func regionOutage() error { return ddberr.ServiceUnavailable() }
 
-// msgNoGlobalTablesPerKey refuses ReplicaUpdates with several regions and
-// a database per access key and region (--shared-db=false): replication
-// runs between the regions' shared databases only. Kura's own text.
-const msgNoGlobalTablesPerKey = "ReplicaUpdates are not supported with --shared-db=false: Kura's global tables need the regions' shared databases (--shared-db), and here each access key has a database of its own in each region"
+// msgNoGlobalTablesPerKey refuses ReplicaUpdates of an unsigned request
+// with several regions and a database per access key and region
+// (--shared-db=false): each access key has global tables of its own
+// (keyrepl.go), the database of unsigned requests none. Kura's own text.
+const msgNoGlobalTablesPerKey = "ReplicaUpdates are not supported for unsigned requests with --shared-db=false: each access key has global tables of its own between its databases, and unsigned requests have no access key"
 
 // replicationKey names the store of the global tables' replication state
 // (internal/replication) of a shared server with several regions: the

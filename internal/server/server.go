@@ -194,9 +194,12 @@ type Server struct {
 	// and the store of their replication state (regions.go).
 	repl      *replication.Group
 	replStore storage.Store
-	ckptMu    sync.Mutex // serialises Checkpoint
-	scheme    string     // of Endpoint: "https" with Config.TLSCert
-	certs     *certFiles // with Config.TLSCert
+	// With Config.PerCredential and two or more regions: each access
+	// key's global tables (keyrepl.go).
+	keyRepl keyGroups
+	ckptMu  sync.Mutex // serialises Checkpoint
+	scheme  string     // of Endpoint: "https" with Config.TLSCert
+	certs   *certFiles // with Config.TLSCert
 	// fileLimit is the open-file limit (RLIMIT_NOFILE), its soft limit
 	// raised to the hard one at start; 0 if unknown.
 	fileLimit uint64
@@ -333,6 +336,11 @@ func (s *Server) openStorage(opts *api.Options) (api.Backend, error) {
 	if cfg.PerCredential {
 		s.limitOpenDatabases()
 		opts.Databases = s.databaseFor
+		if err := s.resumeKeyGroups(); err != nil {
+			s.stopKeyGroups()
+			s.closeDatabases()
+			return nil, fmt.Errorf("resuming the global tables of the access keys: %w", err)
+		}
 		return nil, nil
 	}
 	db, err := s.acquire(sharedKey, cfg.Region)
@@ -474,7 +482,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.log.Warn("shutdown did not finish in time; closing connections", "err", err)
 		s.http.Close()
 	}
-	return errors.Join(s.stopReplication(), s.closeDatabases())
+	return errors.Join(s.stopReplication(), s.stopKeyGroups(), s.closeDatabases())
 }
 
 // openObjects is the object store of Config.S3Dir or S3Endpoint (nil:
