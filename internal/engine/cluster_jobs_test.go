@@ -78,10 +78,13 @@ func TestClusterBackupRestoreTakeover(t *testing.T) {
 		// The copy again, its lease held by a node that then dies before
 		// it is done.
 		dead := lease.New(lease.Config{Store: a.store, Node: lease.Node{ID: "dead", Host: "elsewhere", PID: 1}, Clock: clock, TTL: jobsLeaseTTL})
-		l, err := dead.Acquire(backup.LeasePrefix + arn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// The node that copied it releases the copy's lease just after the
+		// backup is AVAILABLE: until then the lease is held.
+		var l *lease.Lease
+		waitFor(t, "the copy's lease released", func() bool {
+			l, err = dead.Acquire(backup.LeasePrefix + arn)
+			return err == nil
+		})
 		if err := l.Save(nil); err != nil { // not done
 			t.Fatal(err)
 		}
