@@ -411,25 +411,10 @@ func TestClusterStreamWriters(t *testing.T) {
 	forEachCluster(t, 1, func(t *testing.T, nodes []*Engine) {
 		e := nodes[0]
 		streamTable(t, e, "sw")
-		var wg sync.WaitGroup
-		errs := make(chan error, 16)
-		for w := range 16 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range 40 {
-					if _, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("sw"),
-						Item: attr.Item{"pk": dpS(fmt.Sprintf("%d-%d", w, i))}}); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		concurrently(t, 16, 40, func(w, i int) error {
+			_, err := e.PutItem(dpCtx, &wire.PutItemInput{TableName: dpStr("sw"),
+				Item: attr.Item{"pk": dpS(fmt.Sprintf("%d-%d", w, i))}})
+			return err
+		})
 	})
 }
