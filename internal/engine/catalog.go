@@ -228,25 +228,31 @@ func (e *Engine) purgeSome(lower, upper []byte) (int, error) { return e.cat.Purg
 const purgeChunk = catalog.PurgeChunk
 
 // recount recomputes ItemCount/TableSizeBytes of the given tables from
-// storage after an unclean shutdown. Writes that commit while it runs are
-// kept: the deltas recorded before the snapshot are replaced by the count.
-func (e *Engine) recount(ids []uint64) {
+// storage after an unclean shutdown (and in cluster mode, under a lease:
+// catalog_nodes.go). Writes that commit while it runs are kept: the
+// deltas recorded before the snapshot are replaced by the count. It
+// returns what it counted, by table ID.
+func (e *Engine) recount(ids []uint64) map[uint64]catalog.Counts {
+	counted := map[uint64]catalog.Counts{}
 	for _, id := range ids {
 		s := e.statsFor(id)
 		i0, b0 := s.items.Load(), s.bytes.Load()
 		snap, err := e.openSnapshot()
 		if err != nil {
-			return
+			return counted
 		}
+		e.recounted.Add(1)
 		n, done, err := e.cat.Count(snap, id, itemSizeFromStored)
 		snap.Close()
 		if err != nil || !done { // the next start counts again
 			e.statsDirty.Store(true)
-			return
+			return counted
 		}
 		s.items.Add(n.Items - i0)
 		s.bytes.Add(n.Bytes - b0)
+		counted[id] = n
 	}
+	return counted
 }
 
 // saveStats persists every table's statistics and the clean marker.

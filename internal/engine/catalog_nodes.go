@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/kura-db/kura/internal/ddberr"
@@ -202,13 +203,19 @@ func (e *Engine) syncCatalog() error {
 // defaultClusterRecount is Config.ClusterRecount's default.
 const defaultClusterRecount = time.Minute
 
-// startClusterRecount recounts, in cluster mode, every table's ItemCount
-// and TableSizeBytes from a snapshot every Config.ClusterRecount: a node
-// counts its own writes at once (addStats) and the other nodes' at its
-// next recount, so DescribeTable's figures lag other nodes' writes by at
-// most the interval plus the time a recount takes. (Per-index figures
-// count this node's writes only.) Close does not save the figures in
-// cluster mode: each start recounts.
+// startClusterRecount refreshes, in cluster mode, every table's ItemCount
+// and TableSizeBytes every Config.ClusterRecount. One node, the holder of
+// the lease leaseRecount, recounts them from a snapshot and saves what it
+// counted in the store (catalog.SaveCounts); each other node takes the
+// saved figures in place of its own. A node counts its own writes at once
+// (addStats) and the other nodes' at the round after the holder's next
+// recount, so DescribeTable's figures lag other nodes' writes by at most
+// twice the interval plus the time a recount takes (and more while a
+// lapsed lease moves: one lease TTL). A non-holder's own writes that
+// commit after the holder's snapshot drop out of its figures until the
+// next saved recount. (Per-index figures count this node's writes only.)
+// Close does not save the clean marker in cluster mode: each start
+// recounts.
 func (e *Engine) startClusterRecount() {
 	if !e.cfg.Cluster {
 		return
@@ -222,7 +229,36 @@ func (e *Engine) startClusterRecount() {
 					ids = append(ids, t.ID)
 				}
 			}
-			e.recount(ids)
+			e.clusterRecountRound(ids)
 		}
 	})
+}
+
+// clusterRecountRound is one round of startClusterRecount over the tables
+// ids: recount and save them under the lease, else read the saved figures.
+func (e *Engine) clusterRecountRound(ids []uint64) {
+	if e.holds(leaseRecount) {
+		if counted := e.recount(ids); len(counted) == 0 {
+			return
+		} else if err := e.cat.SaveCounts(counted); err != nil {
+			slog.Warn("saving the recounted statistics", "err", err)
+		}
+		return
+	}
+	snap, err := e.store.NewSnapshot()
+	if err != nil {
+		return
+	}
+	defer snap.Close()
+	for _, id := range ids {
+		n, found, err := catalog.ReadCounts(snap, id)
+		if err != nil {
+			return
+		}
+		if found {
+			s := e.statsFor(id)
+			s.items.Store(n.Items)
+			s.bytes.Store(n.Bytes)
+		}
+	}
 }

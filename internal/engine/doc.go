@@ -111,7 +111,8 @@
 // DeleteTable and the APIs of table_meta.go: freshTable), and so does a read of an
 // index the cached definition lacks or has still filling; other lookups
 // recheck a cached definition once a second. Statistics are recounted from the
-// store every Config.ClusterRecount and not saved at Close. The
+// store every Config.ClusterRecount by one node (under a lease), which saves
+// them for the others to read; no clean marker is saved at Close. The
 // subsystems share their state through the store too: streams' positions
 // and shards (internal/engine/streams), Kinesis outboxes, vector indexes'
 // change log (internal/engine/vectors, follow.go), backup and job records,

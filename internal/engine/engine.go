@@ -71,9 +71,10 @@ type Config struct {
 	// table this node does not know is looked up in the store, and what
 	// is not coherent across nodes yet is refused (cluster_refusals.go).
 	Cluster bool
-	// ClusterRecount is how often a node in cluster mode recounts its
-	// tables' ItemCount and TableSizeBytes from the store, which other
-	// nodes write too (default 1 minute; catalog_nodes.go).
+	// ClusterRecount is how often, in cluster mode, the holder of the
+	// recount lease recounts the tables' ItemCount and TableSizeBytes from
+	// the store, which other nodes write too, and the other nodes read
+	// what it saved (default 1 minute; catalog_nodes.go).
 	ClusterRecount time.Duration
 	// Throttle enforces provisioned and on-demand maximum throughput
 	// (throttle.go); off, it is only described.
@@ -141,6 +142,7 @@ type Engine struct {
 	statsMu    sync.Mutex
 	stats      map[uint64]*tableStats // by table ID
 	statsDirty atomic.Bool            // a recount was interrupted: do not mark clean
+	recounted  atomic.Int64           // tables recounted by this node (tests)
 
 	streams *streams.Registry // DynamoDB Streams (internal/engine/streams)
 	ttl     *ttl.Expirer      // TTL: its APIs and expirer (package ttl, table_meta.go)

@@ -273,9 +273,10 @@ func (e *Engine) writeItem(ctx context.Context, w itemWrite) (writeResult, error
 // and no snapshot at all.
 func (e *Engine) beginWrite() (storage.Txn, error) { return e.store.BeginLazy() }
 
-// tryWrite is one attempt of writeItem.
+// tryWrite is one attempt of writeItem. Its transaction begins holding
+// this node's turn of the table's stream, if any (streams.BeginFor).
 func (e *Engine) tryWrite(w itemWrite, key []byte) (writeResult, error) {
-	txn, err := e.beginWrite()
+	txn, err := e.streams.BeginFor(e.store, w.table)
 	if err != nil {
 		return writeResult{}, err
 	}

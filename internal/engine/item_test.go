@@ -186,22 +186,18 @@ func TestItemConditions(t *testing.T) {
 	}
 }
 
-// TestItemConcurrentAdd is the write path's atomicity check: 32 clients
-// each ADD 1 a thousand times to one item.
-func TestItemConcurrentAdd(t *testing.T) {
-	e := dpEngine(t)
-	dpTable(t, e, "t1", "pk:S")
-	const clients, each = 32, 1000
+// concurrently runs op(c, i) for i < each on each of clients goroutines c
+// and fails t with the first error (each client stops at its own).
+func concurrently(t *testing.T, clients, each int, op func(c, i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
-	for c := 0; c < clients; c++ {
+	for c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < each; i++ {
-				_, err := e.UpdateItem(dpCtx, &wire.UpdateItemInput{TableName: dpStr("t1"), Key: attr.Item{"pk": dpS("ctr")},
-					UpdateExpression: dpStr("ADD n :one"), ExpressionAttributeValues: attr.Item{":one": dpN("1")}})
-				if err != nil {
+			for i := range each {
+				if err := op(c, i); err != nil {
 					errs <- err
 					return
 				}
@@ -213,6 +209,19 @@ func TestItemConcurrentAdd(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+}
+
+// TestItemConcurrentAdd is the write path's atomicity check: 32 clients
+// each ADD 1 a thousand times to one item.
+func TestItemConcurrentAdd(t *testing.T) {
+	e := dpEngine(t)
+	dpTable(t, e, "t1", "pk:S")
+	const clients, each = 32, 1000
+	concurrently(t, clients, each, func(_, _ int) error {
+		_, err := e.UpdateItem(dpCtx, &wire.UpdateItemInput{TableName: dpStr("t1"), Key: attr.Item{"pk": dpS("ctr")},
+			UpdateExpression: dpStr("ADD n :one"), ExpressionAttributeValues: attr.Item{":one": dpN("1")}})
+		return err
+	})
 	got := dpGet(t, e, "t1", attr.Item{"pk": dpS("ctr")})
 	if n := got["n"]; n.T != attr.N || n.Str != fmt.Sprint(clients*each) {
 		t.Fatalf("counter = %s, want %d", dpJSON(n), clients*each)

@@ -20,6 +20,7 @@ const (
 	leaseJob      = "job/"      // + ARN: an export's, import's or bulk operation's run
 	leaseBackfill = "backfill/" // + tableID/indexID: a GSI's or vector index's backfill
 	leaseLayout   = "layout/"   // + version: the key-layout migration at Open (cluster mode)
+	leaseRecount  = "recount"   // the statistics recount in cluster mode (catalog_nodes.go)
 	// backup.LeasePrefix + ARN: an on-demand backup's copy;
 	// restore.LeasePrefix + table ID: a restore into that table.
 )

@@ -14,7 +14,7 @@ func Key(name string) []byte {
 //
 //	"m" "next-table-id"        → next table ID (uint64 BE)
 //	"m" "clean"                → present after a clean Close (stats are valid)
-//	"m" "stats/" tableID(8)    → ItemCount(8) TableSizeBytes(8) at last Close
+//	"m" "stats/" tableID(8)    → ItemCount(8) TableSizeBytes(8) at last Close (cluster mode: last leased recount)
 //	"m" "istats/" tableID(8)   → the table's index statistics at last Close (package indexes)
 //	"m" "purge/" tableID(8)    → a deleted table whose items are still being removed
 //	"m" "tgen/" tableID(8)     → the generation of the table's current record (nodes.go)
@@ -30,7 +30,7 @@ const (
 )
 
 // StatsKey holds table id's ItemCount and TableSizeBytes at the last
-// clean Close.
+// clean Close (in cluster mode, at the last recount: SaveCounts).
 func StatsKey(id uint64) []byte { return idKey(statsPrefix, id) }
 
 // PurgeKey marks table id as deleted with its ranges still being purged;

@@ -78,8 +78,8 @@ func (c *Catalog) Load(snap storage.Snapshot, now time.Time) (*Loaded, error) {
 	if l.Clean {
 		l.Counts = map[uint64]Counts{}
 		for _, rec := range l.Records {
-			if v, err := snap.Get(StatsKey(rec.ID)); err == nil && len(v) == 16 {
-				l.Counts[rec.ID] = Counts{int64(binary.BigEndian.Uint64(v)), int64(binary.BigEndian.Uint64(v[8:]))}
+			if n, ok, err := ReadCounts(snap, rec.ID); err == nil && ok {
+				l.Counts[rec.ID] = n
 			}
 		}
 	}
@@ -130,9 +130,7 @@ type Stats struct {
 func (c *Catalog) SaveStats(all []Stats) error {
 	return c.Commit(storage.CommitOptions{Sync: true, Reserve: true}, func(txn storage.Txn) error {
 		for _, s := range all {
-			v := binary.BigEndian.AppendUint64(nil, uint64(s.Items))
-			v = binary.BigEndian.AppendUint64(v, uint64(s.Bytes))
-			if err := txn.Set(StatsKey(s.ID), v); err != nil {
+			if err := txn.Set(StatsKey(s.ID), encodeCounts(s.Counts)); err != nil {
 				return err
 			}
 			if err := txn.Set(indexes.StatsKey(s.ID), s.Indexes); err != nil {
@@ -141,6 +139,47 @@ func (c *Catalog) SaveStats(all []Stats) error {
 		}
 		return txn.Set(CleanKey, []byte{1})
 	})
+}
+
+// SaveCounts stores the given tables' ItemCount and TableSizeBytes
+// under their statistics keys, without the clean marker: in cluster mode
+// the recount's holder saves what it counted there for the other nodes
+// (ReadCounts).
+func (c *Catalog) SaveCounts(counts map[uint64]Counts) error {
+	return c.Commit(storage.CommitOptions{}, func(txn storage.Txn) error {
+		for id, n := range counts {
+			if err := txn.Set(StatsKey(id), encodeCounts(n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadCounts reads table id's saved ItemCount and TableSizeBytes; found is
+// false when none are saved.
+func ReadCounts(r storage.Reader, id uint64) (n Counts, found bool, err error) {
+	v, err := r.Get(StatsKey(id))
+	if errors.Is(err, storage.ErrNotFound) {
+		return n, false, nil
+	}
+	if err != nil {
+		return n, false, err
+	}
+	n, ok := decodeCounts(v)
+	return n, ok, nil
+}
+
+func encodeCounts(n Counts) []byte {
+	v := binary.BigEndian.AppendUint64(nil, uint64(n.Items))
+	return binary.BigEndian.AppendUint64(v, uint64(n.Bytes))
+}
+
+func decodeCounts(v []byte) (Counts, bool) {
+	if len(v) != 16 {
+		return Counts{}, false
+	}
+	return Counts{Items: int64(binary.BigEndian.Uint64(v)), Bytes: int64(binary.BigEndian.Uint64(v[8:]))}, true
 }
 
 // Count counts table id's items in snap and their size (size of each

@@ -39,7 +39,9 @@
 // serialises the stream's writers on every node, numbers commit in their
 // order (none reused, none skipped), and any snapshot holds exactly the
 // records up to the position it shows, so readers need no watermark.
-// Rollover, disabling and trimming read the metadata and the position
+// This node's writers of a stream take turns (streamState.turn), a write
+// of one item before its transaction begins (BeginFor), so that they wait
+// for each other rather than conflict on the position. Rollover, disabling and trimming read the metadata and the position
 // and write them back in one transaction; a stream is created once
 // ("mstreams/tab/", the table's newest stream, read in the creating
 // transaction). The registry is then a cache: the Streams API reads each

@@ -106,6 +106,32 @@ func (s Store) BeginLazy() (storage.Txn, error) {
 	return &streamTxn{Txn: t}, nil
 }
 
+// BeginFor begins, through store, the transaction of a write to table t
+// (Store.BeginLazy). In cluster mode it first takes the turn of t's
+// enabled stream (takeTurn), so that this node's writers of the stream
+// wait for each other instead of conflicting on its stored position: a
+// transaction's conflict rule counts from its begin, so one that took the
+// turn only when staging its record, after it began, would still conflict
+// with the commit of the writer it waited for, and retry.
+func (reg *Registry) BeginFor(store Store, t change.TableDef) (storage.Txn, error) {
+	var s *streamState
+	if reg.cfg.Cluster {
+		s, _ = reg.streamFor(t.Def()) // an error is Stage's to report
+	}
+	if s == nil {
+		return store.BeginLazy()
+	}
+	s.turn.Lock()
+	txn, err := store.BeginLazy()
+	if err != nil {
+		s.turn.Unlock()
+		return nil, err
+	}
+	st := txn.(*streamTxn)
+	st.turns = append(st.turns, s)
+	return st, nil
+}
+
 // streamTxn is a transaction that may hold in-flight sequence numbers.
 type streamTxn struct {
 	storage.Txn
