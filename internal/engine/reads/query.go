@@ -67,24 +67,14 @@ func (r *Reads) query(in *wire.QueryInput, encode []byte) (*wire.QueryOutput, *p
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode, guardName: def.Hash.Name, guardPK: pk}
 	}
-	var units float64
-	if err := r.quota.Read(context.Background(), t, "", func() (float64, error) {
-		err := r.fillFromSnapshot(p, opts, func(it attr.Item) bool { return attr.Equal(it[def.Hash.Name], pk) })
-		units = readUnits(p.bytes, in.ConsistentRead)
-		return units, err
-	}); err != nil {
+	res, err := r.tablePage(context.Background(), t, p, opts, func(it attr.Item) bool { return attr.Equal(it[def.Hash.Name], pk) },
+		in.ConsistentRead, in.ReturnConsumedCapacity)
+	if err != nil {
 		return nil, nil, err
 	}
-	var items []attr.Item
-	if !p.enc.on {
-		items = p.resultItems()
-	}
 	return &wire.QueryOutput{
-		Items:            items,
-		Count:            int32Ptr(p.matched),
-		ScannedCount:     int32Ptr(p.scanned),
-		LastEvaluatedKey: p.lastEvaluatedKey(def),
-		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, def.Name, units),
+		Items: res.items, Count: res.count, ScannedCount: res.scanned,
+		LastEvaluatedKey: res.last, ConsumedCapacity: res.consumed,
 	}, p, nil
 }
 

@@ -131,6 +131,38 @@ func (r *Reads) fillFromSnapshot(p *page, opts storage.IterOptions, accept func(
 	return p.fill(snap, opts, accept)
 }
 
+// pageResult is the members of a Query's or Scan's answer a page of the
+// table gives.
+type pageResult struct {
+	items          []attr.Item // nil when the page is encoded
+	count, scanned *int32
+	last           attr.Item
+	consumed       *wire.ConsumedCapacity
+}
+
+// tablePage fills p from one snapshot of t's items in opts (those accept
+// takes: nil for all), admitted and charged by the quota, and gives its
+// answer's members.
+func (r *Reads) tablePage(ctx context.Context, t Table, p *page, opts storage.IterOptions, accept func(attr.Item) bool,
+	consistent *bool, returnConsumed string) (pageResult, error) {
+	var units float64
+	if err := r.quota.Read(ctx, t, "", func() (float64, error) {
+		err := r.fillFromSnapshot(p, opts, accept)
+		units = readUnits(p.bytes, consistent)
+		return units, err
+	}); err != nil {
+		return pageResult{}, err
+	}
+	var res pageResult
+	if !p.enc.on {
+		res.items = p.resultItems()
+	}
+	res.count, res.scanned = int32Ptr(p.matched), int32Ptr(p.scanned)
+	res.last = p.lastEvaluatedKey(t.Def())
+	res.consumed = consumed(returnConsumed, t.Def().Name, units)
+	return res, nil
+}
+
 // consumed is the ConsumedCapacity member of a table read of units, or nil
 // when mode (ReturnConsumedCapacity) does not ask for it.
 func consumed(mode, table string, units float64) *wire.ConsumedCapacity {

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"github.com/kura-db/kura/internal/attr"
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/layout"
 	"github.com/kura-db/kura/internal/engine/vectors"
@@ -76,24 +75,13 @@ func (r *Reads) scan(ctx context.Context, in *wire.ScanInput, encode []byte, ent
 	if encode != nil && p.canEncode() {
 		p.enc = encodedPage{on: true, json: encode}
 	}
-	var units float64
-	if err := r.quota.Read(ctx, t, "", func() (float64, error) {
-		err := r.fillFromSnapshot(p, opts, nil)
-		units = readUnits(p.bytes, in.ConsistentRead)
-		return units, err
-	}); err != nil {
+	res, err := r.tablePage(ctx, t, p, opts, nil, in.ConsistentRead, in.ReturnConsumedCapacity)
+	if err != nil {
 		return nil, nil, err
 	}
-	var items []attr.Item
-	if !p.enc.on {
-		items = p.resultItems()
-	}
 	return &wire.ScanOutput{
-		Items:            items,
-		Count:            int32Ptr(p.matched),
-		ScannedCount:     int32Ptr(p.scanned),
-		LastEvaluatedKey: p.lastEvaluatedKey(def),
-		ConsumedCapacity: consumed(in.ReturnConsumedCapacity, def.Name, units),
+		Items: res.items, Count: res.count, ScannedCount: res.scanned,
+		LastEvaluatedKey: res.last, ConsumedCapacity: res.consumed,
 	}, p, nil
 }
 
