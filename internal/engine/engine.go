@@ -68,8 +68,8 @@ type Config struct {
 	// Cluster runs the engine as one node of several sharing the store
 	// (catalog_nodes.go, doc.go "Several nodes"): no item cache, every
 	// item write checks its table's definition in its transaction, a
-	// table this node does not know is looked up in the store, and what
-	// is not coherent across nodes yet is refused (cluster_refusals.go).
+	// table this node does not know is looked up in the store, and the
+	// subsystems share their state through the store (doc.go).
 	Cluster bool
 	// ClusterRecount is how often, in cluster mode, the holder of the
 	// recount lease recounts the tables' ItemCount and TableSizeBytes from

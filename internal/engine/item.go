@@ -206,7 +206,7 @@ type itemWrite struct {
 	// (internal/engine/vectors).
 	whole bool
 	// verbatim marks a restore's copy of an item its source table held
-	// (backup_restore.go): it is written as it was, without the checks of
+	// (restore_target.go): it is written as it was, without the checks of
 	// written vector values (an index created after the item was written
 	// leaves an unfit vector unindexed rather than refused).
 	verbatim bool
