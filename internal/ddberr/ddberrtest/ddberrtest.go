@@ -1,6 +1,3 @@
-// Package ddberrtest is the tests' check of a DynamoDB error: its
-// __type and exact message, as the error catalogue (package ddberr)
-// builds them.
 package ddberrtest
 
 import (
