@@ -15,7 +15,11 @@ import (
 // both keys.
 func TestGlobalTablesPerKey(t *testing.T) {
 	dir := t.TempDir()
-	base := []string{"--shared-db=false", "--regions", "us-east-1,eu-west-1", "--max-open-databases", "2", "--checkpoint-dir", filepath.Join(dir, "backups")}
+	base := []string{"--shared-db=false", "--regions", "us-east-1,eu-west-1", "--max-open-databases", "2"}
+	if !onStore {
+		// Checkpoints copy the embedded store's files.
+		base = append(base, "--checkpoint-dir", filepath.Join(dir, "backups"))
+	}
 	args := append([]string{"--data-dir", filepath.Join(dir, "data")}, base...)
 	k := startKura(t, args...)
 	keys := []string{"KEYA", "KEYB"}
@@ -56,6 +60,12 @@ func TestGlobalTablesPerKey(t *testing.T) {
 		}
 	}
 	replicate("before")
+	if onStore {
+		// With --tikv-pd or --postgres a key's global tables are not
+		// resumed at a restart yet: the store keeps no list of the keys
+		// that hold one (issue #30's note).
+		return
+	}
 	k.kill()
 
 	restarted := func(what string, args []string) {
@@ -70,9 +80,6 @@ func TestGlobalTablesPerKey(t *testing.T) {
 		replicate(what)
 	}
 	restarted("a restart", args)
-	if onTiKV || onPostgres {
-		return // checkpoints copy the embedded store's files
-	}
 	// A checkpoint holds the keys' replication state: Kura started on it
 	// replicates both ways.
 	code, path, body := postCheckpoint(t, k, "", "")
