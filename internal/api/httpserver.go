@@ -67,8 +67,11 @@ func NewHTTPServer(s *Server, cfg HTTPConfig) *HTTPServer {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.fallback = &http.Server{
-		Handler:           s,
-		MaxHeaderBytes:    maxHeadBytes,
+		Handler: headLimit(s),
+		// net/http reads heads this long (and 4 KB more) before it
+		// answers 431 on its own; headLimit refuses the ones over
+		// maxHeadBytes as DynamoDB does.
+		MaxHeaderBytes:    4 * maxHeadBytes,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          cfg.ErrorLog,
@@ -408,6 +411,42 @@ func headEnd(buf []byte) int {
 			return i
 		}
 	}
+}
+
+// headLimit answers a request whose head is longer than maxHeadBytes 400
+// Bad Request with no body, and closes the connection, as refuseHead does
+// for the heads the connection server reads: a connection handed to
+// net/http (after a GET /, a chunked body…) stays with it, and net/http's
+// own limit answers 431 and only above MaxHeaderBytes plus 4 KB.
+func headLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if parsedHeadLen(r) > maxHeadBytes {
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// parsedHeadLen is the length of r's head as sent, less the whitespace
+// net/http trimmed from the field values: its request line and header
+// lines, each with its CRLF, up to the empty line that ends the head (the
+// offset wholeHead compares with maxHeadBytes).
+func parsedHeadLen(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for name, values := range r.Header {
+		for _, v := range values {
+			n += len(name) + 2 + len(v) + 2
+		}
+	}
+	for _, te := range r.TransferEncoding {
+		n += len("Transfer-Encoding: ") + len(te) + 2
+	}
+	return n
 }
 
 // refuseHead answers a head over maxHeadBytes 400 Bad Request, with no

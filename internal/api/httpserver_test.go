@@ -172,6 +172,45 @@ func TestHTTPServerHandsOffToNetHTTP(t *testing.T) {
 	}
 }
 
+// TestHTTPServerHeadLimitAfterHandoff: on a connection net/http serves
+// (after a GET /), a head over 16 KB is answered 400 with no body and the
+// connection closed, as the connection server answers it on a fresh one
+// (before the fix net/http served heads up to 20 KB and answered 431
+// above); one just under the limit is served.
+func TestHTTPServerHeadLimitAfterHandoff(t *testing.T) {
+	_, addr := startHTTPServer(t, NewServer(newFake(), Options{}), HTTPConfig{})
+	for _, tc := range []struct {
+		pad    int
+		status int
+	}{{14 << 10, 200}, {17 << 10, 400}, {40 << 10, 400}} {
+		c, br := dial(t, addr)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: kura\r\n\r\n")
+		readResponse(t, br)
+		io.WriteString(c, rawRequest(listTablesTarget, "{}", "X-Padding: "+strings.Repeat("p", tc.pad)))
+		res, body := readResponse(t, br)
+		if res.StatusCode != tc.status || tc.status == 400 && (len(body) != 0 || !res.Close) {
+			t.Errorf("a %d-byte header after the handoff: %d close=%v %q", tc.pad, res.StatusCode, res.Close, body)
+		}
+	}
+}
+
+// TestParsedHeadLen: the length counted from a parsed request is the
+// offset of the empty line that ends its head on the wire.
+func TestParsedHeadLen(t *testing.T) {
+	for _, raw := range []string{
+		rawRequest(listTablesTarget, "{}", "X-Many: a", "X-Many: b", "Authorization: AWS4-HMAC-SHA256 Credential=x"),
+		"POST /path?q=1 HTTP/1.1\r\nHost: kura:8000\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	} {
+		r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := parsedHeadLen(r), headEnd([]byte(raw)); got != want {
+			t.Errorf("%.40q: %d, want %d", raw, got, want)
+		}
+	}
+}
+
 // TestHTTPServerAnswersAsNetHTTP sends the same raw requests to the
 // connection server and to the handler under plain net/http and compares
 // status, body and the headers that are not per-response.
