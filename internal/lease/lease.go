@@ -446,7 +446,26 @@ func (m *Manager) now() int64 { return m.cfg.Clock.Now().UnixMilli() }
 
 // update runs f over the lease at key (nil: none) in one transaction and
 // writes what it returns; an error from f rolls back.
+//
+// A commit that conflicts (this node's renewal, or another node's read or
+// takeover, in the same instant) is tried again on a fresh read, a few
+// times: f checks the holding again each time, so a takeover that won is
+// ErrLost, and a Release that lost a race with a renewal still releases
+// (else the lease stayed held until it expired).
 func (m *Manager) update(key []byte, f func(cur *record, now int64) (*record, error)) error {
+	var err error
+	for try := 0; try < 5; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * time.Millisecond)
+		}
+		if err = m.updateOnce(key, f); !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+	}
+	return err
+}
+
+func (m *Manager) updateOnce(key []byte, f func(cur *record, now int64) (*record, error)) error {
 	txn, err := m.cfg.Store.Begin()
 	if err != nil {
 		return err

@@ -386,3 +386,53 @@ func TestDeadProcessTakenAtOnce(t *testing.T) {
 		t.Fatalf("taking a live process's lease: %v, want ErrHeld", err)
 	}
 }
+
+// conflicting is a store whose next `fail` commits report ErrConflict
+// (another writer of the lease key in the same instant), writing nothing.
+type conflicting struct {
+	storage.Store
+	fail atomic.Int32
+}
+
+func (s *conflicting) Begin() (storage.Txn, error) {
+	txn, err := s.Store.Begin()
+	return conflictingTxn{txn, s}, err
+}
+
+type conflictingTxn struct {
+	storage.Txn
+	s *conflicting
+}
+
+func (t conflictingTxn) Commit(o storage.CommitOptions) error {
+	if t.s.fail.Add(-1) >= 0 {
+		t.Txn.Rollback()
+		return storage.ErrConflict
+	}
+	return t.Txn.Commit(o)
+}
+
+// TestReleaseAfterAConflict: a Release whose commit conflicts (CI saw one
+// race the holder's own renewal) still releases the lease, so another
+// node takes it at once rather than after its expiry; a renewal likewise
+// survives one conflict.
+func TestReleaseAfterAConflict(t *testing.T) {
+	s := &conflicting{Store: memory.New()}
+	clock := newClock()
+	a, b := pair(s, clock)
+	l, err := a.Acquire("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.fail.Store(1)
+	if err := l.Renew(); err != nil {
+		t.Fatalf("renewing after a conflict: %v", err)
+	}
+	s.fail.Store(2)
+	if err := l.Release(); err != nil {
+		t.Fatalf("releasing after two conflicts: %v", err)
+	}
+	if _, err := b.Acquire("job"); err != nil {
+		t.Fatalf("b taking the released lease: %v", err)
+	}
+}
