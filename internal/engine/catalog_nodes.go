@@ -223,24 +223,27 @@ func (e *Engine) startClusterRecount() {
 	every := cmp.Or(e.cfg.ClusterRecount, defaultClusterRecount)
 	e.goBackground(func() {
 		for e.sleep(every) {
+			names := map[uint64]string{}
 			var ids []uint64
 			for _, t := range e.snapshotTables() {
 				if t.Status != StatusDeleting {
 					ids = append(ids, t.ID)
+					names[t.ID] = t.Name
 				}
 			}
-			e.clusterRecountRound(ids)
+			e.clusterRecountRound(ids, names)
 		}
 	})
 }
 
 // clusterRecountRound is one round of startClusterRecount over the tables
-// ids: recount and save them under the lease, else read the saved figures.
-func (e *Engine) clusterRecountRound(ids []uint64) {
+// ids (named in names): recount and save them under the lease, else read
+// the saved figures.
+func (e *Engine) clusterRecountRound(ids []uint64, names map[uint64]string) {
 	if e.holds(leaseRecount) {
 		if counted := e.recount(ids); len(counted) == 0 {
 			return
-		} else if err := e.cat.SaveCounts(counted); err != nil {
+		} else if err := e.cat.SaveCounts(counted, names); err != nil {
 			slog.Warn("saving the recounted statistics", "err", err)
 		}
 		return

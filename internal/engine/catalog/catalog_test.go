@@ -306,3 +306,33 @@ func TestCount(t *testing.T) {
 		t.Fatalf("count after Close: done %v, %v; want stopped", done, err)
 	}
 }
+
+// TestSaveCountsSkipsDeletedTables: a recount's figures are saved for a
+// table whose record is there, not for one deleted since it was counted
+// (its purge deletes the key, which must not come back) nor for an ID
+// whose name now belongs to another table.
+func TestSaveCountsSkipsDeletedTables(t *testing.T) {
+	c, store, _ := newCatalog(t)
+	put(t, c, record("live", 1), record("gone", 2), record("again", 4))
+	if err := c.Commit(storage.CommitOptions{}, func(txn storage.Txn) error {
+		if err := Delete(txn, "gone", 2); err != nil {
+			return err
+		}
+		return Delete(txn, "again", 4)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, c, record("again", 5))
+	counts := map[uint64]Counts{1: {Items: 3, Bytes: 30}, 2: {Items: 4, Bytes: 40}, 4: {Items: 5, Bytes: 50}}
+	if err := c.SaveCounts(counts, map[uint64]string{1: "live", 2: "gone", 4: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := store.NewSnapshot()
+	defer snap.Close()
+	for id, want := range map[uint64]bool{1: true, 2: false, 4: false} {
+		n, found, err := ReadCounts(snap, id)
+		if err != nil || found != want || found && n != counts[id] {
+			t.Errorf("table %d: %+v found=%v %v; want found=%v", id, n, found, err, want)
+		}
+	}
+}

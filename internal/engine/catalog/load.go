@@ -144,10 +144,26 @@ func (c *Catalog) SaveStats(all []Stats) error {
 // SaveCounts stores the given tables' ItemCount and TableSizeBytes
 // under their statistics keys, without the clean marker: in cluster mode
 // the recount's holder saves what it counted there for the other nodes
-// (ReadCounts).
-func (c *Catalog) SaveCounts(counts map[uint64]Counts) error {
+// (ReadCounts). names holds each table's name: a table whose record is
+// gone (deleted, maybe purged, since it was counted), or names another
+// table now, is skipped, so a recount that races a DeleteTable does not
+// write back the statistics key its purge deletes. (The record is read
+// with Get in the transaction: a delete that commits first is seen, one
+// that commits after makes this commit conflict and retry.)
+func (c *Catalog) SaveCounts(counts map[uint64]Counts, names map[uint64]string) error {
 	return c.Commit(storage.CommitOptions{}, func(txn storage.Txn) error {
 		for id, n := range counts {
+			key := Key(names[id])
+			b, err := txn.Get(key)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if rec, err := Decode(key, b); err != nil || rec.ID != id {
+				continue
+			}
 			if err := txn.Set(StatsKey(id), encodeCounts(n)); err != nil {
 				return err
 			}
