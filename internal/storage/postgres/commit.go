@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,12 +40,31 @@ FROM unnest($1::bytea[], $2::bytea[], $3::bool[]) AS u(k, v, w)
 ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, deleted_at = EXCLUDED.deleted_at
 WHERE EXCLUDED.deleted_at IS DISTINCT FROM '-infinity'::timestamptz`
 
+// shareSQL locks rows the transaction only read, and whose row its
+// snapshot showed, FOR SHARE, in key order: shared locks do not wait for
+// one another, so the many writers that read one key (every item write in
+// cluster mode reads its table's generation key) no longer queue for it
+// one at a time, while a commit that changed the row since the snapshot
+// (or changes it while this one is in flight) still fails this one with a
+// serialization failure, under REPEATABLE READ as for an exclusive lock. A
+// key read as having no row at all goes through commitSQL's insert: a row
+// the snapshot does not show would not be locked by a SELECT.
+const shareSQL = `SELECT 1 FROM kura_kv WHERE k = ANY($1::bytea[]) ORDER BY k FOR SHARE`
+
+// shareReadLocks turns shareSQL on (a benchmark compares it with locking
+// every read key as commitSQL does).
+var shareReadLocks = true
+
 // Commit implements storage.Txn. The writes and read checks go in one
-// statement followed by COMMIT, in one round trip. A serialization failure
-// or deadlock is ErrConflict; any other failure is an error, and when the
-// connection failed after COMMIT was sent the outcome is unknown, which
-// the error says. Every commit is as durable as the server's
-// synchronous_commit makes it: CommitOptions.Sync changes nothing.
+// batch followed by COMMIT, in one round trip: the keys in key order, cut
+// into runs of keys to lock shared (shareSQL) and runs to write or lock
+// through commitSQL, one statement per run, so that every commit takes its
+// row locks in increasing key order whatever their modes, and two commits
+// cannot deadlock on them. A serialization failure or deadlock is
+// ErrConflict; any other failure is an error, and when the connection
+// failed after COMMIT was sent the outcome is unknown, which the error
+// says. Every commit is as durable as the server's synchronous_commit
+// makes it: CommitOptions.Sync changes nothing.
 func (x *txn) Commit(storage.CommitOptions) error {
 	if x.done {
 		return errors.New("postgres: transaction already ended")
@@ -65,30 +83,53 @@ func (x *txn) Commit(storage.CommitOptions) error {
 		x.o.Rollback()
 		return fmt.Errorf("%w: the transaction is older than %v", storage.ErrConflict, maxTxnAge)
 	}
-	keys := make([][]byte, 0, len(x.writes)+len(x.reads))
+	runs := x.lockRuns()
+	// The local oracle first (commits of this store since Begin), then
+	// PostgreSQL (every commit since the snapshot, and those in flight).
+	return x.o.Commit(func(map[string]occ.Write) error { return x.apply(runs) })
+}
+
+// lockRun is one statement of a commit: keys (with namespace) to lock
+// shared, or to write (vals, writes) or lock as commitSQL does.
+type lockRun struct {
+	shared bool
+	keys   [][]byte
+	vals   [][]byte
+	writes []bool
+}
+
+// lockRuns cuts the transaction's keys, in key order, into runs of one
+// kind each (Commit).
+func (x *txn) lockRuns() []lockRun {
+	keys := make([]string, 0, len(x.writes)+len(x.reads))
 	for k := range x.writes {
-		keys = append(keys, []byte(k))
+		keys = append(keys, k)
 	}
 	for k := range x.reads {
 		if _, w := x.writes[k]; !w {
-			keys = append(keys, []byte(k))
+			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, bytes.Compare) // lock in key order
-	vals := make([][]byte, len(keys))
-	writes := make([]bool, len(keys))
-	for i, k := range keys {
-		vals[i], writes[i] = x.writes[string(k)]
-		keys[i] = x.s.key(k)
+	slices.Sort(keys) // lock in key order
+	var runs []lockRun
+	for _, k := range keys {
+		v, w := x.writes[k]
+		shared := !w && x.reads[k] && shareReadLocks
+		if len(runs) == 0 || runs[len(runs)-1].shared != shared {
+			runs = append(runs, lockRun{shared: shared})
+		}
+		r := &runs[len(runs)-1]
+		r.keys = append(r.keys, x.s.key([]byte(k)))
+		if !shared {
+			r.vals, r.writes = append(r.vals, v), append(r.writes, w)
+		}
 	}
-	// The local oracle first (commits of this store since Begin), then
-	// PostgreSQL (every commit since the snapshot, and those in flight).
-	return x.o.Commit(func(map[string]occ.Write) error { return x.apply(keys, vals, writes) })
+	return runs
 }
 
-// apply sends the commit statement and COMMIT in one batch and gives the
-// connection back.
-func (x *txn) apply(keys, vals [][]byte, writes []bool) error {
+// apply sends the commit's statements and COMMIT in one batch and gives
+// the connection back.
+func (x *txn) apply(runs []lockRun) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	b := &pgx.Batch{}
@@ -117,7 +158,13 @@ func (x *txn) apply(keys, vals [][]byte, writes []bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	pre := b.Len()
-	b.Queue(commitSQL, keys, vals, writes)
+	for _, r := range runs {
+		if r.shared {
+			b.Queue(shareSQL, r.keys)
+		} else {
+			b.Queue(commitSQL, r.keys, r.vals, r.writes)
+		}
+	}
 	b.Queue("COMMIT")
 	res := x.conn.SendBatch(ctx, b)
 	var werr error
@@ -126,8 +173,16 @@ func (x *txn) apply(keys, vals [][]byte, writes []bool) error {
 			werr = err
 		}
 	}
-	if _, err := res.Exec(); werr == nil {
-		werr = err
+	for _, r := range runs {
+		var err error
+		if r.shared {
+			err = drain(res)
+		} else {
+			_, err = res.Exec()
+		}
+		if err != nil && werr == nil {
+			werr = err
+		}
 	}
 	tag, cerr := res.Exec()
 	if err := res.Close(); cerr == nil {
@@ -147,4 +202,16 @@ func (x *txn) apply(keys, vals [][]byte, writes []bool) error {
 		return fmt.Errorf("postgres: commit answered %q", tag.String())
 	}
 	return nil
+}
+
+// drain reads (and drops) the rows of a batch's next query: shareSQL's.
+func drain(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	rows.Close()
+	return rows.Err()
 }

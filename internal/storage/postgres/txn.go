@@ -37,7 +37,7 @@ func (s *Store) BeginLazy() (storage.Txn, error) {
 
 func (s *Store) newTxn() *txn {
 	// The oracle's start comes first: the snapshot must be taken after it.
-	return &txn{reader: reader{s: s}, o: s.oracle.Begin(), began: now(), writes: map[string][]byte{}, reads: map[string]struct{}{}}
+	return &txn{reader: reader{s: s}, o: s.oracle.Begin(), began: now(), writes: map[string][]byte{}, reads: map[string]bool{}}
 }
 
 // txn is a REPEATABLE READ transaction whose writes wait in memory; Commit
@@ -47,7 +47,7 @@ type txn struct {
 	o      *occ.Txn
 	began  monoTime
 	writes map[string][]byte // by key without namespace; nil value: delete
-	reads  map[string]struct{}
+	reads  map[string]bool   // keys read with Get: whether the snapshot showed a row (a tombstone too)
 	done   bool
 }
 
@@ -84,9 +84,9 @@ func (x *txn) Get(k []byte) ([]byte, error) {
 	if err := x.ensureStarted(); err != nil {
 		return nil, err
 	}
-	v, _, err := x.get(k)
+	v, row, err := x.get(k)
 	if err == nil || errors.Is(err, storage.ErrNotFound) {
-		x.reads[string(k)] = struct{}{}
+		x.reads[string(k)] = row
 		x.o.NoteRead(k)
 	}
 	return v, err
