@@ -8,6 +8,8 @@ import (
 
 	"github.com/kura-db/kura/internal/ddberr"
 	"github.com/kura-db/kura/internal/engine/catalog"
+	"github.com/kura-db/kura/internal/engine/indexes"
+	"github.com/kura-db/kura/internal/engine/snapshot"
 	"github.com/kura-db/kura/internal/storage"
 )
 
@@ -204,16 +206,16 @@ func (e *Engine) syncCatalog() error {
 const defaultClusterRecount = time.Minute
 
 // startClusterRecount refreshes, in cluster mode, every table's ItemCount
-// and TableSizeBytes every Config.ClusterRecount. One node, the holder of
-// the lease leaseRecount, recounts them from a snapshot and saves what it
-// counted in the store (catalog.SaveCounts); each other node takes the
-// saved figures in place of its own. A node counts its own writes at once
-// (addStats) and the other nodes' at the round after the holder's next
-// recount, so DescribeTable's figures lag other nodes' writes by at most
-// twice the interval plus the time a recount takes (and more while a
-// lapsed lease moves: one lease TTL). A non-holder's own writes that
-// commit after the holder's snapshot drop out of its figures until the
-// next saved recount. (Per-index figures count this node's writes only.)
+// and TableSizeBytes, and each index's ItemCount and IndexSizeBytes,
+// every Config.ClusterRecount. One node, the holder of the lease
+// leaseRecount, recounts them from a snapshot and saves what it counted in
+// the store (catalog.SaveCounts); each other node takes the saved figures
+// in place of its own. A node counts its own writes at once (addStats)
+// and the other nodes' at the round after the holder's next recount, so
+// DescribeTable's figures lag other nodes' writes by at most twice the
+// interval plus the time a recount takes (and more while a lapsed lease
+// moves: one lease TTL). A non-holder's own writes that commit after the
+// holder's snapshot drop out of its figures until the next saved recount.
 // Close does not save the clean marker in cluster mode: each start
 // recounts.
 func (e *Engine) startClusterRecount() {
@@ -223,27 +225,41 @@ func (e *Engine) startClusterRecount() {
 	every := cmp.Or(e.cfg.ClusterRecount, defaultClusterRecount)
 	e.goBackground(func() {
 		for e.sleep(every) {
-			names := map[uint64]string{}
-			var ids []uint64
+			var live []*Table
 			for _, t := range e.snapshotTables() {
 				if t.Status != StatusDeleting {
-					ids = append(ids, t.ID)
-					names[t.ID] = t.Name
+					live = append(live, t)
 				}
 			}
-			e.clusterRecountRound(ids, names)
+			e.clusterRecountRound(live)
 		}
 	})
 }
 
 // clusterRecountRound is one round of startClusterRecount over the tables
-// ids (named in names): recount and save them under the lease, else read
-// the saved figures.
-func (e *Engine) clusterRecountRound(ids []uint64, names map[uint64]string) {
+// live: recount and save them under the lease, else read the saved
+// figures.
+func (e *Engine) clusterRecountRound(live []*Table) {
+	ids := make([]uint64, len(live))
+	for i, t := range live {
+		ids[i] = t.ID
+	}
 	if e.holds(leaseRecount) {
-		if counted := e.recount(ids); len(counted) == 0 {
+		counted := e.recount(ids)
+		if len(counted) == 0 {
 			return
-		} else if err := e.cat.SaveCounts(counted, names); err != nil {
+		}
+		saved := make(map[uint64]catalog.Saved, len(counted))
+		for _, t := range live {
+			if n, ok := counted[t.ID]; ok {
+				idx, ok := e.recountIndexes(t)
+				if !ok {
+					return // closing: the next round counts again
+				}
+				saved[t.ID] = catalog.Saved{Name: t.Name, Counts: n, Indexes: idx}
+			}
+		}
+		if err := e.cat.SaveCounts(saved); err != nil {
 			slog.Warn("saving the recounted statistics", "err", err)
 		}
 		return
@@ -263,5 +279,27 @@ func (e *Engine) clusterRecountRound(ids []uint64, names map[uint64]string) {
 			s.items.Store(n.Items)
 			s.bytes.Store(n.Bytes)
 		}
+		v, err := snap.Get(indexes.StatsKey(id))
+		if err == nil {
+			e.statsFor(id).indexes.Restore(v)
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return
+		}
 	}
+}
+
+// recountIndexes recounts the ItemCount and IndexSizeBytes of t's live
+// indexes from a snapshot each (keeping what writes record meanwhile, as
+// the table's recount does) and returns them encoded as they are saved;
+// false when Close stopped a count.
+func (e *Engine) recountIndexes(t *Table) ([]byte, bool) {
+	s := e.statsFor(t.ID)
+	live := t.liveIndexes()
+	for _, ix := range live.List {
+		take := func(mark func()) (*snapshot.Reader, error) { mark(); return e.openSnapshot() }
+		if ok, _ := s.indexes.Recount(indexes.Ref{Table: t.ID, Index: ix.ID}, take, itemSizeFromStored, e.isClosing); !ok {
+			return nil, false
+		}
+	}
+	return s.indexes.Encode(live), true
 }

@@ -445,10 +445,11 @@ func TestClusterLinearizable(t *testing.T) {
 }
 
 // TestClusterStatistics: ItemCount counts the writes of every node, within
-// the recount interval, on every node, and only one node (the lease
-// holder) recounts. Seen failing without startClusterRecount: node b
-// counted only its own writes; and without the lease leaseRecount: every
-// node recounted.
+// the recount interval, on every node, and so does each GSI's ItemCount;
+// only one node (the lease holder) recounts. Seen failing without
+// startClusterRecount: node b counted only its own writes; without the
+// lease leaseRecount: every node recounted; and without the index
+// statistics in the recount: the GSI's count was each node's own writes.
 func TestClusterStatistics(t *testing.T) {
 	store := memory.New()
 	defer store.Close()
@@ -461,25 +462,34 @@ func TestClusterStatistics(t *testing.T) {
 		defer e.Close()
 		nodes = append(nodes, e)
 	}
-	dpTable(t, nodes[0], "st", "pk:S")
-	for i := range 3 {
-		dpPut(t, nodes[0], "st", attr.Item{"pk": dpS("a" + strconv.Itoa(i))})
+	if _, err := nodes[0].CreateTable(dpCtx, &wire.CreateTableInput{TableName: dpStr("st"), BillingMode: BillingPayPerRequest,
+		AttributeDefinitions: ixDefs("pk", "S", "g", "S"), KeySchema: ixKS("pk", "HASH"),
+		GlobalSecondaryIndexes: []wire.GlobalSecondaryIndex{{IndexName: dpStr("G"), KeySchema: ixKS("g", "HASH"), Projection: &wire.Projection{ProjectionType: ProjectAll}}},
+	}); err != nil {
+		t.Fatal(err)
 	}
-	dpPut(t, nodes[1], "st", attr.Item{"pk": dpS("b")})
+	for i := range 3 {
+		dpPut(t, nodes[0], "st", attr.Item{"pk": dpS("a" + strconv.Itoa(i)), "g": dpS("x")})
+	}
+	dpPut(t, nodes[1], "st", attr.Item{"pk": dpS("b"), "g": dpS("y")})
+	// Every node, in one pass, describes both counts as 4.
 	deadline := time.Now().Add(5 * time.Second)
-	for i := 0; ; i = (i + 1) % len(nodes) {
-		d, err := nodes[i].DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("st")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if *d.Table.ItemCount == 4 {
-			if i == len(nodes)-1 {
-				break
+	for agreed := 0; agreed < len(nodes); {
+		agreed = 0
+		for i, e := range nodes {
+			d, err := e.DescribeTable(dpCtx, &wire.DescribeTableInput{TableName: dpStr("st")})
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node %d describes ItemCount %d, want 4", i, *d.Table.ItemCount)
+			if *d.Table.ItemCount == 4 && len(d.Table.GlobalSecondaryIndexes) == 1 && cpDeref(d.Table.GlobalSecondaryIndexes[0].ItemCount) == 4 {
+				agreed++
+			} else if time.Now().After(deadline) {
+				var gsi []int64
+				for _, g := range d.Table.GlobalSecondaryIndexes {
+					gsi = append(gsi, cpDeref(g.ItemCount))
+				}
+				t.Fatalf("node %d describes ItemCount %d, its GSI's %v; want 4 and 4", i, *d.Table.ItemCount, gsi)
+			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -324,7 +324,12 @@ func TestSaveCountsSkipsDeletedTables(t *testing.T) {
 	}
 	put(t, c, record("again", 5))
 	counts := map[uint64]Counts{1: {Items: 3, Bytes: 30}, 2: {Items: 4, Bytes: 40}, 4: {Items: 5, Bytes: 50}}
-	if err := c.SaveCounts(counts, map[uint64]string{1: "live", 2: "gone", 4: "again"}); err != nil {
+	names := map[uint64]string{1: "live", 2: "gone", 4: "again"}
+	saved := map[uint64]Saved{}
+	for id, n := range counts {
+		saved[id] = Saved{Name: names[id], Counts: n, Indexes: []byte{byte(id)}}
+	}
+	if err := c.SaveCounts(saved); err != nil {
 		t.Fatal(err)
 	}
 	snap, _ := store.NewSnapshot()
@@ -333,6 +338,9 @@ func TestSaveCountsSkipsDeletedTables(t *testing.T) {
 		n, found, err := ReadCounts(snap, id)
 		if err != nil || found != want || found && n != counts[id] {
 			t.Errorf("table %d: %+v found=%v %v; want found=%v", id, n, found, err, want)
+		}
+		if v, err := snap.Get(indexes.StatsKey(id)); want != (err == nil) || want && string(v) != string([]byte{byte(id)}) {
+			t.Errorf("table %d's index statistics: %q %v; want saved=%v", id, v, err, want)
 		}
 	}
 }

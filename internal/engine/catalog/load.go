@@ -141,19 +141,28 @@ func (c *Catalog) SaveStats(all []Stats) error {
 	})
 }
 
-// SaveCounts stores the given tables' ItemCount and TableSizeBytes
-// under their statistics keys, without the clean marker: in cluster mode
-// the recount's holder saves what it counted there for the other nodes
-// (ReadCounts). names holds each table's name: a table whose record is
-// gone (deleted, maybe purged, since it was counted), or names another
-// table now, is skipped, so a recount that races a DeleteTable does not
-// write back the statistics key its purge deletes. (The record is read
-// with Get in the transaction: a delete that commits first is seen, one
-// that commits after makes this commit conflict and retry.)
-func (c *Catalog) SaveCounts(counts map[uint64]Counts, names map[uint64]string) error {
+// Saved is what the cluster recount saves of one table (SaveCounts).
+type Saved struct {
+	Name string // the table's name when it was counted
+	Counts
+	// Indexes is the table's index statistics, encoded (indexes.Stats).
+	Indexes []byte
+}
+
+// SaveCounts stores the given tables' ItemCount and TableSizeBytes, and
+// their index statistics, under their statistics keys, without the clean
+// marker: in cluster mode the recount's holder saves what it counted
+// there for the other nodes (ReadCounts, indexes.StatsKey). A table whose
+// record is gone (deleted, maybe purged, since it was counted), or whose
+// name belongs to another table now, is skipped, so a recount that races
+// a DeleteTable does not write back the statistics keys its purge
+// deletes. (The record is read with Get in the transaction: a delete that
+// commits first is seen, one that commits after makes this commit
+// conflict and retry.)
+func (c *Catalog) SaveCounts(saved map[uint64]Saved) error {
 	return c.Commit(storage.CommitOptions{}, func(txn storage.Txn) error {
-		for id, n := range counts {
-			key := Key(names[id])
+		for id, s := range saved {
+			key := Key(s.Name)
 			b, err := txn.Get(key)
 			if errors.Is(err, storage.ErrNotFound) {
 				continue
@@ -164,7 +173,10 @@ func (c *Catalog) SaveCounts(counts map[uint64]Counts, names map[uint64]string) 
 			if rec, err := Decode(key, b); err != nil || rec.ID != id {
 				continue
 			}
-			if err := txn.Set(StatsKey(id), encodeCounts(n)); err != nil {
+			if err := txn.Set(StatsKey(id), encodeCounts(s.Counts)); err != nil {
+				return err
+			}
+			if err := txn.Set(indexes.StatsKey(id), s.Indexes); err != nil {
 				return err
 			}
 		}

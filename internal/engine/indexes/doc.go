@@ -37,6 +37,8 @@
 // counters and markers, but would need the collection locks to be shared
 // (today they serialise only this process's writers; the storage
 // conflict detector still keeps the counters exact, at the price of
-// retries), and its Stats would drift unless the nodes exchanged deltas or
-// recounted.
+// retries). In cluster mode the core's statistics recount (catalog_nodes.go)
+// recounts every index's Stats on one node and the others Restore what it
+// saved under StatsKey, so the figures agree across nodes within the
+// recount's bound.
 package indexes
