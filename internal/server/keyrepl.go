@@ -22,7 +22,9 @@ import (
 // replication store of its own (<data-dir>/_replication/<key>, or the
 // store "replication_<key>" in TiKV or PostgreSQL). A key's Group is
 // opened at its first ReplicaUpdates (or GlobalTableWitnessUpdates), and
-// at start for every key whose replication folder is on disk, before any
+// at start for every key whose replication folder is on disk, or, in TiKV
+// or PostgreSQL, that the store "replication_keys" lists (a key "k/" +
+// access key ID written when the key's Group first opens), before any
 // request is served. Its databases are then pinned open until Shutdown:
 // acquired once and never released, so --max-open-databases never closes
 // them (they count towards it, so fewer other databases stay open).
@@ -38,7 +40,13 @@ type keyGroup struct {
 type keyGroups struct {
 	mu     sync.Mutex
 	groups map[string]*keyGroup
+	// registry lists the keys with a Group in TiKV or PostgreSQL, which
+	// have no folders to list at start (keyRegistry); nil until needed.
+	registry storage.Store
 }
+
+// registryPrefix begins each key of the registry: "k/" + access key ID.
+const registryPrefix = "k/"
 
 // perKeyGlobalTables reports whether keys get global tables of their own.
 func (s *Server) perKeyGlobalTables() bool {
@@ -90,6 +98,12 @@ func (s *Server) keyGroup(akid string, open bool) (*replication.Group, error) {
 		s.unpin(kg)
 		return nil, fmt.Errorf("opening the global tables of a key: %w", err)
 	}
+	if err := s.registerKey(akid); err != nil {
+		g.Close()
+		store.Close()
+		s.unpin(kg)
+		return nil, fmt.Errorf("listing a key with global tables: %w", err)
+	}
 	kg.g, kg.store = g, store
 	if k.groups == nil {
 		k.groups = map[string]*keyGroup{}
@@ -106,10 +120,85 @@ func (s *Server) unpin(kg *keyGroup) {
 	}
 }
 
+// sharedBackend reports whether databases live in TiKV or PostgreSQL.
+func (s *Server) sharedBackend() bool { return s.tikv != nil || s.pg != nil }
+
+// keyRegistry is the store listing the keys with a Group (TiKV and
+// PostgreSQL only), opened at first use; the caller holds keyRepl.mu.
+func (s *Server) keyRegistry() (storage.Store, error) {
+	k := &s.keyRepl
+	if k.registry == nil {
+		st, err := s.openStore(s.cfg, "replication_keys")
+		if err != nil {
+			return nil, err
+		}
+		k.registry = st
+	}
+	return k.registry, nil
+}
+
+// registerKey lists akid in the registry (TiKV and PostgreSQL: elsewhere
+// its replication folder lists it); the caller holds keyRepl.mu.
+func (s *Server) registerKey(akid string) error {
+	if !s.sharedBackend() {
+		return nil
+	}
+	reg, err := s.keyRegistry()
+	if err != nil {
+		return err
+	}
+	txn, err := reg.Begin()
+	if err != nil {
+		return err
+	}
+	defer txn.Rollback()
+	if err := txn.Set([]byte(registryPrefix+akid), []byte{1}); err != nil {
+		return err
+	}
+	return txn.Commit(storage.CommitOptions{Sync: true})
+}
+
+// registeredKeys are the keys the registry lists.
+func (s *Server) registeredKeys() ([]string, error) {
+	s.keyRepl.mu.Lock()
+	reg, err := s.keyRegistry()
+	s.keyRepl.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	snap, err := reg.NewSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	it, err := snap.NewIterator(storage.IterOptions{Lower: []byte(registryPrefix), Upper: []byte("k0")}) // '0' follows '/'
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var keys []string
+	for it.Next() {
+		keys = append(keys, string(it.Key()[len(registryPrefix):]))
+	}
+	return keys, it.Err()
+}
+
 // resumeKeyGroups opens the Group of every key with a replication folder
-// on disk.
+// on disk, or listed in the registry in TiKV or PostgreSQL.
 func (s *Server) resumeKeyGroups() error {
-	if !s.perKeyGlobalTables() || s.cfg.InMemory || s.tikv != nil || s.pg != nil {
+	if !s.perKeyGlobalTables() || s.cfg.InMemory {
+		return nil
+	}
+	if s.sharedBackend() {
+		keys, err := s.registeredKeys()
+		if err != nil {
+			return fmt.Errorf("reading the keys with global tables: %w", err)
+		}
+		for _, akid := range keys {
+			if _, err := s.keyGroup(akid, true); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	entries, err := os.ReadDir(filepath.Join(s.cfg.DataDir, "_replication"))
@@ -145,6 +234,12 @@ func (s *Server) stopKeyGroups() error {
 		}
 		s.unpin(kg)
 		delete(k.groups, akid)
+	}
+	if k.registry != nil {
+		if err := k.registry.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		k.registry = nil
 	}
 	return errors.Join(errs...)
 }
