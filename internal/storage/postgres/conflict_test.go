@@ -11,20 +11,25 @@ import (
 	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
+// twoProcesses is two stores of one fresh namespace on two connection
+// pools, as two Kura processes would have them. The second bypasses the
+// lease (one server per namespace is the engine's need, not the
+// storage's).
+func twoProcesses(t *testing.T) (a, b *Store) {
+	a, err := connect(t).Store(freshNamespace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, &Store{c: connect(t), oracle: occ.NewOracle(), prefix: a.prefix, end: a.end}
+}
+
 // TestConflictAcrossProcesses checks that the conflict rule holds between
 // two connection pools (as two Kura processes would have), which share
 // nothing but the database: a read key and a written key committed
 // meanwhile through the other pool both fail the commit.
 func TestConflictAcrossProcesses(t *testing.T) {
-	ns := freshNamespace(t)
-	a, err := connect(t).Store(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	// The second "process" bypasses the lease (one server per namespace
-	// is the engine's need, not the storage's).
-	b := &Store{c: connect(t), oracle: occ.NewOracle(), prefix: a.prefix, end: a.end}
+	a, b := twoProcesses(t)
 	put(t, a, "r", "0", "w", "0")
 
 	tx := begin(t, a)

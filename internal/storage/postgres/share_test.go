@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kura-db/kura/internal/storage"
-	"github.com/kura-db/kura/internal/storage/internal/occ"
 )
 
 // TestWriteSkewAcrossProcesses: two processes each read keys a and b
@@ -21,13 +20,7 @@ import (
 // so they never deadlock (PostgreSQL would find one only after
 // deadlock_timeout, a second by default).
 func TestWriteSkewAcrossProcesses(t *testing.T) {
-	ns := freshNamespace(t)
-	a, err := connect(t).Store(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b := &Store{c: connect(t), oracle: occ.NewOracle(), prefix: a.prefix, end: a.end}
+	a, b := twoProcesses(t)
 	const rounds = 20
 	took := make([]time.Duration, rounds)
 	for round := range rounds {
